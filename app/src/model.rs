@@ -1,0 +1,309 @@
+//! The view model: what the server derives from the cluster and every view renders. These are
+//! the JSON API v1 types (`GET /api/v1/cluster`); their field names are a stable interface.
+
+use serde::{Deserialize, Serialize};
+
+/// Where the data comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceMode {
+    /// A real cluster.
+    #[default]
+    Cluster,
+    /// The built-in simulator (`gpudash serve --demo`).
+    Demo,
+}
+
+/// Progress of the first sync.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SyncProgress {
+    /// Kinds whose first list is complete.
+    pub kinds_synced: u32,
+    /// Kinds watched.
+    pub kinds_total: u32,
+    /// Objects received so far.
+    pub objects: u64,
+}
+
+/// The state of the connection to the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Source {
+    /// Cluster or simulated.
+    pub mode: SourceMode,
+    /// Whether every watcher has completed its first list.
+    pub synced: bool,
+    /// When the watch went down (RFC 3339), or null while it is live.
+    pub stale_since: Option<String>,
+    /// The last watch error, if the watch is down.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Where the cluster is (API server URL), for the status line.
+    #[serde(default)]
+    pub server: String,
+    /// Progress of the first sync.
+    #[serde(default)]
+    pub progress: SyncProgress,
+}
+
+/// Memory of one node (bytes). On unified-memory boards this pool is also the GPU's memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct MemoryView {
+    /// `status.capacity.memory`.
+    pub capacity_bytes: u64,
+    /// `status.allocatable.memory`.
+    pub allocatable_bytes: u64,
+    /// Sum of effective memory requests of the pods holding resources on the node.
+    pub requested_bytes: u64,
+    /// Sum of memory limits; containers without a limit are counted in `unbounded_containers`.
+    pub limits_bytes: u64,
+    /// Working-set use from metrics.k8s.io; null when metrics are not available (never 0).
+    pub used_bytes: Option<u64>,
+    /// Containers on the node with no memory limit (they can use the whole board).
+    #[serde(default)]
+    pub unbounded_containers: u32,
+}
+
+/// How a GPU resource is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sharing {
+    /// One pod per GPU.
+    #[default]
+    None,
+    /// Time-slicing replicas: no memory or fault isolation, no proportional compute.
+    TimeSlicing,
+    /// CUDA MPS.
+    Mps,
+    /// Multi-Instance GPU slices.
+    Mig,
+}
+
+/// A pod holding units of a GPU resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Holder {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Units held.
+    pub count: u64,
+    /// When the pod was created (RFC 3339).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// The pod's runtimeClassName.
+    #[serde(default)]
+    pub runtime_class: Option<String>,
+}
+
+/// One GPU extended resource on one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct GpuResource {
+    /// Resource name (`nvidia.com/gpu`, `nvidia.com/mig-1g.5gb`, …).
+    pub resource: String,
+    /// GPU product from `nvidia.com/gpu.product`.
+    pub product: Option<String>,
+    /// Physical GPUs behind this resource, when known.
+    pub physical_gpus: Option<u64>,
+    /// Replicas each physical GPU advertises (1 when not shared).
+    pub replicas_per_gpu: u64,
+    /// Sharing mode.
+    pub sharing: Sharing,
+    /// `status.capacity`.
+    pub capacity: u64,
+    /// `status.allocatable`.
+    pub allocatable: u64,
+    /// Units held by pods.
+    pub allocated: u64,
+    /// The pods holding units.
+    pub holders: Vec<Holder>,
+    /// Whether it is known which physical GPU each held unit is on. The API does not say for
+    /// time-sliced replicas on a node with more than one GPU.
+    #[serde(default)]
+    pub placement_known: bool,
+}
+
+/// A node condition, as shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ConditionView {
+    /// Condition type (`Ready`, `MemoryPressure`, …).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    /// Whether this condition's state is bad (Ready not True, a pressure True).
+    pub bad: bool,
+    /// Reason.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Message.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// One pod's share of a node's memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PodMemory {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Effective memory request.
+    pub requested_bytes: u64,
+    /// Memory limit; null when a container has none (unbounded).
+    pub limit_bytes: Option<u64>,
+    /// Working set from metrics.k8s.io.
+    pub used_bytes: Option<u64>,
+}
+
+/// One node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct NodeView {
+    /// Node name.
+    pub name: String,
+    /// Ready condition is True.
+    pub ready: bool,
+    /// CPU and GPU share one memory pool (Jetson/Tegra).
+    pub unified_memory: bool,
+    /// Memory figures.
+    pub memory: MemoryView,
+    /// GPU resources.
+    pub gpu_resources: Vec<GpuResource>,
+    /// Pending pods that name this node (nodeSelector hostname or nominated).
+    #[serde(default)]
+    pub pending_pods: u32,
+    /// Conditions.
+    #[serde(default)]
+    pub conditions: Vec<ConditionView>,
+    /// `spec.unschedulable`.
+    #[serde(default)]
+    pub unschedulable: bool,
+    /// CPU architecture.
+    #[serde(default)]
+    pub arch: String,
+    /// Labels that matter to GPU scheduling (product, count, replicas, strategy, …).
+    #[serde(default)]
+    pub gpu_labels: Vec<(String, String)>,
+    /// Every label (for filters).
+    #[serde(default)]
+    pub labels: Vec<(String, String)>,
+    /// Memory per pod on the node.
+    #[serde(default)]
+    pub pods: Vec<PodMemory>,
+    /// Namespaces of pods on this node (for filters).
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+}
+
+/// A GPU request of a pending pod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct GpuRequest {
+    /// Resource name.
+    pub resource: String,
+    /// Units.
+    pub count: u64,
+}
+
+/// One normalised scheduler reason with its node count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ReasonCount {
+    /// Normalised reason (`Insufficient nvidia.com/gpu`, `node(s) had untolerated taint(s)`).
+    pub reason: String,
+    /// Nodes that gave this reason; null when the message does not count them.
+    pub nodes: Option<u32>,
+}
+
+/// A pod waiting to be scheduled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PendingPod {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Since when (RFC 3339).
+    pub pending_since: Option<String>,
+    /// Its GPU request, if any.
+    pub gpu_request: Option<GpuRequest>,
+    /// The raw scheduler message.
+    pub message: Option<String>,
+    /// `N` of `0/N nodes are available`.
+    pub nodes_total: Option<u32>,
+    /// Reasons with node counts.
+    pub reasons: Vec<ReasonCount>,
+    /// Diagnosis codes that concern this pod.
+    pub diagnoses: Vec<String>,
+    /// The scheduler, when not the default one (its messages are shown raw).
+    #[serde(default)]
+    pub scheduler: Option<String>,
+    /// Memory request, for the pending page.
+    #[serde(default)]
+    pub memory_request_bytes: Option<u64>,
+}
+
+/// How bad a diagnosis is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing.
+    #[default]
+    Info,
+    /// Will hurt.
+    Warning,
+    /// Workloads are not running.
+    Critical,
+}
+
+/// A diagnosis: a stable code, the object it concerns, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Diagnosis {
+    /// Stable code (`insufficient-gpu`, …).
+    pub code: String,
+    /// Severity.
+    pub severity: Severity,
+    /// Kind of the object (`Pod`, `Node`, `ReplicaSet`, `Cluster`).
+    pub kind: String,
+    /// Namespace of the object.
+    pub namespace: Option<String>,
+    /// Name of the object.
+    pub name: String,
+    /// One sentence that says what is wrong and what to do.
+    pub message: String,
+}
+
+/// Totals for the top of the overview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Totals {
+    /// Nodes.
+    pub nodes: u32,
+    /// Ready nodes.
+    pub ready_nodes: u32,
+    /// GPU units allocatable, all GPU resources together.
+    pub gpu_allocatable: u64,
+    /// GPU units allocated.
+    pub gpu_allocated: u64,
+    /// Pending pods.
+    pub pending: u32,
+    /// Critical diagnoses.
+    pub critical: u32,
+    /// Warning diagnoses.
+    pub warnings: u32,
+}
+
+/// Everything the dashboard shows, at one revision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ClusterView {
+    /// Increases with every change.
+    pub revision: u64,
+    /// When it was derived (RFC 3339).
+    pub generated_at: String,
+    /// Connection state.
+    pub source: Source,
+    /// Nodes, by name.
+    pub nodes: Vec<NodeView>,
+    /// Pending pods, longest waiting first.
+    pub pending: Vec<PendingPod>,
+    /// Diagnoses, most severe first.
+    pub diagnoses: Vec<Diagnosis>,
+    /// Totals.
+    #[serde(default)]
+    pub totals: Totals,
+}

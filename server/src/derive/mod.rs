@@ -1,0 +1,460 @@
+//! The pure derivation: Kubernetes objects and a clock in, the ClusterView out. No I/O here —
+//! everything is a function of its arguments and is unit-tested with real object shapes.
+
+mod diagnose;
+pub mod node;
+pub mod pods;
+pub mod scheduler;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use app::model::{
+    ClusterView, GpuRequest, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals,
+};
+use k8s_openapi::api::apps::v1::ReplicaSet;
+use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::Deserialize;
+
+use crate::quantity::Bytes;
+
+/// `metrics.k8s.io/v1beta1` NodeMetrics (not in k8s-openapi).
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct NodeMetrics {
+    /// Metadata; the name is the node's.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// `cpu` and `memory` usage.
+    #[serde(default)]
+    pub usage: BTreeMap<String, K8sQuantity>,
+}
+
+/// One container's usage in a PodMetrics.
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct ContainerMetrics {
+    /// Container name.
+    #[serde(default)]
+    pub name: String,
+    /// `cpu` and `memory` usage.
+    #[serde(default)]
+    pub usage: BTreeMap<String, K8sQuantity>,
+}
+
+/// `metrics.k8s.io/v1beta1` PodMetrics.
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct PodMetrics {
+    /// Metadata; name and namespace are the pod's.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Per-container usage.
+    #[serde(default)]
+    pub containers: Vec<ContainerMetrics>,
+}
+
+/// Everything the derivation reads.
+#[derive(Debug, Default, Clone)]
+pub struct Inputs {
+    /// Nodes.
+    pub nodes: Vec<Arc<Node>>,
+    /// Pods.
+    pub pods: Vec<Arc<Pod>>,
+    /// Events.
+    pub events: Vec<Arc<Event>>,
+    /// RuntimeClasses.
+    pub runtime_classes: Vec<Arc<RuntimeClass>>,
+    /// ReplicaSets.
+    pub replica_sets: Vec<Arc<ReplicaSet>>,
+    /// Node metrics; `None` when metrics.k8s.io is not available.
+    pub node_metrics: Option<Vec<NodeMetrics>>,
+    /// Pod metrics.
+    pub pod_metrics: Option<Vec<PodMetrics>>,
+}
+
+/// Operator settings that change the derivation.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Nodes matching this selector are treated as unified-memory boards
+    /// (`key=value,key2,!key3` — equality and existence).
+    pub unified_selector: Vec<(String, Option<String>, bool)>,
+}
+
+impl Options {
+    /// Parses `--unified-memory-selector`.
+    pub fn parse_selector(s: &str) -> Result<Vec<(String, Option<String>, bool)>, String> {
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (neg, p) = match part.strip_prefix('!') {
+                Some(p) => (true, p.trim()),
+                None => (false, part),
+            };
+            let (k, v, eq) = if let Some((k, v)) = p.split_once("!=") {
+                (k, Some(v), false)
+            } else if let Some((k, v)) = p.split_once('=') {
+                (k, Some(v.trim_start_matches('=')), true)
+            } else {
+                (p, None, !neg)
+            };
+            let k = k.trim();
+            if k.is_empty() || k.contains(char::is_whitespace) {
+                return Err(format!(
+                    "bad selector term {part:?}: expected key=value, key!=value, key or !key"
+                ));
+            }
+            out.push((k.to_string(), v.map(|v| v.trim().to_string()), eq));
+        }
+        Ok(out)
+    }
+
+    fn matches(&self, node: &Node) -> bool {
+        if self.unified_selector.is_empty() {
+            return false;
+        }
+        let l = node::labels(node);
+        self.unified_selector.iter().all(|(k, v, eq)| match v {
+            Some(v) => (l.get(k) == Some(v)) == *eq,
+            None => l.contains_key(k) == *eq,
+        })
+    }
+}
+
+fn ts(t: &jiff::Timestamp) -> String {
+    t.round(jiff::Unit::Second).unwrap_or(*t).to_string()
+}
+
+fn metric_bytes(usage: &BTreeMap<String, K8sQuantity>) -> Option<u64> {
+    usage
+        .get("memory")
+        .and_then(|q| Bytes::parse(&q.0).ok())
+        .map(|b| b.0)
+}
+
+/// Does a pending pod name this node (nodeSelector that the node matches, or nominated)?
+fn pending_targets(pod: &Pod, node: &Node) -> bool {
+    let name = node.metadata.name.as_deref().unwrap_or("");
+    if pod
+        .status
+        .as_ref()
+        .and_then(|s| s.nominated_node_name.as_deref())
+        == Some(name)
+    {
+        return true;
+    }
+    let sel = pod.spec.as_ref().and_then(|s| s.node_selector.as_ref());
+    match sel {
+        Some(sel) if !sel.is_empty() => {
+            let l = node::labels(node);
+            sel.iter().all(|(k, v)| l.get(k) == Some(v))
+        }
+        _ => false,
+    }
+}
+
+/// The newest scheduling event message for a pod (matching uid when both carry one).
+fn newest_event<'a>(events: &'a [Arc<Event>], pod: &Pod, reasons: &[&str]) -> Option<&'a Event> {
+    let (ns, name) = pods::key(pod);
+    let uid = pod.metadata.uid.as_deref();
+    events
+        .iter()
+        .filter(|e| {
+            let o = &e.involved_object;
+            o.kind.as_deref() == Some("Pod")
+                && o.name.as_deref() == Some(name.as_str())
+                && o.namespace.as_deref().unwrap_or("") == ns
+                && (uid.is_none() || o.uid.is_none() || o.uid.as_deref() == uid)
+                && e.reason.as_deref().is_some_and(|r| reasons.contains(&r))
+        })
+        .max_by_key(|e| event_time(e))
+        .map(AsRef::as_ref)
+}
+
+/// The most recent time an event says it happened.
+pub fn event_time(e: &Event) -> Option<jiff::Timestamp> {
+    e.last_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .or(e.event_time.as_ref().map(|t| t.0))
+        .or(e.first_timestamp.as_ref().map(|t| t.0))
+        .or(e.metadata.creation_timestamp.as_ref().map(|t| t.0))
+}
+
+fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
+    let (namespace, name) = pods::key(pod);
+    let cond = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| {
+            c.iter()
+                .find(|c| c.type_ == "PodScheduled" && c.status != "True")
+        });
+    let since = cond
+        .and_then(|c| c.last_transition_time.as_ref())
+        .or(pod.metadata.creation_timestamp.as_ref())
+        .map(|t| ts(&t.0));
+    let message = cond
+        .and_then(|c| c.message.clone())
+        .filter(|m| !m.is_empty())
+        .or_else(|| {
+            newest_event(events, pod, &["FailedScheduling"]).and_then(|e| e.message.clone())
+        });
+    let scheduler = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.scheduler_name.clone())
+        .filter(|s| s != "default-scheduler" && !s.is_empty());
+    let parsed = match (&message, &scheduler) {
+        (Some(m), None) => scheduler::parse(m),
+        _ => scheduler::Parsed::default(),
+    };
+    let req = pods::effective_requests(pod);
+    let gpu_request = req
+        .iter()
+        .filter(|(k, v)| node::is_accelerator(k) && **v > 0)
+        .max_by_key(|(k, _)| node::is_nvidia_gpu(k))
+        .map(|(k, v)| GpuRequest {
+            resource: k.clone(),
+            count: pods::units(*v),
+        });
+    PendingPod {
+        namespace,
+        name,
+        pending_since: since,
+        gpu_request,
+        message,
+        nodes_total: parsed.nodes_total,
+        reasons: parsed.reasons,
+        diagnoses: Vec::new(),
+        scheduler,
+        memory_request_bytes: req.get("memory").map(|m| pods::units(*m)),
+    }
+}
+
+/// Derives the ClusterView.
+pub fn derive(
+    inputs: &Inputs,
+    opts: &Options,
+    source: Source,
+    revision: u64,
+    now: jiff::Timestamp,
+) -> ClusterView {
+    // Pods by node, holding their resources.
+    let mut by_node: HashMap<&str, Vec<&Pod>> = HashMap::new();
+    for p in &inputs.pods {
+        if pods::holds_resources(p) {
+            if let Some(n) = pods::node_of(p) {
+                by_node.entry(n).or_default().push(p);
+            }
+        }
+    }
+    let pod_use: HashMap<(String, String), u64> = inputs
+        .pod_metrics
+        .iter()
+        .flatten()
+        .map(|m| {
+            let used = m
+                .containers
+                .iter()
+                .filter_map(|c| metric_bytes(&c.usage))
+                .sum();
+            (
+                (
+                    m.metadata.namespace.clone().unwrap_or_default(),
+                    m.metadata.name.clone().unwrap_or_default(),
+                ),
+                used,
+            )
+        })
+        .collect();
+    let node_use: HashMap<&str, Option<u64>> = inputs
+        .node_metrics
+        .iter()
+        .flatten()
+        .map(|m| {
+            (
+                m.metadata.name.as_deref().unwrap_or(""),
+                metric_bytes(&m.usage),
+            )
+        })
+        .collect();
+
+    let mut pending: Vec<(Option<jiff::Timestamp>, PendingPod, &Pod)> = inputs
+        .pods
+        .iter()
+        .filter(|p| pods::is_unscheduled(p))
+        .map(|p| {
+            let pp = pending_pod(p, &inputs.events);
+            let t = pp.pending_since.as_deref().and_then(|s| s.parse().ok());
+            (t, pp, p.as_ref())
+        })
+        .collect();
+    pending.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name)))
+    });
+
+    let mut nodes: Vec<NodeView> = inputs
+        .nodes
+        .iter()
+        .map(|n| {
+            let name = n.metadata.name.clone().unwrap_or_default();
+            let held: &[&Pod] = by_node.get(name.as_str()).map_or(&[], Vec::as_slice);
+            let mut resources = node::accelerator_resources(n);
+            for p in held {
+                for (k, v) in pods::effective_requests(p) {
+                    if node::is_accelerator(&k) && v > 0 && !resources.contains(&k) {
+                        resources.push(k);
+                    }
+                }
+            }
+            resources.sort();
+            let gpu_resources = resources
+                .iter()
+                .map(|r| {
+                    let mut holders: Vec<Holder> = held
+                        .iter()
+                        .filter_map(|p| {
+                            let c = pods::units(*pods::effective_requests(p).get(r)?);
+                            (c > 0).then(|| {
+                                let (namespace, name) = pods::key(p);
+                                Holder {
+                                    namespace,
+                                    name,
+                                    count: c,
+                                    since: p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0)),
+                                    runtime_class: p
+                                        .spec
+                                        .as_ref()
+                                        .and_then(|s| s.runtime_class_name.clone()),
+                                }
+                            })
+                        })
+                        .collect();
+                    holders.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                    node::gpu_resource(n, r, holders)
+                })
+                .collect();
+            let st = n.status.as_ref();
+            let mem = |m: Option<&BTreeMap<String, K8sQuantity>>| {
+                m.and_then(|m| m.get("memory"))
+                    .and_then(|q| Bytes::parse(&q.0).ok())
+                    .map_or(0, |b| b.0)
+            };
+            let mut memory = MemoryView {
+                capacity_bytes: mem(st.and_then(|s| s.capacity.as_ref())),
+                allocatable_bytes: mem(st.and_then(|s| s.allocatable.as_ref())),
+                used_bytes: node_use.get(name.as_str()).copied().flatten(),
+                ..MemoryView::default()
+            };
+            let mut pod_mem = Vec::new();
+            let mut namespaces: Vec<String> = Vec::new();
+            for p in held {
+                let req = pods::effective_requests(p)
+                    .get("memory")
+                    .map_or(0, |m| pods::units(*m));
+                let (lim, unbounded) = pods::memory_limit(p);
+                memory.requested_bytes = memory.requested_bytes.saturating_add(req);
+                memory.limits_bytes = memory.limits_bytes.saturating_add(lim);
+                memory.unbounded_containers += unbounded;
+                let (namespace, pname) = pods::key(p);
+                if !namespaces.contains(&namespace) {
+                    namespaces.push(namespace.clone());
+                }
+                let used_bytes = pod_use.get(&(namespace.clone(), pname.clone())).copied();
+                pod_mem.push(PodMemory {
+                    namespace,
+                    name: pname,
+                    requested_bytes: req,
+                    limit_bytes: (unbounded == 0).then_some(lim),
+                    used_bytes,
+                });
+            }
+            pod_mem.sort_by(|a, b| {
+                b.requested_bytes
+                    .cmp(&a.requested_bytes)
+                    .then_with(|| a.name.cmp(&b.name))
+            });
+            namespaces.sort();
+            let (ready, conditions) = node::conditions(n);
+            let pending_pods = u32::try_from(
+                pending
+                    .iter()
+                    .filter(|(_, _, p)| pending_targets(p, n))
+                    .count(),
+            )
+            .unwrap_or(u32::MAX);
+            NodeView {
+                name,
+                ready,
+                unified_memory: node::unified_memory(n, opts.matches(n)),
+                memory,
+                gpu_resources,
+                pending_pods,
+                conditions,
+                unschedulable: n
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.unschedulable)
+                    .unwrap_or(false),
+                arch: st
+                    .and_then(|s| s.node_info.as_ref())
+                    .map(|i| i.architecture.clone())
+                    .unwrap_or_default(),
+                gpu_labels: node::gpu_labels(n),
+                labels: node::labels(n)
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                pods: pod_mem,
+                namespaces,
+            }
+        })
+        .collect();
+    nodes.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut pending: Vec<PendingPod> = pending.into_iter().map(|(_, p, _)| p).collect();
+    let diagnoses = diagnose::diagnose(inputs, &nodes, &mut pending);
+    let totals = Totals {
+        nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
+        ready_nodes: u32::try_from(nodes.iter().filter(|n| n.ready).count()).unwrap_or(u32::MAX),
+        gpu_allocatable: nodes
+            .iter()
+            .flat_map(|n| &n.gpu_resources)
+            .map(|g| g.allocatable)
+            .sum(),
+        gpu_allocated: nodes
+            .iter()
+            .flat_map(|n| &n.gpu_resources)
+            .map(|g| g.allocated)
+            .sum(),
+        pending: u32::try_from(pending.len()).unwrap_or(u32::MAX),
+        critical: u32::try_from(
+            diagnoses
+                .iter()
+                .filter(|d| d.severity == app::model::Severity::Critical)
+                .count(),
+        )
+        .unwrap_or(0),
+        warnings: u32::try_from(
+            diagnoses
+                .iter()
+                .filter(|d| d.severity == app::model::Severity::Warning)
+                .count(),
+        )
+        .unwrap_or(0),
+    };
+    ClusterView {
+        revision,
+        generated_at: ts(&now),
+        source,
+        nodes,
+        pending,
+        diagnoses,
+        totals,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,240 @@
+//! Per-pod facts the scheduler would compute: effective requests and limits, whether the pod
+//! holds its resources, and since when it has waited.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Container, Pod};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+
+use crate::quantity::Quantity;
+
+/// Amounts per resource name, in the resource's base unit scaled by 1000 (milli-units), so that
+/// CPU, memory and extended resources share one arithmetic.
+pub type Amounts = BTreeMap<String, i128>;
+
+fn milli(q: &K8sQuantity) -> Option<i128> {
+    Quantity::parse(&q.0).ok()?.scaled_ceil(3)
+}
+
+fn container_requests(c: &Container) -> Amounts {
+    let mut out = Amounts::new();
+    let Some(r) = &c.resources else { return out };
+    // A limit without a request defaults the request to the limit (API server defaulting).
+    if let Some(limits) = &r.limits {
+        for (k, v) in limits {
+            if let Some(m) = milli(v) {
+                out.insert(k.clone(), m);
+            }
+        }
+    }
+    if let Some(reqs) = &r.requests {
+        for (k, v) in reqs {
+            if let Some(m) = milli(v) {
+                out.insert(k.clone(), m);
+            }
+        }
+    }
+    out
+}
+
+fn add(into: &mut Amounts, from: &Amounts) {
+    for (k, v) in from {
+        *into.entry(k.clone()).or_default() += v;
+    }
+}
+
+fn max_into(into: &mut Amounts, from: &Amounts) {
+    for (k, v) in from {
+        let e = into.entry(k.clone()).or_default();
+        *e = (*e).max(*v);
+    }
+}
+
+/// The pod's effective requests as the scheduler counts them: the sum over containers (and
+/// restartable init containers, i.e. sidecars) against the largest init-container step, plus
+/// pod overhead. In milli-units.
+pub fn effective_requests(pod: &Pod) -> Amounts {
+    let Some(spec) = &pod.spec else {
+        return Amounts::new();
+    };
+    let mut sum = Amounts::new();
+    for c in &spec.containers {
+        add(&mut sum, &container_requests(c));
+    }
+    let mut sidecars = Amounts::new();
+    let mut init_max = Amounts::new();
+    for ic in spec.init_containers.iter().flatten() {
+        let r = container_requests(ic);
+        if ic.restart_policy.as_deref() == Some("Always") {
+            add(&mut sidecars, &r);
+            max_into(&mut init_max, &sidecars);
+        } else {
+            let mut step = sidecars.clone();
+            add(&mut step, &r);
+            max_into(&mut init_max, &step);
+        }
+    }
+    add(&mut sum, &sidecars);
+    max_into(&mut sum, &init_max);
+    if let Some(overhead) = &spec.overhead {
+        for (k, v) in overhead {
+            if let Some(m) = milli(v) {
+                *sum.entry(k.clone()).or_default() += m;
+            }
+        }
+    }
+    sum
+}
+
+/// The pod's memory limit in bytes, and how many long-running containers have none (unbounded).
+pub fn memory_limit(pod: &Pod) -> (u64, u32) {
+    let Some(spec) = &pod.spec else { return (0, 0) };
+    let mut total: u64 = 0;
+    let mut unbounded = 0;
+    let sidecars = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    for c in spec.containers.iter().chain(sidecars) {
+        let lim = c
+            .resources
+            .as_ref()
+            .and_then(|r| r.limits.as_ref())
+            .and_then(|l| l.get("memory"))
+            .and_then(|q| Quantity::parse(&q.0).ok())
+            .and_then(|q| q.scaled_ceil(0))
+            .and_then(|v| u64::try_from(v).ok());
+        match lim {
+            Some(v) => total = total.saturating_add(v),
+            None => unbounded += 1,
+        }
+    }
+    (total, unbounded)
+}
+
+/// Whole units of a resource from milli-units (extended resources are whole numbers).
+pub fn units(milli: i128) -> u64 {
+    u64::try_from((milli + 999).div_euclid(1000)).unwrap_or(0)
+}
+
+/// A pod holds its resources while it is bound to a node and not finished — a scheduled pod
+/// stuck pulling its image still holds its GPU.
+pub fn holds_resources(pod: &Pod) -> bool {
+    let bound = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_deref())
+        .is_some_and(|n| !n.is_empty());
+    let phase = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("");
+    bound && phase != "Succeeded" && phase != "Failed"
+}
+
+/// The node a pod is bound to.
+pub fn node_of(pod: &Pod) -> Option<&str> {
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_deref())
+        .filter(|n| !n.is_empty())
+}
+
+/// A pod waiting for the scheduler: Pending and not yet bound to a node.
+pub fn is_unscheduled(pod: &Pod) -> bool {
+    let phase = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("Pending");
+    phase == "Pending" && node_of(pod).is_none() && pod.metadata.deletion_timestamp.is_none()
+}
+
+/// namespace/name.
+pub fn key(pod: &Pod) -> (String, String) {
+    (
+        pod.metadata.namespace.clone().unwrap_or_default(),
+        pod.metadata.name.clone().unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(yaml: &str) -> Pod {
+        serde_yaml::from_str(yaml).unwrap_or_else(|e| panic!("fixture: {e}"))
+    }
+
+    #[test]
+    fn effective_request_is_max_of_init_and_sum_of_containers() {
+        let p = pod(r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: ml}
+spec:
+  initContainers:
+  - {name: fetch, resources: {requests: {memory: 3Gi, cpu: "2"}}}
+  containers:
+  - {name: a, resources: {requests: {memory: 1Gi, cpu: 500m, nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}
+  - {name: b, resources: {requests: {memory: 1Gi, cpu: 250m}}}
+"#);
+        let r = effective_requests(&p);
+        assert_eq!(
+            r.get("memory"),
+            Some(&(3i128 << 30).checked_mul(1000).unwrap_or_default())
+        );
+        assert_eq!(r.get("cpu"), Some(&2_000));
+        assert_eq!(units(r["nvidia.com/gpu"]), 1);
+    }
+
+    #[test]
+    fn sidecars_add_to_containers_and_limits_default_requests() {
+        let p = pod(r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  initContainers:
+  - {name: proxy, restartPolicy: Always, resources: {requests: {cpu: 100m}}}
+  - {name: init, resources: {requests: {cpu: 150m}}}
+  containers:
+  - {name: a, resources: {limits: {nvidia.com/gpu: "2", cpu: 200m}}}
+  overhead: {cpu: 10m}
+"#);
+        let r = effective_requests(&p);
+        // max(200 + 100 sidecar, 100 + 150 init step) + 10 overhead
+        assert_eq!(r.get("cpu"), Some(&310));
+        assert_eq!(units(r["nvidia.com/gpu"]), 2);
+    }
+
+    #[test]
+    fn containers_without_memory_limits_are_unbounded() {
+        let p = pod(r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  containers:
+  - {name: a, resources: {limits: {memory: 2Gi}}}
+  - {name: b}
+"#);
+        assert_eq!(memory_limit(&p), (2 << 30, 1));
+    }
+
+    #[test]
+    fn finished_and_unbound_pods_hold_nothing() {
+        let running = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {nodeName: n, containers: []}\nstatus: {phase: Running}\n");
+        let pulling = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {nodeName: n, containers: []}\nstatus: {phase: Pending}\n");
+        let done = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {nodeName: n, containers: []}\nstatus: {phase: Succeeded}\n");
+        let waiting = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: []}\nstatus: {phase: Pending}\n");
+        assert!(holds_resources(&running));
+        assert!(holds_resources(&pulling));
+        assert!(!holds_resources(&done));
+        assert!(!holds_resources(&waiting));
+        assert!(is_unscheduled(&waiting));
+        assert!(!is_unscheduled(&pulling));
+    }
+}

@@ -1,0 +1,384 @@
+//! Derivation tests on the built-in edge scenario's real object shapes and on targeted fixtures.
+
+use super::*;
+use app::model::{Severity, Sharing, SourceMode};
+
+fn typed<T: serde::de::DeserializeOwned>(v: serde_yaml::Value) -> T {
+    serde_yaml::from_value(v).unwrap_or_else(|e| panic!("fixture: {e}"))
+}
+
+/// Loads `kubectl get -o yaml`-shaped documents (objects and Lists) into typed inputs.
+fn load(text: &str) -> Inputs {
+    let mut inputs = Inputs {
+        node_metrics: Some(Vec::new()),
+        pod_metrics: Some(Vec::new()),
+        ..Inputs::default()
+    };
+    for doc in serde_yaml::Deserializer::from_str(text) {
+        let v = <serde_yaml::Value as serde::Deserialize>::deserialize(doc)
+            .unwrap_or_else(|e| panic!("fixture: {e}"));
+        let items = if v.get("kind").and_then(|k| k.as_str()) == Some("List") {
+            v.get("items")
+                .and_then(|i| i.as_sequence())
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            vec![v]
+        };
+        for item in items {
+            let kind = item
+                .get("kind")
+                .and_then(|k| k.as_str())
+                .unwrap_or("")
+                .to_string();
+            match kind.as_str() {
+                "Node" => inputs.nodes.push(Arc::new(typed(item))),
+                "Pod" => inputs.pods.push(Arc::new(typed(item))),
+                "Event" => inputs.events.push(Arc::new(typed(item))),
+                "RuntimeClass" => inputs.runtime_classes.push(Arc::new(typed(item))),
+                "ReplicaSet" => inputs.replica_sets.push(Arc::new(typed(item))),
+                "NodeMetrics" => inputs
+                    .node_metrics
+                    .get_or_insert_with(Vec::new)
+                    .push(typed(item)),
+                "PodMetrics" => inputs
+                    .pod_metrics
+                    .get_or_insert_with(Vec::new)
+                    .push(typed(item)),
+                _ => {}
+            }
+        }
+    }
+    inputs
+}
+
+fn edge() -> ClusterView {
+    let inputs = load(
+        gpudash_sim::DEMO_SCENARIO
+            .split("kind: Timeline")
+            .next()
+            .unwrap_or(""),
+    );
+    derive(
+        &inputs,
+        &Options::default(),
+        Source {
+            mode: SourceMode::Demo,
+            synced: true,
+            ..Source::default()
+        },
+        7,
+        jiff::Timestamp::UNIX_EPOCH,
+    )
+}
+
+fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
+    v.nodes
+        .iter()
+        .find(|n| n.name == name)
+        .unwrap_or_else(|| panic!("node {name}"))
+}
+
+#[test]
+fn the_orin_nano_second_model_is_pending_for_insufficient_gpu() {
+    let v = edge();
+    let p = v
+        .pending
+        .iter()
+        .find(|p| p.name.starts_with("anomaly-detector"))
+        .unwrap_or_else(|| panic!("pending pod"));
+    assert_eq!(p.nodes_total, Some(6));
+    assert_eq!(p.reasons[0].reason, "Insufficient nvidia.com/gpu");
+    assert_eq!(p.reasons[0].nodes, Some(1));
+    assert_eq!(
+        p.gpu_request,
+        Some(GpuRequest {
+            resource: "nvidia.com/gpu".into(),
+            count: 1
+        })
+    );
+    assert!(p.diagnoses.contains(&"insufficient-gpu".to_string()));
+    let nano = node(&v, "orin-nano-01");
+    assert_eq!(nano.pending_pods, 1);
+    let g = &nano.gpu_resources[0];
+    assert_eq!((g.capacity, g.allocated, g.sharing), (1, 1, Sharing::None));
+}
+
+#[test]
+fn the_agx_orin_shows_four_time_sliced_replicas_all_held() {
+    let v = edge();
+    let agx = node(&v, "orin-agx-01");
+    assert!(agx.unified_memory);
+    let g = &agx.gpu_resources[0];
+    assert_eq!(
+        (
+            g.resource.as_str(),
+            g.physical_gpus,
+            g.replicas_per_gpu,
+            g.capacity,
+            g.allocated
+        ),
+        ("nvidia.com/gpu", Some(1), 4, 4, 4)
+    );
+    assert_eq!(g.sharing, Sharing::TimeSlicing);
+    assert_eq!(g.holders.len(), 4);
+    // requests: 4 + 6 (init 512Mi < 6Gi) + 12 + 2 GiB
+    assert_eq!(agx.memory.requested_bytes, 24 << 30);
+    assert_eq!(agx.memory.limits_bytes, (6 + 8 + 16 + 3) << 30);
+    assert_eq!(agx.memory.used_bytes, Some(31_457_280 * 1024));
+}
+
+#[test]
+fn mig_and_whole_gpus_on_the_x86_server_are_separate_resources() {
+    let v = edge();
+    let x86 = node(&v, "gpu-x86-01");
+    assert!(!x86.unified_memory);
+    let mig = x86
+        .gpu_resources
+        .iter()
+        .find(|g| g.resource == "nvidia.com/mig-1g.5gb")
+        .unwrap_or_else(|| panic!("mig"));
+    // The Succeeded job no longer holds its slice.
+    assert_eq!(
+        (mig.sharing, mig.capacity, mig.allocated),
+        (Sharing::Mig, 7, 2)
+    );
+    let whole = x86
+        .gpu_resources
+        .iter()
+        .find(|g| g.resource == "nvidia.com/gpu")
+        .unwrap_or_else(|| panic!("gpu"));
+    assert_eq!((whole.capacity, whole.allocated), (1, 1));
+}
+
+#[test]
+fn every_demo_diagnosis_is_raised_once() {
+    let v = edge();
+    let codes: Vec<(&str, &str)> = v
+        .diagnoses
+        .iter()
+        .map(|d| (d.code.as_str(), d.name.as_str()))
+        .collect();
+    for (code, name) in [
+        ("insufficient-gpu", "anomaly-detector-6f8d7b5c4-r7zq9"),
+        ("device-plugin-missing", "xavier-nx-03"),
+        ("runtimeclass-missing", "pose-estimator-7d9f8b6c5"),
+        ("gpu-pod-without-runtimeclass", "ocr-model-7c5b8d9f6-m2x7c"),
+        ("unified-memory-overcommit", "orin-nx-02"),
+        ("gpu-time-slice-contention", "orin-agx-01"),
+    ] {
+        assert_eq!(
+            codes.iter().filter(|c| **c == (code, name)).count(),
+            1,
+            "{code} {name} in {codes:?}"
+        );
+    }
+    assert!(
+        v.diagnoses
+            .windows(2)
+            .all(|w| w[0].severity >= w[1].severity),
+        "most severe first"
+    );
+    assert_eq!(v.diagnoses[0].severity, Severity::Critical);
+    assert_eq!(v.totals.pending, 2);
+}
+
+#[test]
+fn no_metrics_means_unknown_use_never_zero() {
+    let mut inputs = load(
+        gpudash_sim::DEMO_SCENARIO
+            .split("kind: Timeline")
+            .next()
+            .unwrap_or(""),
+    );
+    inputs.node_metrics = None;
+    inputs.pod_metrics = None;
+    let v = derive(
+        &inputs,
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    assert!(v.nodes.iter().all(|n| n.memory.used_bytes.is_none()));
+}
+
+#[test]
+fn a_scheduled_pod_keeps_no_stale_reason() {
+    let text = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: m, namespace: ml, uid: u2}
+spec: {nodeName: n1, containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]}
+status:
+  phase: Running
+  conditions: [{type: PodScheduled, status: "True"}]
+---
+apiVersion: v1
+kind: Event
+metadata: {name: m.1, namespace: ml}
+involvedObject: {kind: Pod, name: m, namespace: ml, uid: u2}
+reason: FailedScheduling
+message: '0/1 nodes are available: 1 Insufficient nvidia.com/gpu.'
+"#;
+    let v = derive(
+        &load(text),
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    assert!(v.pending.is_empty());
+    assert!(v.diagnoses.iter().all(|d| d.code != "insufficient-gpu"));
+}
+
+#[test]
+fn pending_reason_falls_back_to_the_newest_event_of_the_same_pod() {
+    let text = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: m, namespace: ml, uid: new, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: m.old, namespace: ml}
+involvedObject: {kind: Pod, name: m, namespace: ml, uid: old}
+reason: FailedScheduling
+lastTimestamp: "2026-01-01T00:00:05Z"
+message: '0/1 nodes are available: 1 node(s) had untolerated taint(s).'
+---
+apiVersion: v1
+kind: Event
+metadata: {name: m.a, namespace: ml}
+involvedObject: {kind: Pod, name: m, namespace: ml, uid: new}
+reason: FailedScheduling
+lastTimestamp: "2026-01-01T00:00:01Z"
+message: '0/1 nodes are available: 1 Insufficient cpu.'
+---
+apiVersion: v1
+kind: Event
+metadata: {name: m.b, namespace: ml}
+involvedObject: {kind: Pod, name: m, namespace: ml, uid: new}
+reason: FailedScheduling
+lastTimestamp: "2026-01-01T00:00:09Z"
+message: '0/1 nodes are available: 1 Insufficient nvidia.com/gpu.'
+"#;
+    let v = derive(
+        &load(text),
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    assert_eq!(
+        v.pending[0].reasons[0].reason,
+        "Insufficient nvidia.com/gpu"
+    );
+    assert_eq!(
+        v.pending[0].pending_since.as_deref(),
+        Some("2026-01-01T00:00:00Z")
+    );
+}
+
+#[test]
+fn a_non_default_scheduler_is_named_and_its_message_kept_raw() {
+    let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: v, namespace: ml}\nspec: {schedulerName: volcano, containers: []}\nstatus: {phase: Pending, conditions: [{type: PodScheduled, status: \"False\", message: \"0/2 nodes are available: 2 Insufficient cpu.\"}]}\n";
+    let v = derive(
+        &load(text),
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    assert_eq!(v.pending[0].scheduler.as_deref(), Some("volcano"));
+    assert!(v.pending[0].reasons.is_empty());
+    assert!(v.pending[0].message.is_some());
+}
+
+#[test]
+fn handler_missing_and_shared_request_too_large_are_diagnosed() {
+    let text = r#"
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: nvidia}
+handler: nvidia
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: s, namespace: ml}
+spec: {nodeName: n1, runtimeClassName: nvidia, containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: s.1, namespace: ml}
+involvedObject: {kind: Pod, name: s, namespace: ml}
+reason: FailedCreatePodSandBox
+message: 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured'
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: ml}
+spec: {nodeName: n1, containers: [{name: c, resources: {limits: {nvidia.com/gpu: "2"}}}]}
+status: {phase: Failed, reason: UnexpectedAdmissionError, message: 'Allocate failed due to rpc error: code = Unknown desc = request for "nvidia.com/gpu": invalid request: maximum request size for shared resources is 1, which is unexpected'}
+"#;
+    let v = derive(
+        &load(text),
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    let codes: Vec<&str> = v.diagnoses.iter().map(|d| d.code.as_str()).collect();
+    assert!(codes.contains(&"runtime-handler-missing"), "{codes:?}");
+    assert!(codes.contains(&"shared-gpu-request-too-large"), "{codes:?}");
+}
+
+#[test]
+fn zero_allocatable_under_capacity_is_a_broken_device_plugin_but_renamed_capacity_is_not() {
+    let text = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: broken}
+status: {capacity: {nvidia.com/gpu: "2"}, allocatable: {nvidia.com/gpu: "0"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: renamed, labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.count: "1", nvidia.com/gpu.replicas: "4"}}
+status: {capacity: {nvidia.com/gpu: "0", nvidia.com/gpu.shared: "4"}, allocatable: {nvidia.com/gpu: "0", nvidia.com/gpu.shared: "4"}}
+"#;
+    let v = derive(
+        &load(text),
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    let dp: Vec<&str> = v
+        .diagnoses
+        .iter()
+        .filter(|d| d.code == "device-plugin-missing")
+        .map(|d| d.name.as_str())
+        .collect();
+    assert_eq!(dp, vec!["broken"]);
+}
+
+#[test]
+fn the_unified_memory_selector_marks_matching_nodes() {
+    let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {board: igx}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n";
+    let opts = Options {
+        unified_selector: Options::parse_selector("board=igx").unwrap_or_default(),
+    };
+    let v = derive(
+        &load(text),
+        &opts,
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    assert!(v.nodes[0].unified_memory);
+    assert!(!v.nodes[1].unified_memory);
+    assert!(Options::parse_selector("bad key=x").is_err());
+}

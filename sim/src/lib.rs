@@ -1,0 +1,501 @@
+//! gpudash-sim: a simulated K3s API server. It speaks the Kubernetes REST API (discovery, GET,
+//! LIST, WATCH) over plain HTTP for the kinds gpudash reads, refuses and logs every write, plays
+//! scenario timelines, and injects watch faults for tests.
+//!
+//! It shares no code with gpudash's derivation: it is the oracle that derivation is tested
+//! against, so a bug in one cannot hide in the other.
+
+pub mod api;
+mod control;
+pub mod resources;
+pub mod scenario;
+pub mod select;
+pub mod store;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::sync::watch;
+
+pub use scenario::{Scenario, ScenarioError};
+use store::Store;
+
+/// The built-in edge scenario (`gpudash serve --demo` without files).
+pub const DEMO_SCENARIO: &str = include_str!("../scenarios/edge.yaml");
+
+/// The built-in edge scenario, parsed.
+pub fn demo_scenario() -> Scenario {
+    // The file is part of the crate and covered by a test; an error here is a build defect.
+    Scenario::from_text("built-in edge scenario", DEMO_SCENARIO).unwrap_or_default()
+}
+
+/// One request on a Kubernetes path, as the request log keeps it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RequestRecord {
+    /// HTTP method.
+    pub method: String,
+    /// The Kubernetes verb it amounts to (`get`, `list`, `watch`, `create`, `patch`, …).
+    pub verb: String,
+    /// Path and query.
+    pub uri: String,
+    /// Response status code.
+    pub status: u16,
+}
+
+/// Faults that tests switch on and off.
+#[derive(Debug)]
+pub struct Faults {
+    close: watch::Sender<u64>,
+    stalled: AtomicBool,
+    delay_ms: AtomicU64,
+    unavailable_until: Mutex<Option<Instant>>,
+}
+
+impl Faults {
+    fn new() -> Self {
+        Self {
+            close: watch::channel(0).0,
+            stalled: AtomicBool::new(false),
+            delay_ms: AtomicU64::new(0),
+            unavailable_until: Mutex::new(None),
+        }
+    }
+
+    /// A receiver that changes whenever every open watch must end.
+    pub fn close_signal(&self) -> watch::Receiver<u64> {
+        self.close.subscribe()
+    }
+
+    fn close_all(&self) {
+        self.close.send_modify(|n| *n += 1);
+    }
+
+    /// Whether new watches are accepted and then left silent.
+    pub fn stalled(&self) -> bool {
+        self.stalled.load(Ordering::Relaxed)
+    }
+
+    /// The delay added to every response.
+    pub fn delay(&self) -> Duration {
+        Duration::from_millis(self.delay_ms.load(Ordering::Relaxed))
+    }
+
+    /// Whether the API answers 503 (restarting).
+    pub fn unavailable(&self) -> bool {
+        let mut u = self
+            .unavailable_until
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match *u {
+            Some(t) if Instant::now() < t => true,
+            Some(_) => {
+                *u = None;
+                false
+            }
+            None => false,
+        }
+    }
+}
+
+const LOG_LEN: usize = 100_000;
+
+#[derive(Debug, Default)]
+struct RequestLog {
+    recent: std::collections::VecDeque<RequestRecord>,
+    by_verb: std::collections::BTreeMap<String, u64>,
+}
+
+/// State shared by the HTTP handlers and the handle.
+#[derive(Debug)]
+pub struct Shared {
+    store: Mutex<Store>,
+    /// Fault switches.
+    pub faults: Faults,
+    log: Mutex<RequestLog>,
+    timeline: Mutex<(scenario::Timeline, usize)>,
+    /// How often watches that asked for bookmarks get one.
+    pub bookmark_interval: Duration,
+}
+
+impl Shared {
+    /// Locks the store. A poisoned lock still holds consistent data (every write is one call).
+    pub fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn log_request(&self, method: &str, verb: &str, uri: &axum::http::Uri, status: u16) {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        *log.by_verb.entry(verb.to_string()).or_default() += 1;
+        if log.recent.len() >= LOG_LEN {
+            log.recent.pop_front();
+        }
+        log.recent.push_back(RequestRecord {
+            method: method.to_string(),
+            verb: verb.to_string(),
+            uri: uri.to_string(),
+            status,
+        });
+    }
+}
+
+/// How the timeline advances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimelineMode {
+    /// Steps run by themselves, after their delays.
+    Auto,
+    /// Steps run only when [`Simulator::advance`] is called (tests).
+    Manual,
+}
+
+/// A handle on a simulator: drive it, inject faults, read its state and request log.
+#[derive(Debug, Clone)]
+pub struct Simulator {
+    shared: Arc<Shared>,
+}
+
+/// The identity of one object, as the oracle reports it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ObjectKey {
+    /// Namespace, empty for cluster objects.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// resourceVersion.
+    pub resource_version: String,
+}
+
+impl Simulator {
+    /// A simulator holding the scenario's objects, its timeline not yet started.
+    pub fn new(scenario: Scenario) -> Self {
+        Self::with_bookmark_interval(scenario, Duration::from_secs(30))
+    }
+
+    /// As [`Simulator::new`], with a custom bookmark interval (tests use short ones).
+    pub fn with_bookmark_interval(scenario: Scenario, bookmark_interval: Duration) -> Self {
+        let mut store = Store::new();
+        for o in scenario.objects {
+            store.apply(o.resource, fill_times(o.object));
+        }
+        Self {
+            shared: Arc::new(Shared {
+                store: Mutex::new(store),
+                faults: Faults::new(),
+                log: Mutex::new(RequestLog::default()),
+                timeline: Mutex::new((scenario.timeline, 0)),
+                bookmark_interval,
+            }),
+        }
+    }
+
+    /// The axum router serving the Kubernetes API and the `/_sim` control endpoints.
+    pub fn router(&self) -> Router {
+        control::routes()
+            .fallback(api::k8s)
+            .with_state(self.shared.clone())
+    }
+
+    /// Applies every object in a YAML text (objects or Lists); returns how many.
+    pub fn apply_yaml(&self, text: &str) -> Result<usize, ScenarioError> {
+        let s = Scenario::from_text("<applied>", text)?;
+        let n = s.objects.len();
+        let mut store = self.shared.store();
+        for o in s.objects {
+            store.apply(o.resource, fill_times(o.object));
+        }
+        Ok(n)
+    }
+
+    /// Applies one object given as JSON.
+    pub fn apply(&self, object: Value) -> Result<(), ScenarioError> {
+        let text = serde_json::to_string(&object).unwrap_or_default();
+        self.apply_yaml(&text).map(|_| ())
+    }
+
+    /// Deletes an object by kind, namespace and name; returns whether it existed.
+    pub fn delete(&self, kind: &str, namespace: &str, name: &str) -> bool {
+        match resources::by_kind_name(kind) {
+            Some(r) => self.shared.store().delete(r, namespace, name),
+            None => false,
+        }
+    }
+
+    /// Runs the next timeline step now; returns false when there is none (and no loop).
+    pub fn advance(&self) -> bool {
+        let step = {
+            let mut tl = self
+                .shared
+                .timeline
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let (timeline, next) = &mut *tl;
+            if *next >= timeline.steps.len() {
+                if !timeline.looping || timeline.steps.is_empty() {
+                    return false;
+                }
+                *next = 0;
+            }
+            *next += 1;
+            timeline.steps[*next - 1].clone()
+        };
+        let mut store = self.shared.store();
+        for d in &step.delete {
+            store.delete(d.resource, &d.namespace, &d.name);
+        }
+        for o in step.apply {
+            store.apply(o.resource, fill_times(o.object));
+        }
+        true
+    }
+
+    fn next_delay(&self) -> Option<Duration> {
+        let tl = self
+            .shared
+            .timeline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let (timeline, next) = &*tl;
+        let total: Duration = timeline.steps.iter().map(|s| s.after).sum();
+        match timeline.steps.get(*next) {
+            Some(s) => Some(s.after),
+            None if timeline.looping && total >= Duration::from_millis(100) => {
+                timeline.steps.first().map(|s| s.after)
+            }
+            None => None,
+        }
+    }
+
+    /// Plays the timeline in the background, each step after its delay.
+    pub fn spawn_timeline(&self) -> tokio::task::JoinHandle<()> {
+        let sim = self.clone();
+        tokio::spawn(async move {
+            while let Some(d) = sim.next_delay() {
+                tokio::time::sleep(d).await;
+                if !sim.advance() {
+                    break;
+                }
+            }
+        })
+    }
+
+    /// Ends every open watch (clients see the stream close and re-watch).
+    pub fn close_watches(&self) {
+        self.shared.faults.close_all();
+    }
+
+    /// Makes every version seen so far too old: the next watch gets 410 Gone. Open watches end.
+    pub fn expire_versions(&self) {
+        self.shared.store().expire();
+        self.shared.faults.close_all();
+    }
+
+    /// Simulates an API server restart: watches dropped, history gone (410 for old versions),
+    /// and 503 answers for `down`.
+    pub fn restart(&self, down: Duration) {
+        *self
+            .shared
+            .faults
+            .unavailable_until
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + down);
+        self.expire_versions();
+    }
+
+    /// While on, new watches are accepted and then send nothing; turning it on ends open watches.
+    pub fn stall(&self, on: bool) {
+        self.shared.faults.stalled.store(on, Ordering::Relaxed);
+        self.shared.faults.close_all();
+    }
+
+    /// Delays every response by `d`.
+    pub fn set_delay(&self, d: Duration) {
+        self.shared.faults.delay_ms.store(
+            u64::try_from(d.as_millis()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// The recent requests on Kubernetes paths (bounded), oldest first.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .recent
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Every request ever made, counted by Kubernetes verb (unbounded, so a read-only proof
+    /// cannot be defeated by the bounded log rolling over).
+    pub fn verb_counts(&self) -> std::collections::BTreeMap<String, u64> {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .by_verb
+            .clone()
+    }
+
+    /// The oracle: every object of a kind, with its version, sorted.
+    pub fn state(&self, kind: &str) -> Vec<ObjectKey> {
+        let Some(r) = resources::by_kind_name(kind) else {
+            return Vec::new();
+        };
+        let store = self.shared.store();
+        store
+            .objects(r)
+            .iter()
+            .map(|((ns, name), o)| ObjectKey {
+                namespace: ns.clone(),
+                name: name.clone(),
+                resource_version: o["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            })
+            .collect()
+    }
+
+    /// One stored object.
+    pub fn get(&self, kind: &str, namespace: &str, name: &str) -> Option<Value> {
+        let r = resources::by_kind_name(kind)?;
+        self.shared
+            .store()
+            .get(r, namespace, name)
+            .map(|o| (*o).clone())
+    }
+
+    /// The current resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.shared.store().rv()
+    }
+}
+
+/// Fills in the timestamps the control plane would have set but a hand-written scenario may
+/// omit: condition transition times and event times (set to now, so ages start at zero).
+fn fill_times(mut obj: Value) -> Value {
+    let now = jiff::Timestamp::now()
+        .round(jiff::Unit::Second)
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    if let Some(conds) = obj
+        .pointer_mut("/status/conditions")
+        .and_then(Value::as_array_mut)
+    {
+        for c in conds {
+            if c.is_object() && c.get("lastTransitionTime").is_none() {
+                c["lastTransitionTime"] = json!(now);
+            }
+        }
+    }
+    if obj.get("kind").and_then(Value::as_str) == Some("Event") {
+        for f in ["firstTimestamp", "lastTimestamp"] {
+            if obj.get(f).is_none_or(Value::is_null) {
+                obj[f] = json!(now);
+            }
+        }
+    }
+    if let Some(t) = obj.pointer_mut("/timestamp").filter(|t| t.is_null()) {
+        *t = json!(now);
+    }
+    obj
+}
+
+/// A simulator serving on a socket.
+#[derive(Debug)]
+pub struct RunningSim {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// The handle.
+    pub sim: Simulator,
+    server: tokio::task::JoinHandle<()>,
+    timeline: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl RunningSim {
+    /// `http://addr`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A kubeconfig for this simulator.
+    pub fn kubeconfig(&self) -> String {
+        kubeconfig(&self.url())
+    }
+
+    /// Stops serving (also done on drop).
+    pub fn stop(&self) {
+        self.server.abort();
+        if let Some(t) = &self.timeline {
+            t.abort();
+        }
+    }
+}
+
+impl Drop for RunningSim {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Starts serving `sim` on `addr` (use `127.0.0.1:0` for an ephemeral port).
+pub async fn start(
+    sim: Simulator,
+    addr: SocketAddr,
+    mode: TimelineMode,
+) -> std::io::Result<RunningSim> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let router = sim.router();
+    let server = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, router).await {
+            tracing::error!(error = %e, "simulator server ended");
+        }
+    });
+    let timeline = (mode == TimelineMode::Auto).then(|| sim.spawn_timeline());
+    Ok(RunningSim {
+        addr,
+        sim,
+        server,
+        timeline,
+    })
+}
+
+/// A kubeconfig that points kubectl, kube-rs and the Python client at `server`.
+pub fn kubeconfig(server: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: gpudash-sim\n  cluster:\n    server: {server}\ncontexts:\n- name: gpudash-sim\n  context:\n    cluster: gpudash-sim\n    user: gpudash-sim\n    namespace: default\ncurrent-context: gpudash-sim\nusers:\n- name: gpudash-sim\n  user:\n    token: gpudash-sim-read-only\npreferences: {{}}\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_scenario_loads() {
+        let s = Scenario::from_text("edge.yaml", DEMO_SCENARIO);
+        assert!(s.is_ok(), "{s:?}");
+        let s = s.unwrap_or_default();
+        assert!(s.objects.len() > 20);
+        assert!(!s.timeline.steps.is_empty());
+    }
+
+    #[test]
+    fn timelines_advance_and_loop() {
+        let text = "apiVersion: gpudash.dev/v1alpha1\nkind: Timeline\nloop: true\nsteps:\n- after: 1s\n  apply: [{apiVersion: v1, kind: Node, metadata: {name: n1}}]\n- after: 1s\n  delete: [{kind: Node, name: n1}]\n";
+        let sim = Simulator::new(Scenario::from_text("t", text).unwrap_or_default());
+        assert!(sim.advance());
+        assert_eq!(sim.state("Node").len(), 1);
+        assert!(sim.advance());
+        assert!(sim.state("Node").is_empty());
+        assert!(sim.advance(), "loops back to the first step");
+        assert_eq!(sim.state("Node").len(), 1);
+    }
+}

@@ -1,0 +1,291 @@
+//! The table of API resources the simulator serves, and the discovery documents built from it.
+
+use serde_json::{json, Value};
+
+/// One served resource: where it lives in the API and how kubectl names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resource {
+    /// API group; empty for the core group.
+    pub group: &'static str,
+    /// API version within the group.
+    pub version: &'static str,
+    /// The plural path segment (`pods`).
+    pub plural: &'static str,
+    /// The singular name (`pod`).
+    pub singular: &'static str,
+    /// The object kind (`Pod`).
+    pub kind: &'static str,
+    /// Whether objects live in a namespace.
+    pub namespaced: bool,
+    /// Short names kubectl accepts.
+    pub short_names: &'static [&'static str],
+    /// Whether the real API supports watching it (metrics.k8s.io does not).
+    pub watchable: bool,
+}
+
+impl Resource {
+    /// `apiVersion` as objects carry it (`v1`, `apps/v1`).
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The kind of the list type (`PodList`).
+    pub fn list_kind(&self) -> String {
+        format!("{}List", self.kind)
+    }
+}
+
+/// Everything the simulator serves. Index into this slice is the resource id used by the store.
+pub const RESOURCES: &[Resource] = &[
+    Resource {
+        group: "",
+        version: "v1",
+        plural: "namespaces",
+        singular: "namespace",
+        kind: "Namespace",
+        namespaced: false,
+        short_names: &["ns"],
+        watchable: true,
+    },
+    Resource {
+        group: "",
+        version: "v1",
+        plural: "nodes",
+        singular: "node",
+        kind: "Node",
+        namespaced: false,
+        short_names: &["no"],
+        watchable: true,
+    },
+    Resource {
+        group: "",
+        version: "v1",
+        plural: "pods",
+        singular: "pod",
+        kind: "Pod",
+        namespaced: true,
+        short_names: &["po"],
+        watchable: true,
+    },
+    Resource {
+        group: "",
+        version: "v1",
+        plural: "events",
+        singular: "event",
+        kind: "Event",
+        namespaced: true,
+        short_names: &["ev"],
+        watchable: true,
+    },
+    Resource {
+        group: "apps",
+        version: "v1",
+        plural: "replicasets",
+        singular: "replicaset",
+        kind: "ReplicaSet",
+        namespaced: true,
+        short_names: &["rs"],
+        watchable: true,
+    },
+    Resource {
+        group: "apps",
+        version: "v1",
+        plural: "deployments",
+        singular: "deployment",
+        kind: "Deployment",
+        namespaced: true,
+        short_names: &["deploy"],
+        watchable: true,
+    },
+    Resource {
+        group: "node.k8s.io",
+        version: "v1",
+        plural: "runtimeclasses",
+        singular: "runtimeclass",
+        kind: "RuntimeClass",
+        namespaced: false,
+        short_names: &[],
+        watchable: true,
+    },
+    Resource {
+        group: "metrics.k8s.io",
+        version: "v1beta1",
+        plural: "nodes",
+        singular: "",
+        kind: "NodeMetrics",
+        namespaced: false,
+        short_names: &[],
+        watchable: false,
+    },
+    Resource {
+        group: "metrics.k8s.io",
+        version: "v1beta1",
+        plural: "pods",
+        singular: "",
+        kind: "PodMetrics",
+        namespaced: true,
+        short_names: &[],
+        watchable: false,
+    },
+];
+
+/// Finds a resource by group, version and plural path segment.
+pub fn by_path(group: &str, version: &str, plural: &str) -> Option<usize> {
+    RESOURCES
+        .iter()
+        .position(|r| r.group == group && r.version == version && r.plural == plural)
+}
+
+/// Finds a resource by `apiVersion` and `kind`, as objects in a scenario name themselves.
+/// A missing group in `apiVersion` (`metrics.k8s.io` objects are sometimes written bare) is not
+/// accepted: the simulator follows what the API prints.
+pub fn by_kind(api_version: &str, kind: &str) -> Option<usize> {
+    RESOURCES
+        .iter()
+        .position(|r| r.kind == kind && r.api_version() == api_version)
+}
+
+/// Finds a resource by kind alone (for timeline deletions, which name only the kind).
+pub fn by_kind_name(kind: &str) -> Option<usize> {
+    RESOURCES.iter().position(|r| r.kind == kind)
+}
+
+fn verbs(r: &Resource) -> Vec<&'static str> {
+    if r.watchable {
+        vec!["get", "list", "watch"]
+    } else {
+        vec!["get", "list"]
+    }
+}
+
+/// `GET /api`: the core group's versions.
+pub fn api_versions(server_address: &str) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}],
+    })
+}
+
+fn groups() -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
+        if !out.contains(&(r.group, r.version)) {
+            out.push((r.group, r.version));
+        }
+    }
+    out
+}
+
+/// One `APIGroup` document.
+pub fn api_group(group: &str) -> Option<Value> {
+    let versions: Vec<Value> = groups()
+        .into_iter()
+        .filter(|(g, _)| *g == group)
+        .map(|(g, v)| json!({"groupVersion": format!("{g}/{v}"), "version": v}))
+        .collect();
+    let preferred = versions.first()?.clone();
+    Some(json!({
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": group,
+        "versions": versions,
+        "preferredVersion": preferred,
+    }))
+}
+
+/// `GET /apis`: every non-core group.
+pub fn api_group_list() -> Value {
+    let mut names: Vec<&str> = groups().into_iter().map(|(g, _)| g).collect();
+    names.dedup();
+    let groups: Vec<Value> = names
+        .into_iter()
+        .filter_map(|g| {
+            let mut v = api_group(g)?;
+            if let Some(o) = v.as_object_mut() {
+                o.remove("kind");
+                o.remove("apiVersion");
+            }
+            Some(v)
+        })
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `GET /api/v1` or `GET /apis/<group>/<version>`: the resource list of one group version.
+pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+    let resources: Vec<Value> = RESOURCES
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+        .map(|r| {
+            let mut v = json!({
+                "name": r.plural,
+                "singularName": r.singular,
+                "namespaced": r.namespaced,
+                "kind": r.kind,
+                "verbs": verbs(r),
+            });
+            if !r.short_names.is_empty() {
+                v["shortNames"] = json!(r.short_names);
+            }
+            v
+        })
+        .collect();
+    if resources.is_empty() {
+        return None;
+    }
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    Some(
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
+    )
+}
+
+/// `GET /version`: what a K3s server of the 1.31 line answers.
+pub fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": "31",
+        "gitVersion": "v1.31.6+k3s1",
+        "gitCommit": "6ab750f9b5a3d6d5c4f6e6a1e3c4b4a7d1b1e4c9",
+        "gitTreeState": "clean",
+        "buildDate": "2025-02-20T18:00:00Z",
+        "goVersion": "go1.22.12",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_group_version_has_a_resource_list() {
+        for (g, v) in groups() {
+            assert!(api_resource_list(g, v).is_some(), "{g}/{v}");
+        }
+        assert!(api_resource_list("", "v1").is_some());
+        assert!(api_resource_list("batch", "v1").is_none());
+    }
+
+    #[test]
+    fn kinds_resolve_from_api_version_and_kind() {
+        assert_eq!(
+            by_kind("v1", "Pod").map(|i| RESOURCES[i].plural),
+            Some("pods")
+        );
+        assert_eq!(
+            by_kind("metrics.k8s.io/v1beta1", "NodeMetrics").map(|i| RESOURCES[i].plural),
+            Some("nodes")
+        );
+        assert_eq!(by_kind("v1", "Deployment"), None);
+    }
+}

@@ -1,0 +1,308 @@
+//! The simulator's object store: every object as JSON, one global resourceVersion counter, and a
+//! bounded change history that watches replay from.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use crate::resources::RESOURCES;
+
+/// How many changes a watch can be behind and still resume; older versions get 410 Gone.
+pub const HISTORY_LEN: usize = 200_000;
+
+/// What happened to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeType {
+    /// The object was created.
+    Added,
+    /// The object was replaced.
+    Modified,
+    /// The object was removed.
+    Deleted,
+}
+
+impl ChangeType {
+    /// The watch event type as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change, as watches see it.
+#[derive(Debug)]
+pub struct Change {
+    /// The resourceVersion this change produced.
+    pub rv: u64,
+    /// Index into [`RESOURCES`].
+    pub resource: usize,
+    /// What happened.
+    pub kind: ChangeType,
+    /// The object after the change (for deletions, the last state).
+    pub object: Arc<Value>,
+    /// The object before the change, so that selector watches can turn a MODIFIED that leaves
+    /// the selection into a DELETED, as the API server does.
+    pub old: Option<Arc<Value>>,
+}
+
+/// Object key within a resource: (namespace, name); namespace is empty for cluster objects.
+pub type Key = (String, String);
+
+/// The store. Callers hold it behind a mutex for short critical sections only.
+#[derive(Debug)]
+pub struct Store {
+    rv: u64,
+    objects: Vec<BTreeMap<Key, Arc<Value>>>,
+    history: VecDeque<Arc<Change>>,
+    /// Watches asking for a version below this get 410 Gone.
+    floor: u64,
+    tx: broadcast::Sender<Arc<Change>>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Deterministic UID from kind, namespace and name, so that a re-applied object keeps its UID.
+fn uid_for(kind: &str, ns: &str, name: &str) -> String {
+    // FNV-1a, twice with different seeds, formatted like a UUID.
+    let h = |seed: u64| {
+        let mut x = seed;
+        for b in kind
+            .bytes()
+            .chain([0])
+            .chain(ns.bytes())
+            .chain([0])
+            .chain(name.bytes())
+        {
+            x ^= u64::from(b);
+            x = x.wrapping_mul(0x0100_0000_01b3);
+        }
+        x
+    };
+    let (a, b) = (h(0xcbf2_9ce4_8422_2325), h(0x8422_2325_cbf2_9ce4));
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        b >> 52,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+fn now_rfc3339() -> String {
+    jiff::Timestamp::now()
+        .round(jiff::Unit::Second)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
+impl Store {
+    /// An empty store at resourceVersion 1.
+    pub fn new() -> Self {
+        let (tx, _) = broadcast::channel(65_536);
+        Self {
+            rv: 1,
+            objects: RESOURCES.iter().map(|_| BTreeMap::new()).collect(),
+            history: VecDeque::new(),
+            floor: 1,
+            tx,
+        }
+    }
+
+    /// The current resourceVersion.
+    pub fn rv(&self) -> u64 {
+        self.rv
+    }
+
+    /// Watches asking for a version below this get 410 Gone.
+    pub fn floor(&self) -> u64 {
+        self.floor
+    }
+
+    /// Subscribes to future changes.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Change>> {
+        self.tx.subscribe()
+    }
+
+    /// Changes after `rv` for one resource, oldest first.
+    pub fn changes_since(&self, rv: u64, resource: usize) -> Vec<Arc<Change>> {
+        let start = self.history.partition_point(|c| c.rv <= rv);
+        self.history
+            .range(start..)
+            .filter(|c| c.resource == resource)
+            .cloned()
+            .collect()
+    }
+
+    /// Every object of one resource, in (namespace, name) order.
+    pub fn objects(&self, resource: usize) -> &BTreeMap<Key, Arc<Value>> {
+        &self.objects[resource]
+    }
+
+    /// One object.
+    pub fn get(&self, resource: usize, ns: &str, name: &str) -> Option<Arc<Value>> {
+        self.objects[resource]
+            .get(&(ns.to_string(), name.to_string()))
+            .cloned()
+    }
+
+    /// Makes every version up to now too old to watch from (the next watch gets 410 Gone).
+    pub fn expire(&mut self) {
+        self.history.clear();
+        self.floor = self.rv + 1;
+    }
+
+    fn record(&mut self, change: Change) {
+        let change = Arc::new(change);
+        self.history.push_back(change.clone());
+        while self.history.len() > HISTORY_LEN {
+            if let Some(old) = self.history.pop_front() {
+                self.floor = old.rv + 1;
+            }
+        }
+        // No receivers is normal (no watch open).
+        let _ = self.tx.send(change);
+    }
+
+    /// Creates or replaces an object. Fills in what the API server would: uid,
+    /// creationTimestamp, resourceVersion, the default namespace; keeps the uid and
+    /// creationTimestamp of the object it replaces. Returns the stored object.
+    pub fn apply(&mut self, resource: usize, mut obj: Value) -> Arc<Value> {
+        let r = &RESOURCES[resource];
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let ns = if r.namespaced {
+            obj.pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .unwrap_or("default")
+                .to_string()
+        } else {
+            String::new()
+        };
+        let key = (ns.clone(), name.clone());
+        let old = self.objects[resource].get(&key).cloned();
+        self.rv += 1;
+        if let Some(o) = obj.as_object_mut() {
+            o.insert("apiVersion".into(), json!(r.api_version()));
+            o.insert("kind".into(), json!(r.kind));
+        }
+        let meta = &mut obj["metadata"];
+        if r.namespaced {
+            meta["namespace"] = json!(ns);
+        }
+        meta["resourceVersion"] = json!(self.rv.to_string());
+        let keep = |field: &str| old.as_ref().and_then(|o| o["metadata"].get(field).cloned());
+        if meta.get("uid").is_none() {
+            meta["uid"] = keep("uid").unwrap_or_else(|| json!(uid_for(r.kind, &ns, &name)));
+        }
+        if meta.get("creationTimestamp").is_none() {
+            meta["creationTimestamp"] =
+                keep("creationTimestamp").unwrap_or_else(|| json!(now_rfc3339()));
+        }
+        let obj = Arc::new(obj);
+        self.objects[resource].insert(key, obj.clone());
+        let kind = if old.is_some() {
+            ChangeType::Modified
+        } else {
+            ChangeType::Added
+        };
+        self.record(Change {
+            rv: self.rv,
+            resource,
+            kind,
+            object: obj.clone(),
+            old,
+        });
+        obj
+    }
+
+    /// Removes an object; returns whether it existed.
+    pub fn delete(&mut self, resource: usize, ns: &str, name: &str) -> bool {
+        let ns = if RESOURCES[resource].namespaced && ns.is_empty() {
+            "default"
+        } else {
+            ns
+        };
+        let Some(old) = self.objects[resource].remove(&(ns.to_string(), name.to_string())) else {
+            return false;
+        };
+        self.rv += 1;
+        let mut last = (*old).clone();
+        last["metadata"]["resourceVersion"] = json!(self.rv.to_string());
+        self.record(Change {
+            rv: self.rv,
+            resource,
+            kind: ChangeType::Deleted,
+            object: Arc::new(last),
+            old: Some(old),
+        });
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::by_kind;
+
+    fn pod(name: &str) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"}})
+    }
+
+    #[test]
+    fn every_write_gets_a_higher_resource_version() {
+        let mut s = Store::new();
+        let pods = by_kind("v1", "Pod").unwrap_or_default();
+        let a = s.apply(pods, pod("a"));
+        let b = s.apply(pods, pod("b"));
+        let rv = |v: &Value| {
+            v["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or("")
+                .parse::<u64>()
+                .ok()
+        };
+        assert!(rv(&a) < rv(&b));
+        assert!(s.delete(pods, "ml", "a"));
+        assert!(!s.delete(pods, "ml", "a"));
+        assert_eq!(s.objects(pods).len(), 1);
+        assert_eq!(s.changes_since(0, pods).len(), 3);
+    }
+
+    #[test]
+    fn replacing_keeps_uid_and_creation_time() {
+        let mut s = Store::new();
+        let pods = by_kind("v1", "Pod").unwrap_or_default();
+        let a = s.apply(pods, pod("a"));
+        let a2 = s.apply(pods, pod("a"));
+        assert_eq!(a["metadata"]["uid"], a2["metadata"]["uid"]);
+        assert_eq!(
+            a["metadata"]["creationTimestamp"],
+            a2["metadata"]["creationTimestamp"]
+        );
+        assert_eq!(s.changes_since(0, pods)[1].kind, ChangeType::Modified);
+    }
+
+    #[test]
+    fn expiring_moves_the_floor_past_every_version() {
+        let mut s = Store::new();
+        let pods = by_kind("v1", "Pod").unwrap_or_default();
+        s.apply(pods, pod("a"));
+        s.expire();
+        assert!(s.floor() > s.rv());
+        assert!(s.changes_since(0, pods).is_empty());
+    }
+}
