@@ -1,4 +1,10 @@
 //! gpudash's browser-and-server crate: the view model shared with the browser, and the Leptos
-//! views that render it.
+//! views that render it. No kube, sqlx, tokio or plotters here: this crate builds to WASM.
+#![recursion_limit = "512"]
 
+pub mod boot;
+#[cfg(feature = "hydrate")]
+mod live;
 pub mod model;
+pub mod time;
+pub mod views;

@@ -1,1 +1,21 @@
-//! placeholder
+//! The browser entry point: reads the boot state the server embedded in the page and hydrates
+//! the server-rendered document with the same state.
+#![recursion_limit = "512"]
+
+use app::boot::Boot;
+use app::views::App;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// Called by Leptos' hydration script once the WASM module is loaded.
+#[wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    let boot = web_sys_boot().unwrap_or_default();
+    leptos::mount::hydrate_body(move || leptos::prelude::view! { <App boot/> });
+}
+
+fn web_sys_boot() -> Option<Boot> {
+    let doc = leptos::prelude::document();
+    let text = doc.get_element_by_id("gd-boot")?.text_content()?;
+    serde_json::from_str(&text).ok()
+}

@@ -1,4 +1,10 @@
 //! gpudash: watches a K3s cluster and shows what Kubernetes hides about its GPUs.
 
+pub mod cli;
+pub mod db;
 pub mod derive;
+pub mod http;
+pub mod live;
 pub mod quantity;
+pub mod startup;
+pub mod watch;

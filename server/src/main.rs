@@ -1,1 +1,21 @@
-fn main() {}
+//! The `gpudash` binary: parse the command line, run, and turn any start-up error into one line
+//! and a non-zero exit.
+
+use clap::Parser;
+use gpudash::cli::{Cli, Cmd};
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Serve(a) => gpudash::startup::serve(a).await,
+        Cmd::Sim(a) => gpudash::startup::sim(a).await,
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gpudash: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

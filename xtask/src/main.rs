@@ -1,1 +1,82 @@
-fn main() {}
+//! `cargo xtask site`: builds the browser bundle the way cargo-leptos would, without
+//! installing anything: the `frontend` crate for wasm32 (size-optimised profile), wasm-bindgen
+//! as a library pinned to the same version as the `wasm-bindgen` crate, then the stylesheet.
+//! Output: `target/site/pkg/{gpudash.js, gpudash_bg.wasm, gpudash.css}`.
+//! When `node_modules/.bin/wasm-opt` exists (npm `binaryen`), the WASM is optimised further.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn run(cmd: &mut Command) -> anyhow::Result<()> {
+    eprintln!("xtask: {cmd:?}");
+    let st = cmd.status().with_context(|| format!("running {cmd:?}"))?;
+    if !st.success() {
+        bail!("{cmd:?} failed: {st}");
+    }
+    Ok(())
+}
+
+fn site() -> anyhow::Result<()> {
+    let root = root();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    run(Command::new(&cargo).current_dir(&root).args([
+        "build",
+        "-p",
+        "frontend",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--profile",
+        "wasm-release",
+    ]))?;
+    let wasm = target.join("wasm32-unknown-unknown/wasm-release/frontend.wasm");
+    let pkg = target.join("site/pkg");
+    std::fs::create_dir_all(&pkg).with_context(|| format!("creating {}", pkg.display()))?;
+    eprintln!(
+        "xtask: wasm-bindgen {} -> {}",
+        wasm.display(),
+        pkg.display()
+    );
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(&wasm)
+        .web(true)?
+        .out_name("gpudash")
+        .typescript(false)
+        .generate(&pkg)?;
+    let wasm_out = pkg.join("gpudash_bg.wasm");
+    let opt = root.join("node_modules/.bin/wasm-opt");
+    if opt.exists() {
+        run(Command::new(&opt)
+            .arg("-Oz")
+            .arg("--enable-bulk-memory")
+            .arg("--enable-nontrapping-float-to-int")
+            .arg(&wasm_out)
+            .arg("-o")
+            .arg(&wasm_out))?;
+    }
+    std::fs::copy(root.join("style/main.css"), pkg.join("gpudash.css"))
+        .context("copying style/main.css")?;
+    for f in ["gpudash.js", "gpudash_bg.wasm", "gpudash.css"] {
+        let len = std::fs::metadata(pkg.join(f)).map(|m| m.len()).unwrap_or(0);
+        eprintln!("xtask: {f}: {len} bytes");
+    }
+    Ok(())
+}
+
+fn main() -> anyhow::Result<()> {
+    match std::env::args().nth(1).as_deref() {
+        Some("site") => site(),
+        _ => bail!("usage: cargo xtask site"),
+    }
+}

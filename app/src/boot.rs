@@ -1,0 +1,242 @@
+//! What a page starts from: the request's page and display flags, and the current view. The
+//! server renders it into the page as JSON so that hydration starts from the same state.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ClusterView;
+
+/// The page a path names. Routing is by path on the server; every page is a full document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Page {
+    /// `/`: node cards.
+    #[default]
+    Overview,
+    /// `/nodes/{name}`.
+    Node(String),
+    /// `/pending`.
+    Pending,
+    /// `/diagnoses`.
+    Diagnoses,
+    /// Anything else.
+    NotFound,
+}
+
+impl Page {
+    /// The page for a path below the base path.
+    pub fn from_path(path: &str) -> Self {
+        let p = path.trim_end_matches('/');
+        match p {
+            "" => Self::Overview,
+            "/pending" => Self::Pending,
+            "/diagnoses" => Self::Diagnoses,
+            _ => match p.strip_prefix("/nodes/") {
+                Some(n) if !n.is_empty() && !n.contains('/') => Self::Node(percent_decode(n)),
+                _ => Self::NotFound,
+            },
+        }
+    }
+}
+
+/// Colour theme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Theme {
+    /// Follow the browser (`prefers-color-scheme`).
+    #[default]
+    Auto,
+    /// Light.
+    Light,
+    /// Dark.
+    Dark,
+}
+
+/// Everything a page needs to render and go live.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Boot {
+    /// Base path the server is mounted under (`""` or `/gpu`).
+    pub base: String,
+    /// The page.
+    pub page: Page,
+    /// Read-only wall screen: large type, dark, rotating, no controls.
+    pub kiosk: bool,
+    /// Inside an iframe: no page chrome.
+    pub embed: bool,
+    /// Theme.
+    pub theme: Theme,
+    /// Kiosk rotation between overview and pending, seconds (0: no rotation).
+    pub rotate_seconds: u32,
+    /// Namespace filter.
+    pub ns: Option<String>,
+    /// Node label filter (`key=value` or `key`).
+    pub label: Option<String>,
+    /// The view at render time.
+    pub view: ClusterView,
+}
+
+/// Decodes `%XX` escapes (paths carry node names).
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
+            if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(if b[i] == b'+' { b' ' } else { b[i] });
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Encodes a path segment or query value.
+pub fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Boot {
+    /// Builds the boot state from the request path (below the base) and query string.
+    pub fn from_request(
+        base: &str,
+        path: &str,
+        query: &str,
+        rotate_seconds: u32,
+        view: ClusterView,
+    ) -> Self {
+        let mut b = Self {
+            base: base.to_string(),
+            page: Page::from_path(path),
+            rotate_seconds,
+            view,
+            ..Self::default()
+        };
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let v = percent_decode(v);
+            let on = v.is_empty() || v == "1" || v == "true";
+            match k {
+                "kiosk" => b.kiosk = on,
+                "embed" => b.embed = on,
+                "theme" => {
+                    b.theme = match v.as_str() {
+                        "dark" => Theme::Dark,
+                        "light" => Theme::Light,
+                        _ => Theme::Auto,
+                    }
+                }
+                "rotate" => b.rotate_seconds = v.parse().unwrap_or(b.rotate_seconds).min(3600),
+                "ns" if !v.is_empty() => b.ns = Some(v),
+                "label" if !v.is_empty() => b.label = Some(v),
+                _ => {}
+            }
+        }
+        if b.kiosk {
+            b.theme = Theme::Dark;
+        }
+        b
+    }
+
+    /// The query string that keeps the display flags on links (`?embed=1`).
+    pub fn keep_query(&self) -> String {
+        let mut q = Vec::new();
+        if self.kiosk {
+            q.push("kiosk=1".to_string());
+        }
+        if self.embed {
+            q.push("embed=1".to_string());
+        }
+        match self.theme {
+            Theme::Dark if !self.kiosk => q.push("theme=dark".into()),
+            Theme::Light => q.push("theme=light".into()),
+            _ => {}
+        }
+        if q.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", q.join("&"))
+        }
+    }
+
+    /// A link to a page below the base, keeping the display flags.
+    pub fn href(&self, path: &str) -> String {
+        format!("{}{}{}", self.base, path, self.keep_query())
+    }
+
+    /// Serialises for embedding in a `<script type="application/json">`: `<`, `>` and `&` are
+    /// escaped so no cluster string can close the element.
+    pub fn to_embedded_json(&self) -> String {
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| "{}".into())
+            .replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_name_pages() {
+        assert_eq!(Page::from_path(""), Page::Overview);
+        assert_eq!(Page::from_path("/"), Page::Overview);
+        assert_eq!(Page::from_path("/pending"), Page::Pending);
+        assert_eq!(
+            Page::from_path("/nodes/orin-nano-01"),
+            Page::Node("orin-nano-01".into())
+        );
+        assert_eq!(Page::from_path("/nodes/a%2Fb"), Page::Node("a/b".into()));
+        assert_eq!(Page::from_path("/nodes/a/b"), Page::NotFound);
+        assert_eq!(Page::from_path("/etc/passwd"), Page::NotFound);
+    }
+
+    #[test]
+    fn query_flags_parse_and_kiosk_forces_dark() {
+        let b = Boot::from_request(
+            "/gpu",
+            "/",
+            "kiosk=1&rotate=5&ns=vision",
+            20,
+            ClusterView::default(),
+        );
+        assert!(b.kiosk && !b.embed);
+        assert_eq!(
+            (b.theme, b.rotate_seconds, b.ns.as_deref()),
+            (Theme::Dark, 5, Some("vision"))
+        );
+        assert_eq!(b.href("/pending"), "/gpu/pending?kiosk=1");
+    }
+
+    #[test]
+    fn embedded_json_cannot_close_its_script_element() {
+        let mut b = Boot::default();
+        b.view.generated_at = "</script><img src=x onerror=alert(1)>&".into();
+        let j = b.to_embedded_json();
+        assert!(!j.contains('<') && !j.contains('>') && !j.contains('&'));
+        let back: Boot = serde_json::from_str(&j).unwrap_or_default();
+        assert_eq!(back.view.generated_at, b.view.generated_at);
+    }
+
+    #[test]
+    fn percent_decoding_is_total() {
+        for s in [
+            "%", "%4", "%zz", "a%41", "%E2%82", "+", "%\u{e9}", "%a\u{e9}",
+        ] {
+            let _ = percent_decode(s);
+        }
+        assert_eq!(percent_decode("a%41"), "aA");
+        assert_eq!(percent_encode("a b/<"), "a%20b%2F%3C");
+    }
+}

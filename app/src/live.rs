@@ -1,0 +1,69 @@
+//! In the browser: the server-sent event stream that keeps the view live, the clock, and the
+//! kiosk rotation. One EventSource per page for its whole life; it reconnects by itself.
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+use crate::boot::Boot;
+use crate::model::ClusterView;
+use crate::views::Live;
+
+fn now_secs() -> i64 {
+    (js_sys::Date::now() / 1000.0) as i64
+}
+
+/// Starts the stream, the clock and (in kiosk mode) the rotation.
+pub fn start(boot: &Boot, live: Live) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let url = format!("{}/api/v1/stream", boot.base);
+
+    // Clock: once a second, so ages and "stale since" move.
+    let tick = Closure::<dyn FnMut()>::new(move || live.now.set(now_secs()));
+    let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(
+        tick.as_ref().unchecked_ref(),
+        1000,
+    );
+    tick.forget();
+
+    if boot.kiosk && boot.rotate_seconds > 0 {
+        let rotate = Closure::<dyn FnMut()>::new(move || live.rotated.update(|r| *r = !*r));
+        let ms = i32::try_from(boot.rotate_seconds.saturating_mul(1000)).unwrap_or(i32::MAX);
+        let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(
+            rotate.as_ref().unchecked_ref(),
+            ms,
+        );
+        rotate.forget();
+    }
+
+    let Ok(es) = web_sys::EventSource::new(&url) else {
+        return;
+    };
+    let on_message =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let Some(text) = e.data().as_string() else {
+                return;
+            };
+            if let Ok(v) = serde_json::from_str::<ClusterView>(&text) {
+                live.conn.set(super::views::Conn::Live);
+                // Only replace the view when it changed, so an idle stream re-renders nothing.
+                if live
+                    .view
+                    .with_untracked(|cur| cur.revision != v.revision || cur.source != v.source)
+                {
+                    live.view.set(v);
+                }
+            }
+        });
+    es.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let on_error = Closure::<dyn FnMut()>::new(move || {
+        if !matches!(live.conn.get_untracked(), super::views::Conn::Lost(_)) {
+            live.conn.set(super::views::Conn::Lost(now_secs()));
+        }
+    });
+    es.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+}

@@ -1,0 +1,128 @@
+//! Just enough time handling for the browser: RFC 3339 to Unix seconds and human durations,
+//! without pulling a date library into the WASM bundle.
+
+/// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Parses `2026-12-02T12:43:13Z` (fractional seconds and numeric offsets allowed).
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let num = |a: usize, b: usize| s.get(a..b)?.parse::<i64>().ok();
+    if s.len() < 20 || s.as_bytes().get(10).map(|c| c.to_ascii_uppercase()) != Some(b'T') {
+        return None;
+    }
+    let (y, mo, d, h, mi, se) = (
+        num(0, 4)?,
+        num(5, 7)?,
+        num(8, 10)?,
+        num(11, 13)?,
+        num(14, 16)?,
+        num(17, 19)?,
+    );
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let mut rest = &s[19..];
+    if let Some(r) = rest.strip_prefix('.') {
+        rest = r.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        r if r.len() == 6 && (r.starts_with('+') || r.starts_with('-')) => {
+            let oh: i64 = r.get(1..3)?.parse().ok()?;
+            let om: i64 = r.get(4..6)?.parse().ok()?;
+            let o = oh * 3600 + om * 60;
+            if r.starts_with('-') {
+                -o
+            } else {
+                o
+            }
+        }
+        _ => return None,
+    };
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
+}
+
+/// `2m`, `3h 5m`, `2d 4h` — two units at most.
+pub fn human_duration(secs: i64) -> String {
+    let s = secs.max(0);
+    let (d, h, m) = (s / 86_400, (s % 86_400) / 3600, (s % 3600) / 60);
+    if d > 0 {
+        format!("{d}d {h}h")
+    } else if h > 0 {
+        format!("{h}h {m}m")
+    } else if m > 0 {
+        format!("{m}m {}s", s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// `HH:MM:SS` UTC of a Unix time.
+pub fn clock(unix: i64) -> String {
+    let t = unix.rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02} UTC", t / 3600, (t % 3600) / 60, t % 60)
+}
+
+/// Human bytes in binary units.
+pub fn bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < UNITS.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_parses_to_unix_seconds() {
+        assert_eq!(parse_rfc3339("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(parse_rfc3339("2026-12-02T12:43:13Z"), Some(1_796_215_393));
+        assert_eq!(
+            parse_rfc3339("2026-12-02T12:43:13.123456Z"),
+            Some(1_796_215_393)
+        );
+        assert_eq!(
+            parse_rfc3339("2026-12-02T13:43:13+01:00"),
+            Some(1_796_215_393)
+        );
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-02T12:43:13Z",
+            "2026-12-02 12:43:13Z",
+            "2026-12-02T12:43:13",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human_duration(5), "5s");
+        assert_eq!(human_duration(125), "2m 5s");
+        assert_eq!(human_duration(3 * 3600 + 300), "3h 5m");
+        assert_eq!(human_duration(2 * 86_400 + 4 * 3600), "2d 4h");
+        assert_eq!(human_duration(-5), "0s");
+        assert_eq!(bytes(1536 << 20), "1.5 GiB");
+        assert_eq!(clock(3661), "01:01:01 UTC");
+    }
+}

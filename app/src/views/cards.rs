@@ -1,0 +1,268 @@
+//! Building blocks: the replica-slot grid, the memory bars, and the node card.
+
+use leptos::prelude::*;
+
+use crate::boot::{percent_encode, Boot};
+use crate::model::{GpuResource, MemoryView, NodeView, Sharing};
+use crate::time::bytes;
+
+/// One cell of a slot grid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    /// Pod holding it (`namespace/name`), or None when free.
+    pub holder: Option<(String, String)>,
+    /// Held beyond allocatable (the device plugin shrank under running pods).
+    pub over: bool,
+}
+
+/// Lays out the units of a resource as cells: holders first (each for its count), then free.
+pub fn cells(g: &GpuResource) -> Vec<Cell> {
+    let mut out: Vec<Cell> = Vec::new();
+    for h in &g.holders {
+        for _ in 0..h.count.min(4096) {
+            out.push(Cell {
+                holder: Some((h.namespace.clone(), h.name.clone())),
+                over: false,
+            });
+        }
+    }
+    let total = g.allocatable.max(g.capacity).min(4096) as usize;
+    let held = out.len();
+    for (i, c) in out.iter_mut().enumerate() {
+        c.over = i >= total;
+    }
+    for _ in held..total {
+        out.push(Cell {
+            holder: None,
+            over: false,
+        });
+    }
+    out
+}
+
+/// The caption of a resource: what the grid shows.
+pub fn caption(g: &GpuResource) -> String {
+    let held = format!("{}/{} held", g.allocated, g.allocatable);
+    match (g.sharing, g.physical_gpus) {
+        (Sharing::Mig, _) => format!("MIG slices · {held}"),
+        (Sharing::TimeSlicing | Sharing::Mps, Some(p)) => {
+            let mode = if g.sharing == Sharing::Mps {
+                "MPS"
+            } else {
+                "time-slicing"
+            };
+            format!(
+                "{p} GPU{} × {} {mode} replicas · {held}",
+                if p == 1 { "" } else { "s" },
+                g.replicas_per_gpu
+            )
+        }
+        (Sharing::TimeSlicing | Sharing::Mps, None) => {
+            format!("shared, GPU count unknown · {held}")
+        }
+        (Sharing::None, Some(p)) => {
+            format!("{p} whole GPU{} · {held}", if p == 1 { "" } else { "s" })
+        }
+        (Sharing::None, None) => held,
+    }
+}
+
+/// The grid of replica slots of one GPU resource.
+#[component]
+pub fn SlotGrid(g: GpuResource) -> impl IntoView {
+    let cells = cells(&g);
+    let cap = caption(&g);
+    let rows: Vec<Vec<Cell>> = match (g.placement_known, g.physical_gpus, g.sharing) {
+        (true, Some(p), Sharing::TimeSlicing | Sharing::Mps) if p > 0 => cells
+            .chunks(usize::try_from(g.replicas_per_gpu.max(1)).unwrap_or(1))
+            .map(<[Cell]>::to_vec)
+            .collect(),
+        _ => vec![cells],
+    };
+    let unknown = !g.placement_known;
+    let profile = g
+        .resource
+        .strip_prefix("nvidia.com/mig-")
+        .map(str::to_string);
+    let sharing = match g.sharing {
+        Sharing::None => "none",
+        Sharing::TimeSlicing => "time-slicing",
+        Sharing::Mps => "mps",
+        Sharing::Mig => "mig",
+    };
+    view! {
+        <div class="gpu" data-resource=g.resource.clone() data-sharing=sharing>
+            <div class="gpu-head">
+                <span class="gpu-resource">{g.resource.clone()}</span>
+                {g.product.clone().map(|p| view! { <span class="gpu-product">{p}</span> })}
+                <span class="gpu-caption">{cap}</span>
+            </div>
+            {rows.into_iter().enumerate().map(|(i, row)| {
+                let label = if unknown { "replicas (GPU unknown)".to_string() } else if profile.is_some() { "slices".to_string() } else { format!("GPU {i}") };
+                view! {
+                    <div class="slot-row">
+                        <span class="slot-row-label">{label}</span>
+                        <ul class="slots">
+                            {row.into_iter().map(|c| {
+                                let (cls, text) = match &c.holder {
+                                    Some((_, name)) if c.over => ("slot held over", format!("⚠ {name}")),
+                                    Some((_, name)) => ("slot held", name.clone()),
+                                    None => ("slot free", "free".to_string()),
+                                };
+                                let full = c.holder.as_ref().map(|(ns, n)| format!("{ns}/{n}")).unwrap_or_else(|| "free".into());
+                                let prof = profile.clone();
+                                view! {
+                                    <li class=cls aria-label=full>
+                                        {prof.map(|p| view! { <span class="slot-profile">{p}</span> })}
+                                        <span class="slot-name">{text}</span>
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ul>
+                    </div>
+                }
+            }).collect_view()}
+            {unknown.then(|| view! {
+                <p class="note">"Kubernetes does not report which physical GPU each replica is on; placement shown as unknown."</p>
+            })}
+        </div>
+    }
+}
+
+fn pct(v: u64, scale: u64) -> String {
+    if scale == 0 {
+        return "0%".into();
+    }
+    format!("{:.1}%", (v as f64 / scale as f64 * 100.0).min(100.0))
+}
+
+/// The memory bars: use, requests and limits against the board (or node) total.
+#[component]
+pub fn MemoryBars(m: MemoryView, unified: bool) -> impl IntoView {
+    let board = if m.allocatable_bytes > 0 {
+        m.allocatable_bytes
+    } else {
+        m.capacity_bytes
+    };
+    let over = m.limits_bytes > board && board > 0;
+    let title = if unified {
+        "Unified memory (CPU + GPU)"
+    } else {
+        "Memory"
+    };
+    let row = move |label: &'static str, v: Option<u64>, cls: &'static str| {
+        let (width, text) = match v {
+            Some(v) => (pct(v, board), format!("{} ({})", bytes(v), pct(v, board))),
+            None => ("0%".to_string(), "unknown (no metrics)".to_string()),
+        };
+        let style = format!("width: {width}");
+        view! {
+            <div class=format!("mem-row {cls}")>
+                <span class="mem-label">{label}</span>
+                <span class="mem-track"><span class="mem-fill" style=style></span></span>
+                <span class="mem-value">{text}</span>
+            </div>
+        }
+    };
+    let unbounded = m.unbounded_containers;
+    view! {
+        <div class="memory" data-over=over.to_string()>
+            <div class="mem-title">{title} " · " {bytes(board)} " allocatable"</div>
+            {row("used", m.used_bytes, "used")}
+            {row("requests", Some(m.requested_bytes), "requests")}
+            {row("limits", Some(m.limits_bytes), if over { "limits over" } else { "limits" })}
+            {over.then(|| view! { <p class="warn">"⚠ Limits exceed the board by " {bytes(m.limits_bytes - board)}</p> })}
+            {(unbounded > 0).then(|| view! { <p class="note">{unbounded} " container(s) without a memory limit (unbounded)"</p> })}
+        </div>
+    }
+}
+
+/// One node's card on the overview.
+#[component]
+pub fn NodeCard(node: NodeView) -> impl IntoView {
+    let boot = expect_context::<Boot>();
+    let href = boot.href(&format!("/nodes/{}", percent_encode(&node.name)));
+    let pressures: Vec<String> = node
+        .conditions
+        .iter()
+        .filter(|c| c.bad && c.type_ != "Ready")
+        .map(|c| c.type_.clone())
+        .collect();
+    let ready = node.ready;
+    let pending = node.pending_pods;
+    let gpus = node.gpu_resources.clone();
+    let no_gpu = gpus.is_empty();
+    view! {
+        <article class="card node" data-node=node.name.clone() data-ready=ready.to_string()>
+            <header class="card-head">
+                <h2><a href=href>{node.name.clone()}</a></h2>
+                <span class=if ready { "badge ok" } else { "badge bad" }>{if ready { "✓ Ready" } else { "✗ Not ready" }}</span>
+                {pressures.into_iter().map(|p| view! { <span class="badge bad">"⚠ " {p}</span> }).collect_view()}
+                {node.unschedulable.then(|| view! { <span class="badge warn">"⊘ Cordoned"</span> })}
+                {node.unified_memory.then(|| view! { <span class="badge info">"unified memory"</span> })}
+                <span class="badge plain">{node.arch.clone()}</span>
+                {(pending > 0).then(|| view! { <span class="badge warn pending-count">"⏳ " {pending} " pending"</span> })}
+            </header>
+            {if no_gpu {
+                view! { <p class="muted">"No GPU resources advertised"</p> }.into_any()
+            } else {
+                gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view().into_any()
+            }}
+            <MemoryBars m=node.memory.clone() unified=node.unified_memory/>
+        </article>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Holder;
+
+    fn res(cap: u64, holders: &[(&str, u64)]) -> GpuResource {
+        GpuResource {
+            resource: "nvidia.com/gpu".into(),
+            capacity: cap,
+            allocatable: cap,
+            allocated: holders.iter().map(|h| h.1).sum(),
+            holders: holders
+                .iter()
+                .map(|(n, c)| Holder {
+                    namespace: "ml".into(),
+                    name: (*n).into(),
+                    count: *c,
+                    ..Holder::default()
+                })
+                .collect(),
+            physical_gpus: Some(1),
+            replicas_per_gpu: cap,
+            sharing: Sharing::TimeSlicing,
+            placement_known: true,
+            ..GpuResource::default()
+        }
+    }
+
+    #[test]
+    fn cells_fill_holders_first_then_free() {
+        let c = cells(&res(4, &[("a", 1), ("b", 2)]));
+        let names: Vec<Option<&str>> = c
+            .iter()
+            .map(|c| c.holder.as_ref().map(|h| h.1.as_str()))
+            .collect();
+        assert_eq!(names, vec![Some("a"), Some("b"), Some("b"), None]);
+    }
+
+    #[test]
+    fn holders_beyond_allocatable_are_marked_over() {
+        let c = cells(&res(1, &[("a", 1), ("b", 1)]));
+        assert_eq!(c.len(), 2);
+        assert!(c[1].over && !c[0].over);
+    }
+
+    #[test]
+    fn captions_say_the_layout() {
+        assert_eq!(
+            caption(&res(4, &[("a", 1)])),
+            "1 GPU × 4 time-slicing replicas · 1/4 held"
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! The header: brand, navigation and the status line (source, sync progress, staleness).
+
+use leptos::prelude::*;
+
+use crate::boot::{Boot, Page};
+use crate::model::SourceMode;
+use crate::time::{clock, human_duration, parse_rfc3339};
+
+use super::app::{Conn, Live};
+
+/// What the status line says, derived from the view and the connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// `live`, `connecting`, `stale`.
+    pub state: &'static str,
+    /// The sentence.
+    pub text: String,
+}
+
+/// Decides the status line. Staleness of the browser's own connection wins over the cluster's.
+pub fn status(live: &Live) -> Status {
+    let now = live.now.get();
+    let conn = live.conn.get();
+    live.view.with(|v| {
+        let ago = |t: i64| format!("since {} ({} ago)", clock(t), human_duration(now - t));
+        if let Conn::Lost(t) = conn {
+            return Status {
+                state: "stale",
+                text: format!(
+                    "Stale {} — connection to gpudash lost, reconnecting…",
+                    ago(t)
+                ),
+            };
+        }
+        if let Some(t) = v.source.stale_since.as_deref().and_then(parse_rfc3339) {
+            let err = v
+                .source
+                .error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default();
+            return Status {
+                state: "stale",
+                text: format!(
+                    "Stale {} — the cluster watch is down{err}; showing the last known state",
+                    ago(t)
+                ),
+            };
+        }
+        if !v.source.synced {
+            let p = &v.source.progress;
+            return Status {
+                state: "connecting",
+                text: format!(
+                    "Connecting… first sync {}/{} kinds, {} objects",
+                    p.kinds_synced, p.kinds_total, p.objects
+                ),
+            };
+        }
+        Status {
+            state: "live",
+            text: format!(
+                "Live · revision {} · updated {}",
+                v.revision,
+                clock(parse_rfc3339(&v.generated_at).unwrap_or(now))
+            ),
+        }
+    })
+}
+
+/// The header.
+#[component]
+pub fn Header() -> impl IntoView {
+    let live = expect_context::<Live>();
+    let boot = expect_context::<Boot>();
+    let mode = move || live.view.with(|v| v.source.mode);
+    let source = move || match mode() {
+        SourceMode::Demo => "SIMULATED cluster (demo)".to_string(),
+        SourceMode::Cluster => live.view.with(|v| format!("cluster {}", v.source.server)),
+    };
+    let st = Memo::new(move |_| status(&live));
+    let pending = move || live.view.with(|v| v.totals.pending);
+    let diags = move || live.view.with(|v| v.diagnoses.len());
+    let current = boot.page.clone();
+    let chrome = !boot.embed && !boot.kiosk;
+    let link = |path: &'static str, page: Page, label: &'static str| {
+        let cls = if current == page {
+            "nav-link current"
+        } else {
+            "nav-link"
+        };
+        (boot.href(path), cls, label)
+    };
+    let (o_href, o_cls, o_label) = link("/", Page::Overview, "Overview");
+    let (p_href, p_cls, _) = link("/pending", Page::Pending, "Pending");
+    let (d_href, d_cls, _) = link("/diagnoses", Page::Diagnoses, "Diagnoses");
+    view! {
+        <header class="top">
+            <Show when=move || chrome>
+                <nav class="nav" aria-label="Pages">
+                    <span class="brand">"gpudash"</span>
+                    <a class=o_cls href=o_href.clone()>{o_label}</a>
+                    <a class=p_cls href=p_href.clone()>"Pending (" {pending} ")"</a>
+                    <a class=d_cls href=d_href.clone()>"Diagnoses (" {diags} ")"</a>
+                </nav>
+            </Show>
+            <div class="status" data-state=move || st.get().state role="status" aria-live="polite">
+                <span class="source" data-mode=move || if mode() == SourceMode::Demo { "demo" } else { "cluster" }>{source}</span>
+                <span class="state-icon" aria-hidden="true">{move || match st.get().state { "live" => "●", "connecting" => "◌", _ => "▲" }}</span>
+                <span class="status-text">{move || st.get().text}</span>
+            </div>
+        </header>
+    }
+}

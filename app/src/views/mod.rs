@@ -1,0 +1,8 @@
+//! The Leptos views. They render the view model; they do not compute what the derivation should.
+
+mod app;
+mod cards;
+mod header;
+mod pages;
+
+pub use app::{shell, App, Conn, Live};

@@ -1,0 +1,336 @@
+//! The pages: overview, node, pending, diagnoses.
+
+use leptos::prelude::*;
+
+use crate::boot::{percent_encode, Boot};
+use crate::model::{ClusterView, Diagnosis, NodeView, Severity};
+use crate::time::{bytes, human_duration, parse_rfc3339};
+
+use super::app::Live;
+use super::cards::{MemoryBars, NodeCard};
+
+/// Whether a node passes the overview filters (namespace of its pods, a node label).
+pub fn node_matches(n: &NodeView, ns: Option<&str>, label: Option<&str>) -> bool {
+    let ns_ok = ns.is_none_or(|ns| n.namespaces.iter().any(|x| x == ns));
+    let label_ok = label.is_none_or(|l| match l.split_once('=') {
+        Some((k, v)) => n
+            .labels
+            .iter()
+            .any(|(lk, lv)| lk == k.trim() && lv == v.trim()),
+        None => n.labels.iter().any(|(lk, _)| lk == l.trim()),
+    });
+    ns_ok && label_ok
+}
+
+fn all_namespaces(v: &ClusterView) -> Vec<String> {
+    let mut out: Vec<String> = v
+        .nodes
+        .iter()
+        .flat_map(|n| n.namespaces.iter().cloned())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[component]
+fn Totals() -> impl IntoView {
+    let live = expect_context::<Live>();
+    let t = move || live.view.with(|v| v.totals.clone());
+    view! {
+        <section class="totals" aria-label="Cluster totals">
+            <div class="total"><span class="num">{move || t().ready_nodes} "/" {move || t().nodes}</span><span class="lbl">"nodes ready"</span></div>
+            <div class="total"><span class="num">{move || t().gpu_allocated} "/" {move || t().gpu_allocatable}</span><span class="lbl">"GPU units held"</span></div>
+            <div class="total" data-alert=move || (t().pending > 0).to_string()><span class="num">{move || t().pending}</span><span class="lbl">"pending pods"</span></div>
+            <div class="total" data-alert=move || (t().critical > 0).to_string()><span class="num">{move || t().critical}</span><span class="lbl">"critical"</span></div>
+            <div class="total"><span class="num">{move || t().warnings}</span><span class="lbl">"warnings"</span></div>
+        </section>
+    }
+}
+
+#[component]
+fn Filters() -> impl IntoView {
+    let boot = expect_context::<Boot>();
+    let live = expect_context::<Live>();
+    let namespaces = live.view.with_untracked(all_namespaces);
+    let ns = boot.ns.clone().unwrap_or_default();
+    let label = boot.label.clone().unwrap_or_default();
+    let action = format!("{}/", boot.base);
+    view! {
+        <form class="filters" method="get" action=action>
+            {boot.embed.then(|| view! { <input type="hidden" name="embed" value="1"/> })}
+            <label>"Namespace "
+                <select name="ns">
+                    <option value="" selected=ns.is_empty()>"all"</option>
+                    {namespaces.into_iter().map(|n| { let sel = n == ns; view! { <option value=n.clone() selected=sel>{n.clone()}</option> } }).collect_view()}
+                </select>
+            </label>
+            <label>"Node label "
+                <input type="text" name="label" value=label placeholder="key=value"/>
+            </label>
+            <button type="submit">"Filter"</button>
+        </form>
+    }
+}
+
+/// `/`: totals and one card per node.
+#[component]
+pub fn OverviewPage() -> impl IntoView {
+    let live = expect_context::<Live>();
+    let boot = expect_context::<Boot>();
+    let (ns, label) = (boot.ns.clone(), boot.label.clone());
+    let nodes = move || {
+        live.view.with(|v| {
+            v.nodes
+                .iter()
+                .filter(|n| node_matches(n, ns.as_deref(), label.as_deref()))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <h1 class="page-title">"GPU overview"</h1>
+        <Totals/>
+        {(!boot.kiosk).then(|| view! { <Filters/> })}
+        <section class="cards">
+            <For each=nodes key=|n| format!("{n:?}") children=|n| view! { <NodeCard node=n/> }/>
+        </section>
+    }
+}
+
+/// `/nodes/{name}`.
+#[component]
+pub fn NodePage(name: String) -> impl IntoView {
+    let live = expect_context::<Live>();
+    let n2 = name.clone();
+    let node = move || {
+        live.view
+            .with(|v| v.nodes.iter().find(|n| n.name == n2).cloned())
+    };
+    let now = live.now;
+    view! {
+        {move || match node() {
+            None => view! { <h1 class="page-title">"Node " {name.clone()}</h1><p class="muted">"No such node in the cluster (it may have been removed)."</p> }.into_any(),
+            Some(n) => {
+                let holders: Vec<_> = n.gpu_resources.iter().flat_map(|g| g.holders.iter().map(move |h| (g.resource.clone(), h.clone()))).collect();
+                view! {
+                    <h1 class="page-title">"Node " {n.name.clone()}</h1>
+                    <div class="node-page">
+                        <NodeCard node=n.clone()/>
+                        <section class="panel">
+                            <h2>"GPU holders"</h2>
+                            <table class="table">
+                                <thead><tr><th>"Namespace"</th><th>"Pod"</th><th>"Resource"</th><th>"Count"</th><th>"Age"</th><th>"RuntimeClass"</th></tr></thead>
+                                <tbody>
+                                {holders.into_iter().map(|(r, h)| {
+                                    let since = h.since.as_deref().and_then(parse_rfc3339);
+                                    view! { <tr>
+                                        <td>{h.namespace.clone()}</td><td class="mono">{h.name.clone()}</td><td class="mono">{r}</td><td>{h.count}</td>
+                                        <td>{move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</td>
+                                        <td>{h.runtime_class.clone().unwrap_or_else(|| "— none —".into())}</td>
+                                    </tr> }
+                                }).collect_view()}
+                                </tbody>
+                            </table>
+                        </section>
+                        <section class="panel">
+                            <h2>"Memory by pod"</h2>
+                            <table class="table">
+                                <thead><tr><th>"Pod"</th><th>"Request"</th><th>"Limit"</th><th>"Used"</th></tr></thead>
+                                <tbody>
+                                {n.pods.iter().map(|p| view! { <tr>
+                                    <td class="mono">{format!("{}/{}", p.namespace, p.name)}</td>
+                                    <td>{bytes(p.requested_bytes)}</td>
+                                    <td>{p.limit_bytes.map(bytes).unwrap_or_else(|| "unbounded".into())}</td>
+                                    <td>{p.used_bytes.map(bytes).unwrap_or_else(|| "unknown".into())}</td>
+                                </tr> }).collect_view()}
+                                </tbody>
+                            </table>
+                        </section>
+                        <section class="panel">
+                            <h2>"Conditions"</h2>
+                            <ul class="conds">
+                                {n.conditions.iter().map(|c| view! { <li class=if c.bad { "bad" } else { "ok" }>
+                                    {if c.bad { "✗ " } else { "✓ " }}<b>{c.type_.clone()}</b>"=" {c.status.clone()} " " <span class="muted">{c.message.clone().unwrap_or_default()}</span>
+                                </li> }).collect_view()}
+                            </ul>
+                            <h2>"GPU labels"</h2>
+                            <dl class="labels">
+                                {n.gpu_labels.iter().map(|(k, v)| view! { <dt class="mono">{k.clone()}</dt><dd class="mono">{v.clone()}</dd> }).collect_view()}
+                            </dl>
+                        </section>
+                        {n.gpu_resources.is_empty().then(|| view! { <MemoryBars m=n.memory.clone() unified=n.unified_memory/> })}
+                    </div>
+                }.into_any()
+            }
+        }}
+    }
+}
+
+fn severity_label(s: Severity) -> (&'static str, &'static str) {
+    match s {
+        Severity::Critical => ("sev critical", "✖ critical"),
+        Severity::Warning => ("sev warning", "⚠ warning"),
+        Severity::Info => ("sev info", "ℹ info"),
+    }
+}
+
+/// Where a diagnosis links: the node page, or the pending entry of a pod.
+fn diagnosis_href(boot: &Boot, v: &ClusterView, d: &Diagnosis) -> Option<String> {
+    match d.kind.as_str() {
+        "Node" => Some(boot.href(&format!("/nodes/{}", percent_encode(&d.name)))),
+        "Pod" => {
+            let ns = d.namespace.clone().unwrap_or_default();
+            if v.pending
+                .iter()
+                .any(|p| p.namespace == ns && p.name == d.name)
+            {
+                Some(format!(
+                    "{}#pod-{}-{}",
+                    boot.href("/pending"),
+                    percent_encode(&ns),
+                    percent_encode(&d.name)
+                ))
+            } else {
+                v.nodes
+                    .iter()
+                    .find(|n| n.pods.iter().any(|p| p.namespace == ns && p.name == d.name))
+                    .map(|n| boot.href(&format!("/nodes/{}", percent_encode(&n.name))))
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `/pending`.
+#[component]
+pub fn PendingPage() -> impl IntoView {
+    let live = expect_context::<Live>();
+    let boot = expect_context::<Boot>();
+    let kiosk = boot.kiosk;
+    let now = live.now;
+    let items = move || {
+        live.view.with(|v| {
+            v.pending
+                .iter()
+                .map(|p| {
+                    let diags: Vec<Diagnosis> = v
+                        .diagnoses
+                        .iter()
+                        .filter(|d| {
+                            d.kind == "Pod"
+                                && d.name == p.name
+                                && d.namespace.as_deref() == Some(p.namespace.as_str())
+                        })
+                        .cloned()
+                        .collect();
+                    (p.clone(), diags)
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <h1 class="page-title">"Pending pods"</h1>
+        <Show when=move || live.view.with(|v| v.pending.is_empty())>
+            <p class="muted big">"No pod is waiting for the scheduler."</p>
+        </Show>
+        <section class="pending-list">
+            <For each=items key=|(p, d)| format!("{p:?}{d:?}") children=move |(p, diags)| {
+                let since = p.pending_since.as_deref().and_then(parse_rfc3339);
+                let id = format!("pod-{}-{}", percent_encode(&p.namespace), percent_encode(&p.name));
+                let total = p.nodes_total;
+                view! {
+                    <article class="card pending" id=id data-pod=p.name.clone()>
+                        <header class="card-head">
+                            <h2><span class="ns">{p.namespace.clone()} "/"</span>{p.name.clone()}</h2>
+                            <span class="badge warn">"⏳ waiting " {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</span>
+                        </header>
+                        <p class="request">
+                            {p.gpu_request.clone().map(|g| view! { <span class="chip gpu">{g.count} " × " {g.resource}</span> })}
+                            {p.memory_request_bytes.map(|m| view! { <span class="chip">{bytes(m)} " memory"</span> })}
+                            {p.scheduler.clone().map(|s| view! { <span class="chip">"scheduler: " {s}</span> })}
+                        </p>
+                        <ul class="reasons">
+                            {p.reasons.iter().map(|r| view! {
+                                <li class="reason"><span class="reason-text">{r.reason.clone()}</span>
+                                    <span class="reason-nodes">{match (r.nodes, total) {
+                                        (Some(n), Some(t)) => format!("{n} of {t} node{}", if t == 1 { "" } else { "s" }),
+                                        (Some(n), None) => format!("{n} node{}", if n == 1 { "" } else { "s" }),
+                                        _ => String::new(),
+                                    }}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                        {diags.into_iter().map(|d| { let (cls, lbl) = severity_label(d.severity); view! {
+                            <p class="diagnosis"><span class=cls>{lbl}</span> " " <b class="mono">{d.code}</b> " " {d.message}</p>
+                        }}).collect_view()}
+                        {(!kiosk).then(|| p.message.clone().map(|m| view! {
+                            <details class="raw"><summary>"Scheduler message"</summary><pre>{m}</pre></details>
+                        }))}
+                    </article>
+                }
+            }/>
+        </section>
+    }
+}
+
+/// `/diagnoses`: every diagnosis, most severe first.
+#[component]
+pub fn DiagnosesPage() -> impl IntoView {
+    let live = expect_context::<Live>();
+    let boot = expect_context::<Boot>();
+    let items = move || {
+        live.view.with(|v| {
+            v.diagnoses
+                .iter()
+                .map(|d| (d.clone(), diagnosis_href(&boot, v, d)))
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <h1 class="page-title">"Diagnoses"</h1>
+        <Show when=move || live.view.with(|v| v.diagnoses.is_empty())>
+            <p class="muted big">"Nothing to report."</p>
+        </Show>
+        <ul class="diagnoses">
+            <For each=items key=|d| format!("{d:?}") children=|(d, href)| {
+                let (cls, lbl) = severity_label(d.severity);
+                let obj = match &d.namespace { Some(ns) => format!("{} {ns}/{}", d.kind, d.name), None => format!("{} {}", d.kind, d.name) };
+                view! {
+                    <li class="diagnosis-item" data-code=d.code.clone()>
+                        <span class=cls>{lbl}</span>
+                        <b class="mono code">{d.code.clone()}</b>
+                        {match href { Some(h) => view! { <a href=h class="obj">{obj}</a> }.into_any(), None => view! { <span class="obj">{obj}</span> }.into_any() }}
+                        <p>{d.message.clone()}</p>
+                    </li>
+                }
+            }/>
+        </ul>
+    }
+}
+
+/// Anything else.
+#[component]
+pub fn NotFoundPage() -> impl IntoView {
+    let boot = expect_context::<Boot>();
+    view! { <h1 class="page-title">"Not found"</h1><p><a href=boot.href("/")>"Back to the overview"</a></p> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_match_namespaces_and_labels() {
+        let n = NodeView {
+            namespaces: vec!["vision".into()],
+            labels: vec![("line".into(), "press-3".into())],
+            ..NodeView::default()
+        };
+        assert!(node_matches(&n, None, None));
+        assert!(node_matches(&n, Some("vision"), Some("line=press-3")));
+        assert!(node_matches(&n, None, Some("line")));
+        assert!(!node_matches(&n, Some("ml"), None));
+        assert!(!node_matches(&n, None, Some("line=press-4")));
+    }
+}

@@ -1,0 +1,177 @@
+//! The command line. Every flag is also an environment variable (`GPUDASH_…`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// gpudash: what Kubernetes hides about your edge GPUs.
+#[derive(Debug, Parser)]
+#[command(name = "gpudash", version, about, long_about = None)]
+pub struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Watch a cluster (or the built-in simulator with --demo) and serve the dashboard.
+    Serve(ServeArgs),
+    /// Run only the simulated K3s API and write a kubeconfig for it.
+    Sim(SimArgs),
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// `gpudash serve`.
+#[derive(Debug, Parser, Clone)]
+pub struct ServeArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster config).
+    #[arg(long, env = "GPUDASH_KUBECONFIG")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (default: the current context).
+    #[arg(long, env = "GPUDASH_CONTEXT")]
+    pub context: Option<String>,
+    /// Address to serve the dashboard on.
+    #[arg(long, env = "GPUDASH_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// SQLite history database (default: gpudash/history.db in the user's data directory;
+    /// demo.db in demo mode).
+    #[arg(long, env = "GPUDASH_DB")]
+    pub db: Option<PathBuf>,
+    /// Serve under this path prefix (e.g. /gpu behind a portal's reverse proxy).
+    #[arg(long, env = "GPUDASH_BASE_PATH", default_value = "")]
+    pub base_path: String,
+    /// Watch the built-in simulated K3s cluster instead of a real one.
+    #[arg(long, env = "GPUDASH_DEMO")]
+    pub demo: bool,
+    /// Use demo mode when no kubeconfig or in-cluster config is found.
+    #[arg(long, env = "GPUDASH_DEMO_IF_NO_CLUSTER")]
+    pub demo_if_no_cluster: bool,
+    /// Scenario files for --demo (default: the built-in edge scenario).
+    #[arg(value_name = "SCENARIO.yaml")]
+    pub scenarios: Vec<PathBuf>,
+    /// Directory holding pkg/ (the browser bundle and CSS).
+    #[arg(long, env = "GPUDASH_SITE_ROOT")]
+    pub site_root: Option<PathBuf>,
+    /// Treat nodes matching this label selector as unified-memory boards (key=value,key2).
+    #[arg(long, env = "GPUDASH_UNIFIED_MEMORY_SELECTOR")]
+    pub unified_memory_selector: Option<String>,
+    /// Kiosk rotation between overview and pending, in seconds (0: off).
+    #[arg(long, env = "GPUDASH_KIOSK_ROTATE", default_value_t = 20)]
+    pub kiosk_rotate: u32,
+    /// How often to poll metrics.k8s.io, in seconds.
+    #[arg(long, env = "GPUDASH_METRICS_INTERVAL", default_value_t = 15)]
+    pub metrics_interval: u64,
+    /// Origins allowed to embed gpudash in a frame (CSP frame-ancestors); none by default.
+    #[arg(long, env = "GPUDASH_FRAME_ANCESTORS", value_delimiter = ',')]
+    pub frame_ancestors: Vec<String>,
+    /// Log format.
+    #[arg(long, env = "GPUDASH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// `gpudash sim`.
+#[derive(Debug, Parser, Clone)]
+pub struct SimArgs {
+    /// Scenario files (default: the built-in edge scenario).
+    #[arg(long = "scenario", value_name = "FILE")]
+    pub scenarios: Vec<PathBuf>,
+    /// Address to listen on.
+    #[arg(long, env = "GPUDASH_SIM_LISTEN", default_value = "127.0.0.1:6443")]
+    pub listen: SocketAddr,
+    /// Where to write a kubeconfig for kubectl and `gpudash serve --kubeconfig`.
+    #[arg(long)]
+    pub kubeconfig_out: Option<PathBuf>,
+    /// Run timeline steps only when POST /_sim/advance is called.
+    #[arg(long)]
+    pub manual_timeline: bool,
+}
+
+/// Normalises and checks a base path: empty or `/x[/y]`, no trailing slash, no dot segments.
+pub fn base_path(raw: &str) -> Result<String, String> {
+    let t = raw.trim().trim_end_matches('/');
+    if t.is_empty() {
+        return Ok(String::new());
+    }
+    let ok = t.starts_with('/')
+        && t[1..].split('/').all(|s| {
+            !s.is_empty()
+                && s != "."
+                && s != ".."
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.~".contains(c))
+        });
+    if ok {
+        Ok(t.to_string())
+    } else {
+        Err(format!(
+            "--base-path {raw:?} must look like /gpu or /tools/gpu (letters, digits, - _ . ~)"
+        ))
+    }
+}
+
+/// Checks the frame-ancestors allow-list: explicit origins only, wildcards refused.
+pub fn frame_ancestors(list: &[String]) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for raw in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        if raw.contains('*') {
+            return Err(format!("--frame-ancestors {raw:?}: wildcards are refused; list each portal origin, e.g. https://portal.example.com"));
+        }
+        let ok = (raw.starts_with("https://") || raw.starts_with("http://") || raw == "'self'")
+            && !raw.contains(|c: char| {
+                c.is_whitespace() || c == ';' || c == ',' || c == '\'' && raw != "'self'"
+            });
+        if !ok {
+            return Err(format!("--frame-ancestors {raw:?}: expected an origin such as https://portal.example.com or 'self'"));
+        }
+        out.push(raw.trim_end_matches('/').to_string());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_paths_are_normalised_or_refused() {
+        assert_eq!(base_path(""), Ok(String::new()));
+        assert_eq!(base_path("/"), Ok(String::new()));
+        assert_eq!(base_path("/gpu/"), Ok("/gpu".into()));
+        assert_eq!(base_path("/tools/gpu"), Ok("/tools/gpu".into()));
+        for bad in ["gpu", "/a/../b", "/a//b", "/a b", "/<x>"] {
+            assert!(base_path(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn frame_ancestors_refuse_wildcards_and_junk() {
+        assert_eq!(
+            frame_ancestors(&["https://portal.example.com/".into()]),
+            Ok(vec!["https://portal.example.com".into()])
+        );
+        assert_eq!(
+            frame_ancestors(&["'self'".into()]),
+            Ok(vec!["'self'".into()])
+        );
+        for bad in [
+            "*",
+            "https://*.example.com",
+            "portal.example.com",
+            "https://a; script-src *",
+        ] {
+            assert!(frame_ancestors(&[bad.into()]).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The HTTP surface: pages (Leptos SSR), the JSON API, the live stream, health, static assets,
+//! and the security headers every response carries.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use app::boot::{Boot, Page};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use futures::{Stream, StreamExt};
+use leptos::config::LeptosOptions;
+use tokio::sync::watch;
+use tokio_stream::wrappers::WatchStream;
+use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::live::Snapshot;
+use crate::watch::WatchState;
+
+/// Shared by every handler.
+#[derive(Clone)]
+pub struct AppState {
+    /// The latest snapshot.
+    pub snapshots: watch::Receiver<Arc<Snapshot>>,
+    /// Watch health (for /readyz).
+    pub watch: Arc<WatchState>,
+    /// Base path (`""` or `/gpu`).
+    pub base: String,
+    /// Leptos settings (where the bundle is).
+    pub leptos: LeptosOptions,
+    /// Kiosk rotation seconds.
+    pub rotate: u32,
+    /// Ends long-lived streams on shutdown.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+async fn readyz(State(st): State<AppState>) -> Response {
+    if st.watch.synced() {
+        (StatusCode::OK, "ready\n").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "first sync not finished\n").into_response()
+    }
+}
+
+fn json(body: Arc<str>) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn cluster(State(st): State<AppState>) -> Response {
+    let snap = st.snapshots.borrow().clone();
+    json(snap.json.clone())
+}
+
+async fn stream(State(st): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let mut shutdown = st.shutdown.clone();
+    let events = WatchStream::new(st.snapshots.clone())
+        .map(|snap| {
+            Ok(Event::default()
+                .id(snap.view.revision.to_string())
+                .data(&*snap.json))
+        })
+        .take_until(async move {
+            let _ = shutdown.wait_for(|s| *s).await;
+        });
+    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+async fn page(State(st): State<AppState>, req: Request) -> Response {
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
+    let sub = path
+        .strip_prefix(st.base.as_str())
+        .unwrap_or(&path)
+        .to_string();
+    let view = st.snapshots.borrow().view.clone();
+    let boot = Boot::from_request(&st.base, &sub, &query, st.rotate, view);
+    let status = if boot.page == Page::NotFound {
+        StatusCode::NOT_FOUND
+    } else {
+        StatusCode::OK
+    };
+    let opts = st.leptos.clone();
+    let render = leptos_axum::render_app_to_stream_with_context(
+        || {},
+        move || app::views::shell(opts.clone(), boot.clone()),
+    );
+    let mut resp = render(req).await;
+    *resp.status_mut() = status;
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+/// The router, mounted under the base path, with security headers on every response.
+pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
+    let pkg =
+        std::path::Path::new(st.leptos.site_root.as_ref()).join(st.leptos.site_pkg_dir.as_ref());
+    let inner: Router<AppState> = Router::new()
+        .route("/", get(page))
+        .route("/pending", get(page))
+        .route("/diagnoses", get(page))
+        .route("/nodes/{name}", get(page))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/api/v1/cluster", get(cluster))
+        .route("/api/v1/stream", get(stream))
+        .nest_service("/pkg", ServeDir::new(pkg))
+        .fallback(page);
+    let base = st.base.clone();
+    let app: Router = if base.is_empty() {
+        inner.with_state(st)
+    } else {
+        Router::new()
+            .nest(&base, inner.clone())
+            .route(&format!("{base}/"), get(page))
+            .with_state(st)
+    };
+    let ancestors = if frame_ancestors.is_empty() {
+        "'none'".to_string()
+    } else {
+        frame_ancestors.join(" ")
+    };
+    let csp = format!("frame-ancestors {ancestors}; object-src 'none'; base-uri 'none'");
+    app.layer(SetResponseHeaderLayer::overriding(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_str(&csp)
+            .unwrap_or_else(|_| HeaderValue::from_static("frame-ancestors 'none'")),
+    ))
+    .layer(SetResponseHeaderLayer::overriding(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    ))
+    .layer(SetResponseHeaderLayer::overriding(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    ))
+    .layer(tower_http::compression::CompressionLayer::new())
+    .layer(tower_http::catch_panic::CatchPanicLayer::new())
+    .layer(tower_http::trace::TraceLayer::new_for_http())
+}

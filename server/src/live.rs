@@ -1,0 +1,57 @@
+//! The derivation loop: wakes on any change, coalesces a burst into one derivation, and
+//! publishes a revisioned snapshot (the view and its JSON, serialised once) to every reader.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use app::model::ClusterView;
+use tokio::sync::watch;
+
+use crate::derive::{derive, Options};
+use crate::watch::Stores;
+
+/// One published revision.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// The view.
+    pub view: ClusterView,
+    /// `view` as JSON, shared by every stream client and API request.
+    pub json: Arc<str>,
+}
+
+impl Snapshot {
+    /// Wraps a view, serialising it once.
+    pub fn new(view: ClusterView) -> Self {
+        let json: Arc<str> = serde_json::to_string(&view)
+            .unwrap_or_else(|_| "{}".into())
+            .into();
+        Self { view, json }
+    }
+}
+
+/// How long to wait after the first change of a burst before deriving.
+pub const COALESCE: Duration = Duration::from_millis(15);
+
+/// Runs forever: derive on change, publish when the view differs.
+pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>) {
+    let mut revision = 0u64;
+    loop {
+        stores.state.notify.notified().await;
+        tokio::time::sleep(COALESCE).await;
+        let inputs = stores.inputs();
+        let source = stores.state.source();
+        let mut view = derive(&inputs, &opts, source, revision, jiff::Timestamp::now());
+        let changed = {
+            let cur = tx.borrow();
+            let mut cmp = view.clone();
+            cmp.revision = cur.view.revision;
+            cmp.generated_at = cur.view.generated_at.clone();
+            cmp != cur.view
+        };
+        if changed {
+            revision += 1;
+            view.revision = revision;
+            tx.send_replace(Arc::new(Snapshot::new(view)));
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! Start-up: configuration checks, the kube client (real cluster or in-process simulator), the
+//! database, the watchers, the HTTP server, and graceful shutdown. Every failure that stops
+//! start-up is one line saying what is wrong and what to do.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use app::model::{ClusterView, Source, SourceMode};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use leptos::config::LeptosOptions;
+use tokio::sync::watch;
+
+use crate::cli::{self, ServeArgs, SimArgs};
+use crate::derive::Options;
+use crate::http::{self, AppState};
+use crate::live::{self, Snapshot};
+
+/// Finds the directory holding `pkg/` (the browser bundle).
+fn site_root(arg: Option<PathBuf>) -> PathBuf {
+    if let Some(p) = arg {
+        return p;
+    }
+    let mut candidates = vec![PathBuf::from("target/site")];
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            candidates.push(dir.join("site"));
+            candidates.push(dir.join("../site"));
+            candidates.push(dir.join("../../site"));
+        }
+    }
+    candidates
+        .into_iter()
+        .find(|c| c.join("pkg").is_dir())
+        .unwrap_or_else(|| PathBuf::from("target/site"))
+}
+
+/// Loads the kube client config the way kubectl does; `None` when there is no cluster config.
+async fn kube_config(args: &ServeArgs) -> anyhow::Result<Option<kube::Config>> {
+    let opts = KubeConfigOptions {
+        context: args.context.clone(),
+        ..KubeConfigOptions::default()
+    };
+    if let Some(path) = &args.kubeconfig {
+        let kc = Kubeconfig::read_from(path).map_err(|e| {
+            anyhow!(
+                "cannot read kubeconfig {}: {e} — check the file or pass another with --kubeconfig",
+                path.display()
+            )
+        })?;
+        let cfg = kube::Config::from_custom_kubeconfig(kc, &opts)
+            .await
+            .map_err(|e| {
+                anyhow!(
+                    "bad kubeconfig {}: {e} — check its clusters, users and contexts (--context)",
+                    path.display()
+                )
+            })?;
+        return Ok(Some(cfg));
+    }
+    let has_file = std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("HOME").is_some_and(|h| PathBuf::from(h).join(".kube/config").exists());
+    let in_cluster = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
+    if !has_file && !in_cluster {
+        return Ok(None);
+    }
+    if has_file {
+        let cfg = kube::Config::from_kubeconfig(&opts)
+            .await
+            .map_err(|e| anyhow!("bad kubeconfig ($KUBECONFIG or ~/.kube/config): {e} — fix it, choose one with --kubeconfig, or run with --demo"))?;
+        return Ok(Some(cfg));
+    }
+    kube::Config::incluster().map(Some).map_err(|e| {
+        anyhow!("in-cluster config failed: {e} — is the ServiceAccount token mounted?")
+    })
+}
+
+fn init_logging(format: cli::LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GPUDASH_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("info,kube=warn,tower_http=warn,hyper=warn,sqlx=warn")
+    });
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        cli::LogFormat::Json => b.json().try_init(),
+        cli::LogFormat::Text => b.try_init(),
+    };
+}
+
+/// `gpudash serve`.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_logging(args.log_format);
+    // Leptos renders on the tokio executor; this only fails if already initialised.
+    let _ = any_spawner::Executor::init_tokio();
+    let base = cli::base_path(&args.base_path).map_err(|e| anyhow!(e))?;
+    let ancestors = cli::frame_ancestors(&args.frame_ancestors).map_err(|e| anyhow!(e))?;
+    let unified_selector = match &args.unified_memory_selector {
+        Some(s) => {
+            Options::parse_selector(s).map_err(|e| anyhow!("--unified-memory-selector: {e}"))?
+        }
+        None => Vec::new(),
+    };
+    let cfg = if args.demo {
+        None
+    } else {
+        kube_config(&args).await?
+    };
+    let demo = cfg.is_none();
+    if demo && !args.demo && !args.demo_if_no_cluster {
+        return Err(anyhow!("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster — pass --kubeconfig, or run with --demo to watch the built-in simulated cluster"));
+    }
+    let mut sim_handle = None;
+    let (cfg, mode) = match cfg {
+        Some(c) => {
+            tracing::info!(server = %c.cluster_url, "gpudash {}: cluster mode, watching {}", env!("CARGO_PKG_VERSION"), c.cluster_url);
+            (c, SourceMode::Cluster)
+        }
+        None => {
+            let scenario = if args.scenarios.is_empty() {
+                gpudash_sim::demo_scenario()
+            } else {
+                gpudash_sim::Scenario::from_files(&args.scenarios)
+                    .map_err(|e| anyhow!("scenario: {e}"))?
+            };
+            let running = gpudash_sim::start(
+                gpudash_sim::Simulator::new(scenario),
+                ([127, 0, 0, 1], 0).into(),
+                gpudash_sim::TimelineMode::Auto,
+            )
+            .await
+            .context("starting the in-process simulator")?;
+            let why = if args.demo {
+                "--demo"
+            } else {
+                "no kubeconfig found"
+            };
+            tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
+            let url = running.url().parse().context("simulator URL")?;
+            sim_handle = Some(running);
+            (kube::Config::new(url), SourceMode::Demo)
+        }
+    };
+    let db_path = args
+        .db
+        .clone()
+        .unwrap_or_else(|| crate::db::default_path(if demo { "demo.db" } else { "history.db" }));
+    let pool = crate::db::open(&db_path)
+        .await
+        .map_err(|e| anyhow!("database: {e} — choose a writable path with --db"))?;
+    let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| {
+        anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
+    })?;
+    let server_url = cfg.cluster_url.to_string();
+    let client = kube::Client::try_from(cfg).map_err(|e| anyhow!("cannot build the Kubernetes client: {e} — check the kubeconfig's server and TLS settings"))?;
+    let stores = crate::watch::start(
+        client,
+        mode,
+        server_url.clone(),
+        Duration::from_secs(args.metrics_interval.max(1)),
+    );
+    let initial = ClusterView {
+        source: Source {
+            mode,
+            server: server_url,
+            ..Source::default()
+        },
+        ..ClusterView::default()
+    };
+    let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
+    let opts = Options { unified_selector };
+    let deriver = tokio::spawn(live::run(stores.clone(), opts, tx));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let leptos = LeptosOptions::builder()
+        .output_name("gpudash")
+        .site_root(
+            site_root(args.site_root.clone())
+                .to_string_lossy()
+                .to_string(),
+        )
+        .site_pkg_dir("pkg")
+        .build();
+    let st = AppState {
+        snapshots: rx,
+        watch: stores.state.clone(),
+        base: base.clone(),
+        leptos,
+        rotate: args.kiosk_rotate,
+        shutdown: stop_rx,
+    };
+    let app = http::router(st, &ancestors);
+    let addr = listener.local_addr().context("listener address")?;
+    tracing::info!("dashboard at http://{addr}{base}/");
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down");
+        let _ = stop_tx.send(true);
+    });
+    let result = server.await.context("HTTP server");
+    deriver.abort();
+    pool.close().await;
+    drop(sim_handle);
+    result
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}
+
+/// `gpudash sim`.
+pub async fn sim(args: SimArgs) -> anyhow::Result<()> {
+    init_logging(cli::LogFormat::Text);
+    let scenario = if args.scenarios.is_empty() {
+        gpudash_sim::demo_scenario()
+    } else {
+        gpudash_sim::Scenario::from_files(&args.scenarios).map_err(|e| anyhow!("{e}"))?
+    };
+    let mode = if args.manual_timeline {
+        gpudash_sim::TimelineMode::Manual
+    } else {
+        gpudash_sim::TimelineMode::Auto
+    };
+    let running = gpudash_sim::start(gpudash_sim::Simulator::new(scenario), args.listen, mode)
+        .await
+        .map_err(|e| {
+            anyhow!(
+                "cannot listen on {}: {e} — choose another address with --listen",
+                args.listen
+            )
+        })?;
+    if let Some(path) = &args.kubeconfig_out {
+        std::fs::write(path, running.kubeconfig())
+            .map_err(|e| anyhow!("cannot write kubeconfig {}: {e}", path.display()))?;
+        tracing::info!(kubeconfig = %path.display(), "kubeconfig written");
+    }
+    tracing::info!(
+        "simulated K3s API at {} (read-only; writes get 405 and are logged at /_sim/requests)",
+        running.url()
+    );
+    shutdown_signal().await;
+    running.stop();
+    Ok(())
+}

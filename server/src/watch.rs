@@ -1,0 +1,374 @@
+//! One kube-rs watcher per kind, each feeding a reflector store, plus a metrics.k8s.io poller.
+//! Handlers and the derivation read the stores; nothing here writes to the cluster — the only
+//! requests are GET (list, watch, get).
+
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::ReplicaSet;
+use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{watcher, WatchStreamExt};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use tokio::sync::Notify;
+
+use crate::derive::{Inputs, NodeMetrics, PodMetrics};
+use app::model::{Source, SourceMode, SyncProgress};
+
+/// One watched kind's health.
+#[derive(Debug, Clone, Default)]
+struct KindState {
+    name: &'static str,
+    synced: bool,
+    seen: u64,
+    stale_since: Option<jiff::Timestamp>,
+    error: Option<String>,
+}
+
+/// What the watchers report; read to build the status line.
+#[derive(Debug)]
+pub struct WatchState {
+    kinds: Mutex<Vec<KindState>>,
+    /// Woken on every change; the derivation loop coalesces.
+    pub notify: Arc<Notify>,
+    mode: SourceMode,
+    server: String,
+}
+
+/// What a watcher saw, reduced to what the state needs.
+enum Seen {
+    Init,
+    InitApply,
+    InitDone,
+    Change,
+    Error(String),
+}
+
+impl WatchState {
+    fn new(mode: SourceMode, server: String) -> Self {
+        Self {
+            kinds: Mutex::new(Vec::new()),
+            notify: Arc::new(Notify::new()),
+            mode,
+            server,
+        }
+    }
+
+    fn register(&self, name: &'static str) -> usize {
+        let mut k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        k.push(KindState {
+            name,
+            ..KindState::default()
+        });
+        k.len() - 1
+    }
+
+    fn on(&self, idx: usize, seen: Seen) {
+        let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(k) = kinds.get_mut(idx) else { return };
+        match seen {
+            Seen::Init => k.seen = 0,
+            Seen::InitApply => k.seen += 1,
+            Seen::InitDone => {
+                k.synced = true;
+                k.stale_since = None;
+                k.error = None;
+            }
+            Seen::Change => {
+                k.seen += 1;
+                if k.synced {
+                    k.stale_since = None;
+                    k.error = None;
+                }
+            }
+            Seen::Error(e) => {
+                if k.error.is_none() {
+                    tracing::warn!(kind = k.name, error = %e, "watch failed; retrying with backoff");
+                }
+                k.stale_since.get_or_insert_with(jiff::Timestamp::now);
+                k.error = Some(e);
+            }
+        }
+        drop(kinds);
+        self.notify.notify_one();
+    }
+
+    /// Whether every kind finished its first list.
+    pub fn synced(&self) -> bool {
+        let k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        !k.is_empty() && k.iter().all(|k| k.synced)
+    }
+
+    /// The source block of the ClusterView.
+    pub fn source(&self) -> Source {
+        let k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        let stale = k.iter().filter_map(|k| k.stale_since).min();
+        Source {
+            mode: self.mode,
+            synced: !k.is_empty() && k.iter().all(|k| k.synced),
+            stale_since: stale.map(|t| t.round(jiff::Unit::Second).unwrap_or(t).to_string()),
+            error: k
+                .iter()
+                .find_map(|k| k.error.as_ref().map(|e| format!("{}: {e}", k.name))),
+            server: self.server.clone(),
+            progress: SyncProgress {
+                kinds_synced: u32::try_from(k.iter().filter(|k| k.synced).count()).unwrap_or(0),
+                kinds_total: u32::try_from(k.len()).unwrap_or(0),
+                objects: k.iter().map(|k| k.seen).sum(),
+            },
+        }
+    }
+}
+
+/// The stores the derivation reads.
+#[derive(Clone)]
+pub struct Stores {
+    nodes: Store<Node>,
+    pods: Store<Pod>,
+    events: Store<Event>,
+    runtime_classes: Store<RuntimeClass>,
+    replica_sets: Store<ReplicaSet>,
+    metrics: Arc<Mutex<(Option<Vec<NodeMetrics>>, Option<Vec<PodMetrics>>)>>,
+    /// Watch health.
+    pub state: Arc<WatchState>,
+}
+
+impl Stores {
+    /// A consistent-enough snapshot of every store for one derivation.
+    pub fn inputs(&self) -> Inputs {
+        let m = self
+            .metrics
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        Inputs {
+            nodes: self.nodes.state(),
+            pods: self.pods.state(),
+            events: self.events.state(),
+            runtime_classes: self.runtime_classes.state(),
+            replica_sets: self.replica_sets.state(),
+            node_metrics: m.0,
+            pod_metrics: m.1,
+        }
+    }
+}
+
+fn spawn_kind<K>(
+    state: &Arc<WatchState>,
+    name: &'static str,
+    api: Api<K>,
+    cfg: watcher::Config,
+    strip: fn(&mut K),
+) -> Store<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let idx = state.register(name);
+    let (reader, writer) = reflector::store();
+    let stream = watcher(api, cfg)
+        .default_backoff()
+        .modify(strip)
+        .reflect(writer);
+    let state = state.clone();
+    tokio::spawn(async move {
+        stream
+            .for_each(|ev| {
+                let seen = match ev {
+                    Ok(watcher::Event::Init) => Seen::Init,
+                    Ok(watcher::Event::InitApply(_)) => Seen::InitApply,
+                    Ok(watcher::Event::InitDone) => Seen::InitDone,
+                    Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)) => Seen::Change,
+                    Err(e) => Seen::Error(e.to_string()),
+                };
+                state.on(idx, seen);
+                futures::future::ready(())
+            })
+            .await;
+    });
+    reader
+}
+
+fn strip_node(n: &mut Node) {
+    n.managed_fields_mut().clear();
+    if let Some(a) = n.metadata.annotations.as_mut() {
+        a.retain(|k, _| k == crate::derive::node::UNIFIED_OVERRIDE);
+    }
+    if let Some(s) = n.status.as_mut() {
+        s.images = None;
+        s.volumes_attached = None;
+        s.volumes_in_use = None;
+    }
+}
+
+fn strip_pod(p: &mut Pod) {
+    p.managed_fields_mut().clear();
+    p.metadata.annotations = None;
+    if let Some(s) = p.spec.as_mut() {
+        s.volumes = None;
+        for c in s
+            .containers
+            .iter_mut()
+            .chain(s.init_containers.iter_mut().flatten())
+        {
+            c.env = None;
+            c.env_from = None;
+            c.volume_mounts = None;
+            c.command = None;
+            c.args = None;
+            c.liveness_probe = None;
+            c.readiness_probe = None;
+            c.startup_probe = None;
+            c.ports = None;
+        }
+    }
+    if let Some(s) = p.status.as_mut() {
+        s.container_statuses = None;
+        s.init_container_statuses = None;
+        s.ephemeral_container_statuses = None;
+    }
+}
+
+fn strip_event(e: &mut Event) {
+    e.managed_fields_mut().clear();
+}
+
+fn strip_rs(r: &mut ReplicaSet) {
+    r.managed_fields_mut().clear();
+    r.metadata.annotations = None;
+    if let Some(t) = r.spec.as_mut().and_then(|s| s.template.as_mut()) {
+        t.metadata = None;
+        if let Some(ps) = t.spec.as_mut() {
+            ps.volumes = None;
+            for c in &mut ps.containers {
+                c.env = None;
+                c.command = None;
+                c.args = None;
+            }
+        }
+    }
+}
+
+fn strip_rc(r: &mut RuntimeClass) {
+    r.managed_fields_mut().clear();
+}
+
+#[derive(Deserialize)]
+struct MetricsList<T> {
+    #[serde(default = "Vec::new")]
+    items: Vec<T>,
+}
+
+async fn get_metrics<T: DeserializeOwned>(
+    client: &Client,
+    path: &str,
+) -> Result<Option<Vec<T>>, kube::Error> {
+    let req = http::Request::get(path)
+        .body(Vec::new())
+        .map_err(kube::Error::HttpError)?;
+    match client.request::<MetricsList<T>>(req).await {
+        Ok(l) => Ok(Some(l.items)),
+        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 503 => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn spawn_metrics(
+    client: Client,
+    interval: Duration,
+    metrics: Arc<Mutex<(Option<Vec<NodeMetrics>>, Option<Vec<PodMetrics>>)>>,
+    notify: Arc<Notify>,
+) {
+    tokio::spawn(async move {
+        let mut warned = false;
+        loop {
+            let nodes =
+                get_metrics::<NodeMetrics>(&client, "/apis/metrics.k8s.io/v1beta1/nodes").await;
+            let pods =
+                get_metrics::<PodMetrics>(&client, "/apis/metrics.k8s.io/v1beta1/pods").await;
+            let next = match (nodes, pods) {
+                (Ok(n), Ok(p)) => {
+                    warned = false;
+                    (n, p)
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    if !warned {
+                        tracing::warn!(error = %e, "metrics.k8s.io unavailable; memory use shown as unknown");
+                        warned = true;
+                    }
+                    (None, None)
+                }
+            };
+            *metrics.lock().unwrap_or_else(|e| e.into_inner()) = next;
+            notify.notify_one();
+            tokio::time::sleep(interval).await;
+        }
+    });
+}
+
+/// Starts every watcher and the metrics poller.
+pub fn start(
+    client: Client,
+    mode: SourceMode,
+    server: String,
+    metrics_interval: Duration,
+) -> Stores {
+    let state = Arc::new(WatchState::new(mode, server));
+    let cfg = watcher::Config::default();
+    let nodes = spawn_kind(
+        &state,
+        "nodes",
+        Api::<Node>::all(client.clone()),
+        cfg.clone(),
+        strip_node,
+    );
+    let pods = spawn_kind(
+        &state,
+        "pods",
+        Api::<Pod>::all(client.clone()),
+        cfg.clone(),
+        strip_pod,
+    );
+    // Only warnings carry the reasons gpudash reads (FailedScheduling, FailedCreate, …).
+    let events = spawn_kind(
+        &state,
+        "events",
+        Api::<Event>::all(client.clone()),
+        cfg.clone().fields("type=Warning"),
+        strip_event,
+    );
+    let runtime_classes = spawn_kind(
+        &state,
+        "runtimeclasses",
+        Api::<RuntimeClass>::all(client.clone()),
+        cfg.clone(),
+        strip_rc,
+    );
+    let replica_sets = spawn_kind(
+        &state,
+        "replicasets",
+        Api::<ReplicaSet>::all(client.clone()),
+        cfg,
+        strip_rs,
+    );
+    let metrics = Arc::new(Mutex::new((None, None)));
+    spawn_metrics(
+        client,
+        metrics_interval,
+        metrics.clone(),
+        state.notify.clone(),
+    );
+    Stores {
+        nodes,
+        pods,
+        events,
+        runtime_classes,
+        replica_sets,
+        metrics,
+        state,
+    }
+}
