@@ -12,6 +12,10 @@ pub fn hydrate() {
     console_error_panic_hook::set_once();
     let boot = web_sys_boot().unwrap_or_default();
     leptos::mount::hydrate_body(move || leptos::prelude::view! { <App boot/> });
+    // A marker for tests and for operators' devtools: hydration finished without a panic.
+    if let Some(html) = leptos::prelude::document().document_element() {
+        let _ = html.set_attribute("data-hydrated", "true");
+    }
 }
 
 fn web_sys_boot() -> Option<Boot> {

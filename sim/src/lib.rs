@@ -117,7 +117,7 @@ pub struct Shared {
     /// Fault switches.
     pub faults: Faults,
     log: Mutex<RequestLog>,
-    timeline: Mutex<(scenario::Timeline, usize)>,
+    timelines: Mutex<Vec<(scenario::Timeline, usize)>>,
     /// How often watches that asked for bookmarks get one.
     pub bookmark_interval: Duration,
 }
@@ -186,7 +186,7 @@ impl Simulator {
                 store: Mutex::new(store),
                 faults: Faults::new(),
                 log: Mutex::new(RequestLog::default()),
-                timeline: Mutex::new((scenario.timeline, 0)),
+                timelines: Mutex::new(scenario.timelines.into_iter().map(|t| (t, 0)).collect()),
                 bookmark_interval,
             }),
         }
@@ -224,15 +224,33 @@ impl Simulator {
         }
     }
 
-    /// Runs the next timeline step now; returns false when there is none (and no loop).
+    /// Runs the next step of every timeline now; returns false when none has one (and none
+    /// loops).
     pub fn advance(&self) -> bool {
+        let n = self
+            .shared
+            .timelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len();
+        let mut any = false;
+        for i in 0..n {
+            any |= self.advance_timeline(i);
+        }
+        any
+    }
+
+    /// Runs the next step of timeline `i`.
+    pub fn advance_timeline(&self, i: usize) -> bool {
         let step = {
-            let mut tl = self
+            let mut tls = self
                 .shared
-                .timeline
+                .timelines
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            let (timeline, next) = &mut *tl;
+            let Some((timeline, next)) = tls.get_mut(i) else {
+                return false;
+            };
             if *next >= timeline.steps.len() {
                 if !timeline.looping || timeline.steps.is_empty() {
                     return false;
@@ -252,13 +270,13 @@ impl Simulator {
         true
     }
 
-    fn next_delay(&self) -> Option<Duration> {
-        let tl = self
+    fn next_delay(&self, i: usize) -> Option<Duration> {
+        let tls = self
             .shared
-            .timeline
+            .timelines
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let (timeline, next) = &*tl;
+        let (timeline, next) = tls.get(i)?;
         let total: Duration = timeline.steps.iter().map(|s| s.after).sum();
         match timeline.steps.get(*next) {
             Some(s) => Some(s.after),
@@ -269,16 +287,39 @@ impl Simulator {
         }
     }
 
-    /// Plays the timeline in the background, each step after its delay.
+    /// Plays every timeline in the background, each step after its delay.
     pub fn spawn_timeline(&self) -> tokio::task::JoinHandle<()> {
-        let sim = self.clone();
+        let n = self
+            .shared
+            .timelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len();
+        let tasks: Vec<_> = (0..n)
+            .map(|i| {
+                let sim = self.clone();
+                tokio::spawn(async move {
+                    while let Some(d) = sim.next_delay(i) {
+                        tokio::time::sleep(d).await;
+                        if !sim.advance_timeline(i) {
+                            break;
+                        }
+                    }
+                })
+            })
+            .collect();
         tokio::spawn(async move {
-            while let Some(d) = sim.next_delay() {
-                tokio::time::sleep(d).await;
-                if !sim.advance() {
-                    break;
+            struct AbortAll(Vec<tokio::task::JoinHandle<()>>);
+            impl Drop for AbortAll {
+                fn drop(&mut self) {
+                    for t in &self.0 {
+                        t.abort();
+                    }
                 }
             }
+            // Held until this supervisor is aborted (the simulator stops), then aborts each step task.
+            let _guard = AbortAll(tasks);
+            std::future::pending::<()>().await;
         })
     }
 
@@ -484,7 +525,7 @@ mod tests {
         assert!(s.is_ok(), "{s:?}");
         let s = s.unwrap_or_default();
         assert!(s.objects.len() > 20);
-        assert!(!s.timeline.steps.is_empty());
+        assert!(!s.timelines[0].steps.is_empty());
     }
 
     #[test]

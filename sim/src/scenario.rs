@@ -64,13 +64,14 @@ pub struct Timeline {
     pub looping: bool,
 }
 
-/// A loaded scenario: the initial objects and the timeline (steps of every file, in order).
+/// A loaded scenario: the initial objects and the timelines (one per Timeline document; they
+/// run side by side).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Scenario {
     /// Objects present from the start.
     pub objects: Vec<SimObject>,
     /// What changes over time.
-    pub timeline: Timeline,
+    pub timelines: Vec<Timeline>,
 }
 
 /// Parses a duration such as `5s`, `500ms`, `2m`, `1h`, `1m30s`.
@@ -313,7 +314,9 @@ impl Scenario {
                             "a Timeline must be apiVersion gpudash.dev/v1alpha1",
                         ));
                     }
-                    timeline(&ctx, &v, &mut self.timeline)?;
+                    let mut t = Timeline::default();
+                    timeline(&ctx, &v, &mut t)?;
+                    self.timelines.push(t);
                 }
                 _ => self.objects.push(object(&ctx, v, "")?),
             }
@@ -384,9 +387,9 @@ spec:
 "#;
         let s = Scenario::from_text("t.yaml", text).expect("valid scenario");
         assert_eq!(s.objects.len(), 2);
-        assert!(s.timeline.looping);
-        assert_eq!(s.timeline.steps[0].after, Duration::from_secs(2));
-        assert_eq!(s.timeline.steps[0].delete[0].name, "p1");
+        assert!(s.timelines[0].looping);
+        assert_eq!(s.timelines[0].steps[0].after, Duration::from_secs(2));
+        assert_eq!(s.timelines[0].steps[0].delete[0].name, "p1");
     }
 
     #[test]

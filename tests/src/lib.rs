@@ -1,1 +1,274 @@
-//! placeholder
+//! Helpers for the end-to-end tests: find the built binary and bundle, start `gpudash` and
+//! `gpudash sim` processes on free loopback ports, and drive headless Chromium through
+//! chromedriver. Every process is killed on drop; the browser is closed even when a test fails.
+
+use std::future::Future;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context};
+use futures::FutureExt;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// The `gpudash` binary built by `cargo build -p gpudash`.
+pub fn bin() -> PathBuf {
+    let p = target_dir().join("debug/gpudash");
+    assert!(
+        p.exists(),
+        "{} is missing: run `cargo build -p gpudash` first (./test.sh does)",
+        p.display()
+    );
+    p
+}
+
+/// The site root built by `cargo xtask site`.
+pub fn site_root() -> PathBuf {
+    target_dir().join("site")
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(0)
+}
+
+/// Where tests write screenshots (README names it).
+pub fn screenshot_dir() -> PathBuf {
+    let d = root().join("screenshots");
+    let _ = std::fs::create_dir_all(&d);
+    d
+}
+
+/// A child process killed on drop, with its output captured to a file.
+pub struct Proc {
+    child: Child,
+    /// The log file (stdout and stderr).
+    pub log: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Proc {
+    /// Starts `program args…`, logging to a temp file.
+    pub fn spawn(program: &Path, args: &[String]) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let log = dir.path().join("out.log");
+        let f = std::fs::File::create(&log)?;
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(f.try_clone()?)
+            .stderr(f)
+            .spawn()
+            .with_context(|| format!("spawning {}", program.display()))?;
+        Ok(Self {
+            child,
+            log,
+            _dir: dir,
+        })
+    }
+
+    /// What the process printed so far.
+    pub fn output(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Whether it has exited, and with which code.
+    pub fn exited(&mut self) -> Option<i32> {
+        self.child
+            .try_wait()
+            .ok()
+            .flatten()
+            .map(|s| s.code().unwrap_or(-1))
+    }
+
+    /// Waits up to `limit` for the process to exit.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if let Some(c) = self.exited() {
+                return Some(c);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
+    /// Sends SIGKILL.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The OS process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Polls `url` until it answers 200 or `limit` passes.
+pub async fn wait_http_ok(url: &str, limit: Duration) -> anyhow::Result<()> {
+    let t = Instant::now();
+    let client = reqwest::Client::new();
+    loop {
+        if let Ok(r) = client.get(url).timeout(Duration::from_secs(2)).send().await {
+            if r.status().is_success() {
+                return Ok(());
+            }
+        }
+        if t.elapsed() > limit {
+            bail!("{url} did not answer 200 within {limit:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A running `gpudash serve`.
+pub struct Gpudash {
+    /// The process.
+    pub proc: Proc,
+    /// `http://127.0.0.1:port` plus base path.
+    pub url: String,
+    _db: tempfile::TempDir,
+}
+
+impl Gpudash {
+    /// Starts `gpudash serve` with extra args, waits for /readyz.
+    pub async fn start(extra: &[&str]) -> anyhow::Result<Self> {
+        Self::start_with_base(extra, "").await
+    }
+
+    /// As `start`, under a base path.
+    pub async fn start_with_base(extra: &[&str], base: &str) -> anyhow::Result<Self> {
+        let port = free_port();
+        let db = tempfile::tempdir()?;
+        let mut args: Vec<String> = vec![
+            "serve".into(),
+            "--listen".into(),
+            format!("127.0.0.1:{port}"),
+            "--db".into(),
+            db.path().join("history.db").display().to_string(),
+            "--site-root".into(),
+            site_root().display().to_string(),
+        ];
+        if !base.is_empty() {
+            args.push("--base-path".into());
+            args.push(base.into());
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let proc = Proc::spawn(&bin(), &args)?;
+        let url = format!("http://127.0.0.1:{port}{base}");
+        if let Err(e) = wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(60)).await {
+            return Err(anyhow!("{e}\n--- gpudash output ---\n{}", proc.output()));
+        }
+        Ok(Self { proc, url, _db: db })
+    }
+
+    /// GET a path below the base as JSON.
+    pub async fn json(&self, path: &str) -> anyhow::Result<serde_json::Value> {
+        Ok(reqwest::get(format!("{}{path}", self.url))
+            .await?
+            .error_for_status()?
+            .json()
+            .await?)
+    }
+
+    /// Polls `/api/v1/cluster` until `pred` holds.
+    pub async fn wait_view(
+        &self,
+        limit: Duration,
+        pred: impl Fn(&serde_json::Value) -> bool,
+    ) -> anyhow::Result<serde_json::Value> {
+        let t = Instant::now();
+        loop {
+            let v = self.json("/api/v1/cluster").await?;
+            if pred(&v) {
+                return Ok(v);
+            }
+            if t.elapsed() > limit {
+                bail!("condition not met within {limit:?}; last view: {v}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Writes a kubeconfig for a simulator URL into a temp dir; returns (dir, path).
+pub fn kubeconfig_file(url: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(&path, gpudash_sim::kubeconfig(url))
+        .unwrap_or_else(|e| panic!("write kubeconfig: {e}"));
+    (dir, path)
+}
+
+/// Runs `f` with a headless Chromium session, closing the session and chromedriver afterwards
+/// whatever happens (including a panic inside `f`).
+pub async fn with_browser<F, Fut, T>(f: F) -> anyhow::Result<T>
+where
+    F: FnOnce(fantoccini::Client) -> Fut,
+    Fut: Future<Output = anyhow::Result<T>>,
+{
+    let port = free_port();
+    let driver = Proc::spawn(
+        Path::new("/usr/bin/chromedriver"),
+        &[format!("--port={port}")],
+    )
+    .context("chromedriver not found: install Debian's chromium-driver (./test.sh does)")?;
+    let url = format!("http://127.0.0.1:{port}");
+    let t = Instant::now();
+    while reqwest::get(format!("{url}/status")).await.is_err() {
+        if t.elapsed() > Duration::from_secs(20) {
+            bail!("chromedriver did not start: {}", driver.output());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let profile = tempfile::tempdir()?;
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                     "--window-size=1600,1200", format!("--user-data-dir={}", profile.path().display())],
+        }),
+    );
+    let client =
+        fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&url)
+            .await
+            .map_err(|e| anyhow!("cannot start Chromium via chromedriver: {e}"))?;
+    let result = std::panic::AssertUnwindSafe(f(client.clone()))
+        .catch_unwind()
+        .await;
+    let _ = client.close().await;
+    drop(driver);
+    match result {
+        Ok(r) => r,
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}

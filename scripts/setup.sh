@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what gpudash needs to build and test on Debian 12 with rustup, skipping what is there.
+# Sourced by run.sh and test.sh. Needs root (or sudo) only when a Debian package is missing.
+set -euo pipefail
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "need root to run: $*" >&2; return 1; fi
+}
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then
+    say "apt-get update"
+    as_root apt-get update -qq
+    apt_updated=1
+  fi
+  say "apt-get install $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+ensure_rust() {
+  command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup first (https://rustup.rs)" >&2; exit 1; }
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "rustup target add wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_test_tools() {
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+  /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || missing+=(python3-kubernetes)
+  # The image's kubectl is newer than Debian's: install Debian's only where none exists.
+  command -v kubectl >/dev/null || missing+=(kubernetes-client)
+  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl: present"; fi
+}
+
+build_site() {
+  say "building the browser bundle (cargo xtask site)"
+  cargo xtask site
+}
