@@ -11,12 +11,16 @@ ensure_test_tools
 build_site
 say "building gpudash"
 cargo build -p gpudash
-say "unit tests: simulator"
-cargo test -p gpudash-sim
-say "unit tests: views and view model"
-cargo test -p app --features ssr
-say "unit tests: server (quantities, derivation, scheduler messages, database)"
-cargo test -p gpudash
-say "end-to-end: kubectl, Python client, kube-rs watcher, gpudash serve, headless Chromium"
-cargo test -p gpudash-tests
-say "all tests passed"
+# One cargo invocation for every package, so that features unify once (app gets `ssr` from the
+# server) and nothing is built twice.
+say "tests: simulator, view model and views, server (quantities, derivation, scheduler messages,"
+say "database), end-to-end (kubectl, Python client, kube-rs watcher, gpudash serve, headless Chromium)"
+log=$(mktemp)
+set +e
+cargo test -p gpudash-sim -p app -p gpudash -p gpudash-tests 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$log")
+rm -f "$log"
+echo "tests: ${passed} passed, ${failed} failed"
+exit "$status"

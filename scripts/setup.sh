@@ -33,9 +33,11 @@ ensure_test_tools() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
-  /usr/bin/python3 -c 'import kubernetes' 2>/dev/null || missing+=(python3-kubernetes)
+  /usr/bin/python3 -c "import kubernetes" 2>/dev/null || missing+=(python3-kubernetes)
+  /usr/bin/python3 -c "import prometheus_client" 2>/dev/null || missing+=(python3-prometheus-client)
   # The image's kubectl is newer than Debian's: install Debian's only where none exists.
   command -v kubectl >/dev/null || missing+=(kubernetes-client)
+  command -v curl >/dev/null || missing+=(curl)
   if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl: present"; fi
 }
 

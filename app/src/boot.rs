@@ -107,20 +107,9 @@ pub fn percent_encode(s: &str) -> String {
 
 impl Boot {
     /// Builds the boot state from the request path (below the base) and query string.
-    pub fn from_request(
-        base: &str,
-        path: &str,
-        query: &str,
-        rotate_seconds: u32,
-        view: ClusterView,
-    ) -> Self {
-        let mut b = Self {
-            base: base.to_string(),
-            page: Page::from_path(path),
-            rotate_seconds,
-            view,
-            ..Self::default()
-        };
+    pub fn from_request(base: &str, path: &str, query: &str, rotate_seconds: u32, view: ClusterView) -> Self {
+        let mut b =
+            Self { base: base.to_string(), page: Page::from_path(path), rotate_seconds, view, ..Self::default() };
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let v = percent_decode(v);
@@ -193,10 +182,7 @@ mod tests {
         assert_eq!(Page::from_path(""), Page::Overview);
         assert_eq!(Page::from_path("/"), Page::Overview);
         assert_eq!(Page::from_path("/pending"), Page::Pending);
-        assert_eq!(
-            Page::from_path("/nodes/orin-nano-01"),
-            Page::Node("orin-nano-01".into())
-        );
+        assert_eq!(Page::from_path("/nodes/orin-nano-01"), Page::Node("orin-nano-01".into()));
         assert_eq!(Page::from_path("/nodes/a%2Fb"), Page::Node("a/b".into()));
         assert_eq!(Page::from_path("/nodes/a/b"), Page::NotFound);
         assert_eq!(Page::from_path("/etc/passwd"), Page::NotFound);
@@ -204,18 +190,9 @@ mod tests {
 
     #[test]
     fn query_flags_parse_and_kiosk_forces_dark() {
-        let b = Boot::from_request(
-            "/gpu",
-            "/",
-            "kiosk=1&rotate=5&ns=vision",
-            20,
-            ClusterView::default(),
-        );
+        let b = Boot::from_request("/gpu", "/", "kiosk=1&rotate=5&ns=vision", 20, ClusterView::default());
         assert!(b.kiosk && !b.embed);
-        assert_eq!(
-            (b.theme, b.rotate_seconds, b.ns.as_deref()),
-            (Theme::Dark, 5, Some("vision"))
-        );
+        assert_eq!((b.theme, b.rotate_seconds, b.ns.as_deref()), (Theme::Dark, 5, Some("vision")));
         assert_eq!(b.href("/pending"), "/gpu/pending?kiosk=1");
     }
 
@@ -231,9 +208,7 @@ mod tests {
 
     #[test]
     fn percent_decoding_is_total() {
-        for s in [
-            "%", "%4", "%zz", "a%41", "%E2%82", "+", "%\u{e9}", "%a\u{e9}",
-        ] {
+        for s in ["%", "%4", "%zz", "a%41", "%E2%82", "+", "%\u{e9}", "%a\u{e9}"] {
             let _ = percent_decode(s);
         }
         assert_eq!(percent_decode("a%41"), "aA");

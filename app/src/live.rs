@@ -22,41 +22,31 @@ pub fn start(boot: &Boot, live: Live) {
 
     // Clock: once a second, so ages and "stale since" move.
     let tick = Closure::<dyn FnMut()>::new(move || live.now.set(now_secs()));
-    let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(
-        tick.as_ref().unchecked_ref(),
-        1000,
-    );
+    let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 1000);
     tick.forget();
 
     if boot.kiosk && boot.rotate_seconds > 0 {
         let rotate = Closure::<dyn FnMut()>::new(move || live.rotated.update(|r| *r = !*r));
         let ms = i32::try_from(boot.rotate_seconds.saturating_mul(1000)).unwrap_or(i32::MAX);
-        let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(
-            rotate.as_ref().unchecked_ref(),
-            ms,
-        );
+        let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(rotate.as_ref().unchecked_ref(), ms);
         rotate.forget();
     }
 
     let Ok(es) = web_sys::EventSource::new(&url) else {
         return;
     };
-    let on_message =
-        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            let Some(text) = e.data().as_string() else {
-                return;
-            };
-            if let Ok(v) = serde_json::from_str::<ClusterView>(&text) {
-                live.conn.set(super::views::Conn::Live);
-                // Only replace the view when it changed, so an idle stream re-renders nothing.
-                if live
-                    .view
-                    .with_untracked(|cur| cur.revision != v.revision || cur.source != v.source)
-                {
-                    live.view.set(v);
-                }
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        let Some(text) = e.data().as_string() else {
+            return;
+        };
+        if let Ok(v) = serde_json::from_str::<ClusterView>(&text) {
+            live.conn.set(super::views::Conn::Live);
+            // Only replace the view when it changed, so an idle stream re-renders nothing.
+            if live.view.with_untracked(|cur| cur.revision != v.revision || cur.source != v.source) {
+                live.view.set(v);
             }
-        });
+        }
+    });
     es.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     let on_error = Closure::<dyn FnMut()>::new(move || {

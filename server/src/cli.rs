@@ -79,6 +79,12 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, env = "GPUDASH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Require this token (file: one line, ≥ 16 characters) as a bearer token or via the login form.
+    #[arg(long, env = "GPUDASH_AUTH_TOKEN_FILE")]
+    pub auth_token_file: Option<PathBuf>,
+    /// Trust this header (e.g. X-Forwarded-User) set by an authenticating proxy in front.
+    #[arg(long, env = "GPUDASH_TRUSTED_PROXY_HEADER")]
+    pub trusted_proxy_header: Option<String>,
 }
 
 /// `gpudash sim`.
@@ -106,18 +112,12 @@ pub fn base_path(raw: &str) -> Result<String, String> {
     }
     let ok = t.starts_with('/')
         && t[1..].split('/').all(|s| {
-            !s.is_empty()
-                && s != "."
-                && s != ".."
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_.~".contains(c))
+            !s.is_empty() && s != "." && s != ".." && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.~".contains(c))
         });
     if ok {
         Ok(t.to_string())
     } else {
-        Err(format!(
-            "--base-path {raw:?} must look like /gpu or /tools/gpu (letters, digits, - _ . ~)"
-        ))
+        Err(format!("--base-path {raw:?} must look like /gpu or /tools/gpu (letters, digits, - _ . ~)"))
     }
 }
 
@@ -129,11 +129,11 @@ pub fn frame_ancestors(list: &[String]) -> Result<Vec<String>, String> {
             return Err(format!("--frame-ancestors {raw:?}: wildcards are refused; list each portal origin, e.g. https://portal.example.com"));
         }
         let ok = (raw.starts_with("https://") || raw.starts_with("http://") || raw == "'self'")
-            && !raw.contains(|c: char| {
-                c.is_whitespace() || c == ';' || c == ',' || c == '\'' && raw != "'self'"
-            });
+            && !raw.contains(|c: char| c.is_whitespace() || c == ';' || c == ',' || c == '\'' && raw != "'self'");
         if !ok {
-            return Err(format!("--frame-ancestors {raw:?}: expected an origin such as https://portal.example.com or 'self'"));
+            return Err(format!(
+                "--frame-ancestors {raw:?}: expected an origin such as https://portal.example.com or 'self'"
+            ));
         }
         out.push(raw.trim_end_matches('/').to_string());
     }
@@ -161,16 +161,8 @@ mod tests {
             frame_ancestors(&["https://portal.example.com/".into()]),
             Ok(vec!["https://portal.example.com".into()])
         );
-        assert_eq!(
-            frame_ancestors(&["'self'".into()]),
-            Ok(vec!["'self'".into()])
-        );
-        for bad in [
-            "*",
-            "https://*.example.com",
-            "portal.example.com",
-            "https://a; script-src *",
-        ] {
+        assert_eq!(frame_ancestors(&["'self'".into()]), Ok(vec!["'self'".into()]));
+        for bad in ["*", "https://*.example.com", "portal.example.com", "https://a; script-src *"] {
             assert!(frame_ancestors(&[bad.into()]).is_err(), "{bad}");
         }
     }

@@ -47,10 +47,7 @@ pub async fn open(path: &Path) -> Result<SqlitePool, DbError> {
         .connect_with(opts)
         .await
         .map_err(|e| DbError::Open(path.to_path_buf(), e))?;
-    sqlx::migrate!("../migrations")
-        .run(&pool)
-        .await
-        .map_err(|e| DbError::Migrate(path.to_path_buf(), e))?;
+    sqlx::migrate!("../migrations").run(&pool).await.map_err(|e| DbError::Migrate(path.to_path_buf(), e))?;
     Ok(pool)
 }
 
@@ -63,10 +60,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("sub/history.db");
         let pool = open(&path).await.unwrap_or_else(|e| panic!("{e}"));
-        let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode")
-            .fetch_one(&pool)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (mode,): (String,) =
+            sqlx::query_as("PRAGMA journal_mode").fetch_one(&pool).await.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(mode, "wal");
         pool.close().await;
         // Reopening an up-to-date database is a no-op.
@@ -75,15 +70,8 @@ mod tests {
 
     #[tokio::test]
     async fn an_unwritable_path_is_a_clear_error() {
-        let err = open(Path::new("/proc/gpudash/history.db"))
-            .await
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(
-            err.starts_with("cannot create directory /proc/gpudash"),
-            "{err}"
-        );
+        let err = open(Path::new("/proc/gpudash/history.db")).await.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("cannot create directory /proc/gpudash"), "{err}");
     }
 
     #[tokio::test]

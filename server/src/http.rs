@@ -19,6 +19,9 @@ use tokio_stream::wrappers::WatchStream;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::auth::Access;
 use crate::live::Snapshot;
 use crate::watch::WatchState;
 
@@ -37,6 +40,19 @@ pub struct AppState {
     pub rotate: u32,
     /// Ends long-lived streams on shutdown.
     pub shutdown: watch::Receiver<bool>,
+    /// Open stream connections (for /metrics).
+    pub stream_clients: Arc<AtomicU64>,
+    /// Who may see the dashboard.
+    pub access: Arc<Access>,
+}
+
+/// Decrements the stream-client gauge when a stream ends.
+struct ClientGuard(Arc<AtomicU64>);
+
+impl Drop for ClientGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 async fn healthz() -> &'static str {
@@ -52,13 +68,7 @@ async fn readyz(State(st): State<AppState>) -> Response {
 }
 
 fn json(body: Arc<str>) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "application/json"),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        body.to_string(),
-    )
+    ([(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], body.to_string())
         .into_response()
 }
 
@@ -67,13 +77,33 @@ async fn cluster(State(st): State<AppState>) -> Response {
     json(snap.json.clone())
 }
 
+async fn metrics(State(st): State<AppState>) -> Response {
+    let snap = st.snapshots.borrow().clone();
+    let stale_seconds = snap
+        .view
+        .source
+        .stale_since
+        .as_deref()
+        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+        .map(|t| (jiff::Timestamp::now().as_millisecond() - t.as_millisecond()) as f64 / 1000.0)
+        .unwrap_or(0.0);
+    let h = crate::metrics::Health {
+        stream_clients: st.stream_clients.load(Ordering::Relaxed),
+        rss_bytes: crate::metrics::rss_bytes(),
+        stale_seconds,
+    };
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], crate::metrics::render(&snap.view, h))
+        .into_response()
+}
+
 async fn stream(State(st): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut shutdown = st.shutdown.clone();
+    st.stream_clients.fetch_add(1, Ordering::Relaxed);
+    let guard = ClientGuard(st.stream_clients.clone());
     let events = WatchStream::new(st.snapshots.clone())
-        .map(|snap| {
-            Ok(Event::default()
-                .id(snap.view.revision.to_string())
-                .data(&*snap.json))
+        .map(move |snap| {
+            let _alive = &guard;
+            Ok(Event::default().id(snap.view.revision.to_string()).data(&*snap.json))
         })
         .take_until(async move {
             let _ = shutdown.wait_for(|s| *s).await;
@@ -84,73 +114,65 @@ async fn stream(State(st): State<AppState>) -> Sse<impl Stream<Item = Result<Eve
 async fn page(State(st): State<AppState>, req: Request) -> Response {
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
-    let sub = path
-        .strip_prefix(st.base.as_str())
-        .unwrap_or(&path)
-        .to_string();
+    let sub = path.strip_prefix(st.base.as_str()).unwrap_or(&path).to_string();
     let view = st.snapshots.borrow().view.clone();
     let boot = Boot::from_request(&st.base, &sub, &query, st.rotate, view);
-    let status = if boot.page == Page::NotFound {
-        StatusCode::NOT_FOUND
-    } else {
-        StatusCode::OK
-    };
+    let status = if boot.page == Page::NotFound { StatusCode::NOT_FOUND } else { StatusCode::OK };
     let opts = st.leptos.clone();
-    let render = leptos_axum::render_app_to_stream_with_context(
-        || {},
-        move || app::views::shell(opts.clone(), boot.clone()),
-    );
+    let render =
+        leptos_axum::render_app_to_stream_with_context(|| {}, move || app::views::shell(opts.clone(), boot.clone()));
     let mut resp = render(req).await;
     *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp
 }
 
-/// The router, mounted under the base path, with security headers on every response.
+/// Largest request body accepted (the fit check's YAML is the biggest legitimate one).
+pub const BODY_LIMIT: usize = 256 * 1024;
+
+/// The router, mounted under the base path, with access control, limits and security headers.
 pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
-    let pkg =
-        std::path::Path::new(st.leptos.site_root.as_ref()).join(st.leptos.site_pkg_dir.as_ref());
-    let inner: Router<AppState> = Router::new()
+    let pkg = std::path::Path::new(st.leptos.site_root.as_ref()).join(st.leptos.site_pkg_dir.as_ref());
+    let access = st.access.clone();
+    // Everything but the live stream gets a time limit; the stream is long-lived by design.
+    let bounded: Router<AppState> = Router::new()
         .route("/", get(page))
         .route("/pending", get(page))
         .route("/diagnoses", get(page))
         .route("/nodes/{name}", get(page))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .route("/api/v1/cluster", get(cluster))
-        .route("/api/v1/stream", get(stream))
-        .nest_service("/pkg", ServeDir::new(pkg))
-        .fallback(page);
+        .route("/login", get(crate::auth::login_form).post(crate::auth::login_submit).with_state(access.clone()))
+        .nest_service("/pkg", ServeDir::new(pkg).append_index_html_on_directories(false))
+        .fallback(page)
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            Duration::from_secs(30),
+        ));
+    let inner: Router<AppState> = bounded.route("/api/v1/stream", get(stream));
     let base = st.base.clone();
     let app: Router = if base.is_empty() {
         inner.with_state(st)
     } else {
-        Router::new()
-            .nest(&base, inner.clone())
-            .route(&format!("{base}/"), get(page))
-            .with_state(st)
+        Router::new().nest(&base, inner).route(&format!("{base}/"), get(page)).with_state(st)
     };
-    let ancestors = if frame_ancestors.is_empty() {
-        "'none'".to_string()
-    } else {
-        frame_ancestors.join(" ")
-    };
-    let csp = format!("frame-ancestors {ancestors}; object-src 'none'; base-uri 'none'");
-    app.layer(SetResponseHeaderLayer::overriding(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_str(&csp)
-            .unwrap_or_else(|_| HeaderValue::from_static("frame-ancestors 'none'")),
-    ))
-    .layer(SetResponseHeaderLayer::overriding(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    ))
-    .layer(SetResponseHeaderLayer::overriding(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    ))
-    .layer(tower_http::compression::CompressionLayer::new())
-    .layer(tower_http::catch_panic::CatchPanicLayer::new())
-    .layer(tower_http::trace::TraceLayer::new_for_http())
+    let ancestors = if frame_ancestors.is_empty() { "'none'".to_string() } else { frame_ancestors.join(" ") };
+    let csp = format!("frame-ancestors {ancestors}; object-src 'none'; base-uri 'none'; form-action 'self'");
+    app.layer(axum::middleware::from_fn_with_state(access, crate::auth::guard))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_str(&csp).unwrap_or_else(|_| HeaderValue::from_static("frame-ancestors 'none'")),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static(if frame_ancestors.is_empty() { "DENY" } else { "SAMEORIGIN" }),
+        ))
+        .layer(tower_http::compression::CompressionLayer::new())
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .layer(tower_http::trace::TraceLayer::new_for_http())
 }

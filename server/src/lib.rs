@@ -1,10 +1,12 @@
 //! gpudash: watches a K3s cluster and shows what Kubernetes hides about its GPUs.
 
+pub mod auth;
 pub mod cli;
 pub mod db;
 pub mod derive;
 pub mod http;
 pub mod live;
+pub mod metrics;
 pub mod quantity;
 pub mod startup;
 pub mod watch;

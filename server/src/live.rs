@@ -22,9 +22,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Wraps a view, serialising it once.
     pub fn new(view: ClusterView) -> Self {
-        let json: Arc<str> = serde_json::to_string(&view)
-            .unwrap_or_else(|_| "{}".into())
-            .into();
+        let json: Arc<str> = serde_json::to_string(&view).unwrap_or_else(|_| "{}".into()).into();
         Self { view, json }
     }
 }

@@ -53,9 +53,7 @@ impl Quantity {
             b'+' => (false, &t[1..]),
             _ => (false, t),
         };
-        let num_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
+        let num_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
         let (num, suffix) = rest.split_at(num_end);
         let (int, frac) = num.split_once('.').unwrap_or((num, ""));
         if (int.is_empty() && frac.is_empty()) || frac.contains('.') {
@@ -77,17 +75,12 @@ impl Quantity {
             "Pi" => (0, 50),
             "Ei" => (0, 60),
             _ => {
-                let e = suffix
-                    .strip_prefix('e')
-                    .or_else(|| suffix.strip_prefix('E'))
-                    .ok_or_else(syntax)?;
+                let e = suffix.strip_prefix('e').or_else(|| suffix.strip_prefix('E')).ok_or_else(syntax)?;
                 let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
                 if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                     return Err(syntax());
                 }
-                let v: i32 = e
-                    .parse()
-                    .map_err(|_| QuantityError::Overflow(s.to_string()))?;
+                let v: i32 = e.parse().map_err(|_| QuantityError::Overflow(s.to_string()))?;
                 if !(-1000..=1000).contains(&v) {
                     return Err(QuantityError::Overflow(s.to_string()));
                 }
@@ -101,16 +94,9 @@ impl Quantity {
         let mantissa = if digits.is_empty() {
             0
         } else {
-            digits
-                .parse::<u128>()
-                .map_err(|_| QuantityError::Overflow(s.to_string()))?
+            digits.parse::<u128>().map_err(|_| QuantityError::Overflow(s.to_string()))?
         };
-        Ok(Self {
-            negative: negative && mantissa != 0,
-            mantissa,
-            exp10,
-            exp2,
-        })
+        Ok(Self { negative: negative && mantissa != 0, mantissa, exp10, exp2 })
     }
 
     /// The value times `10^scale`, rounded up (towards positive infinity), as Kubernetes'
@@ -158,9 +144,7 @@ fn non_negative(s: &str, scale: i32) -> Result<u64, QuantityError> {
     if q.negative {
         return Err(QuantityError::Negative(s.to_string()));
     }
-    let v = q
-        .scaled_ceil(scale)
-        .ok_or_else(|| QuantityError::Overflow(s.to_string()))?;
+    let v = q.scaled_ceil(scale).ok_or_else(|| QuantityError::Overflow(s.to_string()))?;
     u64::try_from(v).map_err(|_| QuantityError::Overflow(s.to_string()))
 }
 
@@ -269,14 +253,8 @@ mod tests {
         assert_eq!(Bytes::parse("5."), Ok(Bytes(5)));
         assert_eq!(Bytes::parse("0"), Ok(Bytes(0)));
         assert_eq!(Bytes::parse("-0"), Ok(Bytes(0)));
-        assert_eq!(
-            Bytes::parse("-1Gi"),
-            Err(QuantityError::Negative("-1Gi".into()))
-        );
-        assert_eq!(
-            Quantity::parse("-1500m").map(|q| q.scaled_ceil(0)),
-            Ok(Some(-1))
-        );
+        assert_eq!(Bytes::parse("-1Gi"), Err(QuantityError::Negative("-1Gi".into())));
+        assert_eq!(Quantity::parse("-1500m").map(|q| q.scaled_ceil(0)), Ok(Some(-1)));
     }
 
     #[test]
@@ -304,27 +282,12 @@ mod tests {
 
     #[test]
     fn out_of_range_quantities_are_errors_not_wraps() {
-        assert!(matches!(
-            Bytes::parse("16Ei"),
-            Err(QuantityError::Overflow(_))
-        ));
-        assert!(matches!(
-            Bytes::parse("1e30"),
-            Err(QuantityError::Overflow(_))
-        ));
-        assert!(matches!(
-            Bytes::parse("999999999999999999999999999999999999999999"),
-            Err(QuantityError::Overflow(_))
-        ));
+        assert!(matches!(Bytes::parse("16Ei"), Err(QuantityError::Overflow(_))));
+        assert!(matches!(Bytes::parse("1e30"), Err(QuantityError::Overflow(_))));
+        assert!(matches!(Bytes::parse("999999999999999999999999999999999999999999"), Err(QuantityError::Overflow(_))));
         assert_eq!(Bytes::parse("1e-500"), Ok(Bytes(1)));
-        assert_eq!(
-            Bytes::parse("0.00000000000000000000000000000000000000000001"),
-            Ok(Bytes(1))
-        );
-        assert_eq!(
-            Bytes::parse("1.000000000000000000000000000000000000000000000"),
-            Ok(Bytes(1))
-        );
+        assert_eq!(Bytes::parse("0.00000000000000000000000000000000000000000001"), Ok(Bytes(1)));
+        assert_eq!(Bytes::parse("1.000000000000000000000000000000000000000000000"), Ok(Bytes(1)));
     }
 
     #[test]
@@ -332,14 +295,8 @@ mod tests {
         assert_eq!(GpuCount::parse("4"), Ok(GpuCount(4)));
         assert_eq!(GpuCount::parse("1k"), Ok(GpuCount(1000)));
         assert_eq!(GpuCount::parse("2000m"), Ok(GpuCount(2)));
-        assert!(matches!(
-            GpuCount::parse("500m"),
-            Err(QuantityError::Fractional(_))
-        ));
-        assert!(matches!(
-            GpuCount::parse("1.5"),
-            Err(QuantityError::Fractional(_))
-        ));
+        assert!(matches!(GpuCount::parse("500m"), Err(QuantityError::Fractional(_))));
+        assert!(matches!(GpuCount::parse("1.5"), Err(QuantityError::Fractional(_))));
     }
 
     #[test]

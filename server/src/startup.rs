@@ -30,33 +30,19 @@ fn site_root(arg: Option<PathBuf>) -> PathBuf {
             candidates.push(dir.join("../../site"));
         }
     }
-    candidates
-        .into_iter()
-        .find(|c| c.join("pkg").is_dir())
-        .unwrap_or_else(|| PathBuf::from("target/site"))
+    candidates.into_iter().find(|c| c.join("pkg").is_dir()).unwrap_or_else(|| PathBuf::from("target/site"))
 }
 
 /// Loads the kube client config the way kubectl does; `None` when there is no cluster config.
 async fn kube_config(args: &ServeArgs) -> anyhow::Result<Option<kube::Config>> {
-    let opts = KubeConfigOptions {
-        context: args.context.clone(),
-        ..KubeConfigOptions::default()
-    };
+    let opts = KubeConfigOptions { context: args.context.clone(), ..KubeConfigOptions::default() };
     if let Some(path) = &args.kubeconfig {
         let kc = Kubeconfig::read_from(path).map_err(|e| {
-            anyhow!(
-                "cannot read kubeconfig {}: {e} — check the file or pass another with --kubeconfig",
-                path.display()
-            )
+            anyhow!("cannot read kubeconfig {}: {e} — check the file or pass another with --kubeconfig", path.display())
         })?;
-        let cfg = kube::Config::from_custom_kubeconfig(kc, &opts)
-            .await
-            .map_err(|e| {
-                anyhow!(
-                    "bad kubeconfig {}: {e} — check its clusters, users and contexts (--context)",
-                    path.display()
-                )
-            })?;
+        let cfg = kube::Config::from_custom_kubeconfig(kc, &opts).await.map_err(|e| {
+            anyhow!("bad kubeconfig {}: {e} — check its clusters, users and contexts (--context)", path.display())
+        })?;
         return Ok(Some(cfg));
     }
     let has_file = std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty())
@@ -71,18 +57,15 @@ async fn kube_config(args: &ServeArgs) -> anyhow::Result<Option<kube::Config>> {
             .map_err(|e| anyhow!("bad kubeconfig ($KUBECONFIG or ~/.kube/config): {e} — fix it, choose one with --kubeconfig, or run with --demo"))?;
         return Ok(Some(cfg));
     }
-    kube::Config::incluster().map(Some).map_err(|e| {
-        anyhow!("in-cluster config failed: {e} — is the ServiceAccount token mounted?")
-    })
+    kube::Config::incluster()
+        .map(Some)
+        .map_err(|e| anyhow!("in-cluster config failed: {e} — is the ServiceAccount token mounted?"))
 }
 
 fn init_logging(format: cli::LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GPUDASH_LOG").unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new("info,kube=warn,tower_http=warn,hyper=warn,sqlx=warn")
-    });
-    let b = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GPUDASH_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,kube=warn,tower_http=warn,hyper=warn,sqlx=warn"));
+    let b = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     let _ = match format {
         cli::LogFormat::Json => b.json().try_init(),
         cli::LogFormat::Text => b.try_init(),
@@ -97,16 +80,16 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let base = cli::base_path(&args.base_path).map_err(|e| anyhow!(e))?;
     let ancestors = cli::frame_ancestors(&args.frame_ancestors).map_err(|e| anyhow!(e))?;
     let unified_selector = match &args.unified_memory_selector {
-        Some(s) => {
-            Options::parse_selector(s).map_err(|e| anyhow!("--unified-memory-selector: {e}"))?
-        }
+        Some(s) => Options::parse_selector(s).map_err(|e| anyhow!("--unified-memory-selector: {e}"))?,
         None => Vec::new(),
     };
-    let cfg = if args.demo {
-        None
-    } else {
-        kube_config(&args).await?
+    let token = match &args.auth_token_file {
+        Some(p) => Some(crate::auth::read_token(p).map_err(|e| anyhow!(e))?),
+        None => None,
     };
+    let proxy_header = args.trusted_proxy_header.clone().filter(|h| !h.trim().is_empty());
+    let access = crate::auth::Access { token, proxy_header, base: base.clone() };
+    let cfg = if args.demo { None } else { kube_config(&args).await? };
     let demo = cfg.is_none();
     if demo && !args.demo && !args.demo_if_no_cluster {
         return Err(anyhow!("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster — pass --kubeconfig, or run with --demo to watch the built-in simulated cluster"));
@@ -121,8 +104,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             let scenario = if args.scenarios.is_empty() {
                 gpudash_sim::demo_scenario()
             } else {
-                gpudash_sim::Scenario::from_files(&args.scenarios)
-                    .map_err(|e| anyhow!("scenario: {e}"))?
+                gpudash_sim::Scenario::from_files(&args.scenarios).map_err(|e| anyhow!("scenario: {e}"))?
             };
             let running = gpudash_sim::start(
                 gpudash_sim::Simulator::new(scenario),
@@ -131,54 +113,35 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             )
             .await
             .context("starting the in-process simulator")?;
-            let why = if args.demo {
-                "--demo"
-            } else {
-                "no kubeconfig found"
-            };
+            let why = if args.demo { "--demo" } else { "no kubeconfig found" };
             tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
             let url = running.url().parse().context("simulator URL")?;
             sim_handle = Some(running);
             (kube::Config::new(url), SourceMode::Demo)
         }
     };
-    let db_path = args
-        .db
-        .clone()
-        .unwrap_or_else(|| crate::db::default_path(if demo { "demo.db" } else { "history.db" }));
-    let pool = crate::db::open(&db_path)
-        .await
-        .map_err(|e| anyhow!("database: {e} — choose a writable path with --db"))?;
+    let db_path =
+        args.db.clone().unwrap_or_else(|| crate::db::default_path(if demo { "demo.db" } else { "history.db" }));
+    let pool =
+        crate::db::open(&db_path).await.map_err(|e| anyhow!("database: {e} — choose a writable path with --db"))?;
     let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| {
         anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
     })?;
     let server_url = cfg.cluster_url.to_string();
-    let client = kube::Client::try_from(cfg).map_err(|e| anyhow!("cannot build the Kubernetes client: {e} — check the kubeconfig's server and TLS settings"))?;
-    let stores = crate::watch::start(
-        client,
-        mode,
-        server_url.clone(),
-        Duration::from_secs(args.metrics_interval.max(1)),
-    );
-    let initial = ClusterView {
-        source: Source {
-            mode,
-            server: server_url,
-            ..Source::default()
-        },
-        ..ClusterView::default()
-    };
+    let client = kube::Client::try_from(cfg).map_err(|e| {
+        anyhow!("cannot build the Kubernetes client: {e} — check the kubeconfig's server and TLS settings")
+    })?;
+    let stores =
+        crate::watch::start(client, mode, server_url.clone(), Duration::from_secs(args.metrics_interval.max(1)));
+    let initial =
+        ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
     let opts = Options { unified_selector };
     let deriver = tokio::spawn(live::run(stores.clone(), opts, tx));
     let (stop_tx, stop_rx) = watch::channel(false);
     let leptos = LeptosOptions::builder()
         .output_name("gpudash")
-        .site_root(
-            site_root(args.site_root.clone())
-                .to_string_lossy()
-                .to_string(),
-        )
+        .site_root(site_root(args.site_root.clone()).to_string_lossy().to_string())
         .site_pkg_dir("pkg")
         .build();
     let st = AppState {
@@ -188,6 +151,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         leptos,
         rotate: args.kiosk_rotate,
         shutdown: stop_rx,
+        stream_clients: Arc::default(),
+        access: Arc::new(access),
     };
     let app = http::router(st, &ancestors);
     let addr = listener.local_addr().context("listener address")?;
@@ -233,19 +198,10 @@ pub async fn sim(args: SimArgs) -> anyhow::Result<()> {
     } else {
         gpudash_sim::Scenario::from_files(&args.scenarios).map_err(|e| anyhow!("{e}"))?
     };
-    let mode = if args.manual_timeline {
-        gpudash_sim::TimelineMode::Manual
-    } else {
-        gpudash_sim::TimelineMode::Auto
-    };
+    let mode = if args.manual_timeline { gpudash_sim::TimelineMode::Manual } else { gpudash_sim::TimelineMode::Auto };
     let running = gpudash_sim::start(gpudash_sim::Simulator::new(scenario), args.listen, mode)
         .await
-        .map_err(|e| {
-            anyhow!(
-                "cannot listen on {}: {e} — choose another address with --listen",
-                args.listen
-            )
-        })?;
+        .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;
     if let Some(path) = &args.kubeconfig_out {
         std::fs::write(path, running.kubeconfig())
             .map_err(|e| anyhow!("cannot write kubeconfig {}: {e}", path.display()))?;

@@ -51,20 +51,12 @@ enum Seen {
 
 impl WatchState {
     fn new(mode: SourceMode, server: String) -> Self {
-        Self {
-            kinds: Mutex::new(Vec::new()),
-            notify: Arc::new(Notify::new()),
-            mode,
-            server,
-        }
+        Self { kinds: Mutex::new(Vec::new()), notify: Arc::new(Notify::new()), mode, server }
     }
 
     fn register(&self, name: &'static str) -> usize {
         let mut k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
-        k.push(KindState {
-            name,
-            ..KindState::default()
-        });
+        k.push(KindState { name, ..KindState::default() });
         k.len() - 1
     }
 
@@ -112,9 +104,7 @@ impl WatchState {
             mode: self.mode,
             synced: !k.is_empty() && k.iter().all(|k| k.synced),
             stale_since: stale.map(|t| t.round(jiff::Unit::Second).unwrap_or(t).to_string()),
-            error: k
-                .iter()
-                .find_map(|k| k.error.as_ref().map(|e| format!("{}: {e}", k.name))),
+            error: k.iter().find_map(|k| k.error.as_ref().map(|e| format!("{}: {e}", k.name))),
             server: self.server.clone(),
             progress: SyncProgress {
                 kinds_synced: u32::try_from(k.iter().filter(|k| k.synced).count()).unwrap_or(0),
@@ -141,11 +131,7 @@ pub struct Stores {
 impl Stores {
     /// A consistent-enough snapshot of every store for one derivation.
     pub fn inputs(&self) -> Inputs {
-        let m = self
-            .metrics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let m = self.metrics.lock().unwrap_or_else(|e| e.into_inner()).clone();
         Inputs {
             nodes: self.nodes.state(),
             pods: self.pods.state(),
@@ -170,10 +156,7 @@ where
 {
     let idx = state.register(name);
     let (reader, writer) = reflector::store();
-    let stream = watcher(api, cfg)
-        .default_backoff()
-        .modify(strip)
-        .reflect(writer);
+    let stream = watcher(api, cfg).default_backoff().modify(strip).reflect(writer);
     let state = state.clone();
     tokio::spawn(async move {
         stream
@@ -210,11 +193,7 @@ fn strip_pod(p: &mut Pod) {
     p.metadata.annotations = None;
     if let Some(s) = p.spec.as_mut() {
         s.volumes = None;
-        for c in s
-            .containers
-            .iter_mut()
-            .chain(s.init_containers.iter_mut().flatten())
-        {
+        for c in s.containers.iter_mut().chain(s.init_containers.iter_mut().flatten()) {
             c.env = None;
             c.env_from = None;
             c.volume_mounts = None;
@@ -263,13 +242,8 @@ struct MetricsList<T> {
     items: Vec<T>,
 }
 
-async fn get_metrics<T: DeserializeOwned>(
-    client: &Client,
-    path: &str,
-) -> Result<Option<Vec<T>>, kube::Error> {
-    let req = http::Request::get(path)
-        .body(Vec::new())
-        .map_err(kube::Error::HttpError)?;
+async fn get_metrics<T: DeserializeOwned>(client: &Client, path: &str) -> Result<Option<Vec<T>>, kube::Error> {
+    let req = http::Request::get(path).body(Vec::new()).map_err(kube::Error::HttpError)?;
     match client.request::<MetricsList<T>>(req).await {
         Ok(l) => Ok(Some(l.items)),
         Err(kube::Error::Api(s)) if s.code == 404 || s.code == 503 => Ok(None),
@@ -286,10 +260,8 @@ fn spawn_metrics(
     tokio::spawn(async move {
         let mut warned = false;
         loop {
-            let nodes =
-                get_metrics::<NodeMetrics>(&client, "/apis/metrics.k8s.io/v1beta1/nodes").await;
-            let pods =
-                get_metrics::<PodMetrics>(&client, "/apis/metrics.k8s.io/v1beta1/pods").await;
+            let nodes = get_metrics::<NodeMetrics>(&client, "/apis/metrics.k8s.io/v1beta1/nodes").await;
+            let pods = get_metrics::<PodMetrics>(&client, "/apis/metrics.k8s.io/v1beta1/pods").await;
             let next = match (nodes, pods) {
                 (Ok(n), Ok(p)) => {
                     warned = false;
@@ -311,28 +283,11 @@ fn spawn_metrics(
 }
 
 /// Starts every watcher and the metrics poller.
-pub fn start(
-    client: Client,
-    mode: SourceMode,
-    server: String,
-    metrics_interval: Duration,
-) -> Stores {
+pub fn start(client: Client, mode: SourceMode, server: String, metrics_interval: Duration) -> Stores {
     let state = Arc::new(WatchState::new(mode, server));
     let cfg = watcher::Config::default();
-    let nodes = spawn_kind(
-        &state,
-        "nodes",
-        Api::<Node>::all(client.clone()),
-        cfg.clone(),
-        strip_node,
-    );
-    let pods = spawn_kind(
-        &state,
-        "pods",
-        Api::<Pod>::all(client.clone()),
-        cfg.clone(),
-        strip_pod,
-    );
+    let nodes = spawn_kind(&state, "nodes", Api::<Node>::all(client.clone()), cfg.clone(), strip_node);
+    let pods = spawn_kind(&state, "pods", Api::<Pod>::all(client.clone()), cfg.clone(), strip_pod);
     // Only warnings carry the reasons gpudash reads (FailedScheduling, FailedCreate, …).
     let events = spawn_kind(
         &state,
@@ -341,34 +296,10 @@ pub fn start(
         cfg.clone().fields("type=Warning"),
         strip_event,
     );
-    let runtime_classes = spawn_kind(
-        &state,
-        "runtimeclasses",
-        Api::<RuntimeClass>::all(client.clone()),
-        cfg.clone(),
-        strip_rc,
-    );
-    let replica_sets = spawn_kind(
-        &state,
-        "replicasets",
-        Api::<ReplicaSet>::all(client.clone()),
-        cfg,
-        strip_rs,
-    );
+    let runtime_classes =
+        spawn_kind(&state, "runtimeclasses", Api::<RuntimeClass>::all(client.clone()), cfg.clone(), strip_rc);
+    let replica_sets = spawn_kind(&state, "replicasets", Api::<ReplicaSet>::all(client.clone()), cfg, strip_rs);
     let metrics = Arc::new(Mutex::new((None, None)));
-    spawn_metrics(
-        client,
-        metrics_interval,
-        metrics.clone(),
-        state.notify.clone(),
-    );
-    Stores {
-        nodes,
-        pods,
-        events,
-        runtime_classes,
-        replica_sets,
-        metrics,
-        state,
-    }
+    spawn_metrics(client, metrics_interval, metrics.clone(), state.notify.clone());
+    Stores { nodes, pods, events, runtime_classes, replica_sets, metrics, state }
 }

@@ -29,12 +29,7 @@ pub fn status(code: StatusCode, reason: &str, message: impl Into<String>) -> Res
         "reason": reason,
         "code": code.as_u16(),
     });
-    (
-        code,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+    (code, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
 fn json_response(v: &Value) -> Response {
@@ -45,15 +40,8 @@ fn json_response(v: &Value) -> Response {
 #[derive(Debug, PartialEq, Eq)]
 enum Target {
     Discovery(Value),
-    Collection {
-        resource: usize,
-        ns: Option<String>,
-    },
-    Object {
-        resource: usize,
-        ns: String,
-        name: String,
-    },
+    Collection { resource: usize, ns: Option<String> },
+    Object { resource: usize, ns: String, name: String },
     NotFound(String),
 }
 
@@ -66,25 +54,17 @@ fn parse_path(path: &str, server_address: &str) -> Target {
         ["apis", g] => {
             return resources::api_group(g)
                 .map(Target::Discovery)
-                .unwrap_or_else(|| {
-                    Target::NotFound(format!(
-                        "the server could not find the requested resource ({g})"
-                    ))
-                })
+                .unwrap_or_else(|| Target::NotFound(format!("the server could not find the requested resource ({g})")))
         }
         ["api", v] => {
             return resources::api_resource_list("", v)
                 .map(Target::Discovery)
-                .unwrap_or_else(|| {
-                    Target::NotFound("the server could not find the requested resource".into())
-                })
+                .unwrap_or_else(|| Target::NotFound("the server could not find the requested resource".into()))
         }
         ["apis", g, v] => {
             return resources::api_resource_list(g, v)
                 .map(Target::Discovery)
-                .unwrap_or_else(|| {
-                    Target::NotFound("the server could not find the requested resource".into())
-                })
+                .unwrap_or_else(|| Target::NotFound("the server could not find the requested resource".into()))
         }
         ["api", v, rest @ ..] => ("", *v, rest),
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
@@ -93,36 +73,24 @@ fn parse_path(path: &str, server_address: &str) -> Target {
     let find = |plural: &str| resources::by_path(group, version, plural);
     let nf = || Target::NotFound("the server could not find the requested resource".into());
     match rest {
-        ["namespaces", ns, plural] if *plural != "status" && *plural != "finalize" => {
-            match find(plural) {
-                Some(r) if RESOURCES[r].namespaced => Target::Collection {
-                    resource: r,
-                    ns: Some(ns.to_string()),
-                },
-                _ => nf(),
-            }
-        }
+        ["namespaces", ns, plural] if *plural != "status" && *plural != "finalize" => match find(plural) {
+            Some(r) if RESOURCES[r].namespaced => Target::Collection { resource: r, ns: Some(ns.to_string()) },
+            _ => nf(),
+        },
         ["namespaces", ns, plural, name] => match find(plural) {
-            Some(r) if RESOURCES[r].namespaced => Target::Object {
-                resource: r,
-                ns: ns.to_string(),
-                name: name.to_string(),
-            },
+            Some(r) if RESOURCES[r].namespaced => {
+                Target::Object { resource: r, ns: ns.to_string(), name: name.to_string() }
+            }
             _ => nf(),
         },
         [plural] => match find(plural) {
-            Some(r) => Target::Collection {
-                resource: r,
-                ns: None,
-            },
+            Some(r) => Target::Collection { resource: r, ns: None },
             None => nf(),
         },
         [plural, name] => match find(plural) {
-            Some(r) if !RESOURCES[r].namespaced => Target::Object {
-                resource: r,
-                ns: String::new(),
-                name: name.to_string(),
-            },
+            Some(r) if !RESOURCES[r].namespaced => {
+                Target::Object { resource: r, ns: String::new(), name: name.to_string() }
+            }
             _ => nf(),
         },
         _ => nf(),
@@ -148,19 +116,9 @@ fn truthy(v: Option<&String>) -> bool {
 }
 
 /// The one handler for every Kubernetes path.
-pub async fn k8s(
-    State(shared): State<Arc<Shared>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let q: HashMap<String, String> = Query::try_from_uri(&uri)
-        .map(|Query(q)| q)
-        .unwrap_or_default();
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("127.0.0.1");
+pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    let q: HashMap<String, String> = Query::try_from_uri(&uri).map(|Query(q)| q).unwrap_or_default();
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
     let target = parse_path(uri.path(), host);
     let watch = truthy(q.get("watch"));
     let verb = verb(&method, &target, watch);
@@ -231,23 +189,16 @@ fn collection(
         Ok(l) => l,
         Err(e) => return status(StatusCode::BAD_REQUEST, "BadRequest", e.to_string()),
     };
-    let fields =
-        match FieldSelector::parse(q.get("fieldSelector").map_or("", String::as_str), r.kind) {
-            Ok(f) => f,
-            Err(e) => return status(StatusCode::BAD_REQUEST, "BadRequest", e.to_string()),
-        };
+    let fields = match FieldSelector::parse(q.get("fieldSelector").map_or("", String::as_str), r.kind) {
+        Ok(f) => f,
+        Err(e) => return status(StatusCode::BAD_REQUEST, "BadRequest", e.to_string()),
+    };
     let filter = Filter { ns, labels, fields };
     let rv = match q.get("resourceVersion").map(String::as_str) {
         None | Some("") | Some("0") => None,
         Some(s) => match s.parse::<u64>() {
             Ok(n) => Some(n),
-            Err(_) => {
-                return status(
-                    StatusCode::BAD_REQUEST,
-                    "BadRequest",
-                    format!("invalid resource version: {s:?}"),
-                )
-            }
+            Err(_) => return status(StatusCode::BAD_REQUEST, "BadRequest", format!("invalid resource version: {s:?}")),
         },
     };
     if watch {
@@ -258,10 +209,7 @@ fn collection(
                 "the server does not allow this method on the requested resource",
             );
         }
-        let timeout = q
-            .get("timeoutSeconds")
-            .and_then(|t| t.parse::<u64>().ok())
-            .unwrap_or(1800);
+        let timeout = q.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).unwrap_or(1800);
         let opts = WatchOpts {
             since: rv,
             bookmarks: truthy(q.get("allowWatchBookmarks")),
@@ -273,38 +221,22 @@ fn collection(
     list(shared, resource, &filter, q)
 }
 
-fn list(
-    shared: &Shared,
-    resource: usize,
-    filter: &Filter,
-    q: &HashMap<String, String>,
-) -> Response {
+fn list(shared: &Shared, resource: usize, filter: &Filter, q: &HashMap<String, String>) -> Response {
     let r = &RESOURCES[resource];
-    let limit = q
-        .get("limit")
-        .and_then(|l| l.parse::<usize>().ok())
-        .filter(|l| *l > 0);
+    let limit = q.get("limit").and_then(|l| l.parse::<usize>().ok()).filter(|l| *l > 0);
     let store = shared.store();
-    let (list_rv, after): (u64, Option<(String, String)>) =
-        match q.get("continue").filter(|c| !c.is_empty()) {
-            None => (store.rv(), None),
-            Some(tok) => match decode_continue(tok) {
-                Some((rv, ns, name)) => (rv, Some((ns, name))),
-                None => {
-                    return status(
-                        StatusCode::BAD_REQUEST,
-                        "BadRequest",
-                        "continue key is not valid",
-                    )
-                }
-            },
-        };
+    let (list_rv, after): (u64, Option<(String, String)>) = match q.get("continue").filter(|c| !c.is_empty()) {
+        None => (store.rv(), None),
+        Some(tok) => match decode_continue(tok) {
+            Some((rv, ns, name)) => (rv, Some((ns, name))),
+            None => return status(StatusCode::BAD_REQUEST, "BadRequest", "continue key is not valid"),
+        },
+    };
     let objects = store.objects(resource);
     let iter: Box<dyn Iterator<Item = (&(String, String), &Arc<Value>)>> = match &after {
-        Some(k) => Box::new(objects.range::<(String, String), _>((
-            std::ops::Bound::Excluded(k.clone()),
-            std::ops::Bound::Unbounded,
-        ))),
+        Some(k) => Box::new(
+            objects.range::<(String, String), _>((std::ops::Bound::Excluded(k.clone()), std::ops::Bound::Unbounded)),
+        ),
         None => Box::new(objects.iter()),
     };
     let mut items = Vec::new();
@@ -354,10 +286,8 @@ fn unhex(s: &str) -> Option<String> {
     if s.len() % 2 != 0 {
         return None;
     }
-    let bytes: Option<Vec<u8>> = (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect();
+    let bytes: Option<Vec<u8>> =
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect();
     String::from_utf8(bytes?).ok()
 }
 
@@ -394,10 +324,7 @@ fn bookmark(resource: usize, rv: u64, initial_end: bool) -> Bytes {
     if initial_end {
         meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
-    event_line(
-        "BOOKMARK",
-        &json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": meta}),
-    )
+    event_line("BOOKMARK", &json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": meta}))
 }
 
 /// The event a selector-filtered watch sees for one change, if any.
@@ -422,13 +349,7 @@ fn start_watch(shared: Arc<Shared>, resource: usize, filter: Filter, opts: Watch
         .header(header::CONTENT_TYPE, "application/json")
         .header("Transfer-Encoding", "chunked")
         .body(body)
-        .unwrap_or_else(|_| {
-            status(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "InternalError",
-                "response",
-            )
-        })
+        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR, "InternalError", "response"))
 }
 
 fn tokio_stream_from(
@@ -498,10 +419,7 @@ async fn run_watch(
     if opts.since.is_none()
         && opts.initial_events
         && opts.bookmarks
-        && tx
-            .send(Ok(bookmark(resource, last_rv, true)))
-            .await
-            .is_err()
+        && tx.send(Ok(bookmark(resource, last_rv, true))).await.is_err()
     {
         return;
     }
@@ -553,38 +471,19 @@ mod tests {
         assert!(
             matches!(parse_path("/api/v1/namespaces/ml/pods/a", "h"), Target::Object { ref name, .. } if name == "a")
         );
-        assert!(
-            matches!(parse_path("/api/v1/namespaces/ml", "h"), Target::Object { ref name, .. } if name == "ml")
-        );
-        assert!(
-            matches!(parse_path("/api/v1/nodes/n1", "h"), Target::Object { ref name, .. } if name == "n1")
-        );
-        assert!(matches!(
-            parse_path("/apis/metrics.k8s.io/v1beta1/nodes", "h"),
-            Target::Collection { .. }
-        ));
+        assert!(matches!(parse_path("/api/v1/namespaces/ml", "h"), Target::Object { ref name, .. } if name == "ml"));
+        assert!(matches!(parse_path("/api/v1/nodes/n1", "h"), Target::Object { ref name, .. } if name == "n1"));
+        assert!(matches!(parse_path("/apis/metrics.k8s.io/v1beta1/nodes", "h"), Target::Collection { .. }));
         assert!(matches!(parse_path("/apis", "h"), Target::Discovery(_)));
-        assert!(matches!(
-            parse_path("/api/v1/namespaces/ml/nodes", "h"),
-            Target::NotFound(_)
-        ));
-        assert!(matches!(
-            parse_path("/api/v1/secrets", "h"),
-            Target::NotFound(_)
-        ));
-        assert!(matches!(
-            parse_path("/apis/batch/v1", "h"),
-            Target::NotFound(_)
-        ));
+        assert!(matches!(parse_path("/api/v1/namespaces/ml/nodes", "h"), Target::NotFound(_)));
+        assert!(matches!(parse_path("/api/v1/secrets", "h"), Target::NotFound(_)));
+        assert!(matches!(parse_path("/apis/batch/v1", "h"), Target::NotFound(_)));
     }
 
     #[test]
     fn continue_tokens_round_trip_any_name() {
         let t = encode_continue(42, "ml", "<img src=x onerror=alert(1)>-a-b");
-        assert_eq!(
-            decode_continue(&t),
-            Some((42, "ml".into(), "<img src=x onerror=alert(1)>-a-b".into()))
-        );
+        assert_eq!(decode_continue(&t), Some((42, "ml".into(), "<img src=x onerror=alert(1)>-a-b".into())));
         assert_eq!(decode_continue("garbage"), None);
         assert_eq!(decode_continue("1-zz-00"), None);
     }

@@ -32,8 +32,7 @@ pub fn routes() -> Router<Arc<Shared>> {
 
 async fn requests(State(s): State<Arc<Shared>>) -> Response {
     let sim = sim(s);
-    Json(serde_json::json!({"recent": sim.requests(), "by_verb": sim.verb_counts()}))
-        .into_response()
+    Json(serde_json::json!({"recent": sim.requests(), "by_verb": sim.verb_counts()})).into_response()
 }
 
 async fn state(State(s): State<Arc<Shared>>, Path(kind): Path<String>) -> Response {
@@ -47,10 +46,7 @@ async fn apply(State(s): State<Arc<Shared>>, body: String) -> Response {
     }
 }
 
-async fn delete(
-    State(s): State<Arc<Shared>>,
-    Path((kind, ns, name)): Path<(String, String, String)>,
-) -> Response {
+async fn delete(State(s): State<Arc<Shared>>, Path((kind, ns, name)): Path<(String, String, String)>) -> Response {
     if sim(s).delete(&kind, &ns, &name) {
         StatusCode::OK.into_response()
     } else {
@@ -58,10 +54,7 @@ async fn delete(
     }
 }
 
-async fn delete_cluster(
-    State(s): State<Arc<Shared>>,
-    Path((kind, name)): Path<(String, String)>,
-) -> Response {
+async fn delete_cluster(State(s): State<Arc<Shared>>, Path((kind, name)): Path<(String, String)>) -> Response {
     delete(State(s), Path((kind, String::new(), name))).await
 }
 
@@ -88,10 +81,7 @@ async fn fault(
         "unstall" => sim.stall(false),
         "slow" => sim.set_delay(Duration::from_millis(ms)),
         _ => {
-            return (
-                StatusCode::NOT_FOUND,
-                "faults: close-watches, expire, restart?ms=, stall, unstall, slow?ms=\n",
-            )
+            return (StatusCode::NOT_FOUND, "faults: close-watches, expire, restart?ms=, stall, unstall, slow?ms=\n")
                 .into_response()
         }
     }

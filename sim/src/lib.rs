@@ -87,10 +87,7 @@ impl Faults {
 
     /// Whether the API answers 503 (restarting).
     pub fn unavailable(&self) -> bool {
-        let mut u = self
-            .unavailable_until
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut u = self.unavailable_until.lock().unwrap_or_else(|e| e.into_inner());
         match *u {
             Some(t) if Instant::now() < t => true,
             Some(_) => {
@@ -194,9 +191,7 @@ impl Simulator {
 
     /// The axum router serving the Kubernetes API and the `/_sim` control endpoints.
     pub fn router(&self) -> Router {
-        control::routes()
-            .fallback(api::k8s)
-            .with_state(self.shared.clone())
+        control::routes().fallback(api::k8s).with_state(self.shared.clone())
     }
 
     /// Applies every object in a YAML text (objects or Lists); returns how many.
@@ -227,12 +222,7 @@ impl Simulator {
     /// Runs the next step of every timeline now; returns false when none has one (and none
     /// loops).
     pub fn advance(&self) -> bool {
-        let n = self
-            .shared
-            .timelines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .len();
+        let n = self.shared.timelines.lock().unwrap_or_else(|e| e.into_inner()).len();
         let mut any = false;
         for i in 0..n {
             any |= self.advance_timeline(i);
@@ -243,11 +233,7 @@ impl Simulator {
     /// Runs the next step of timeline `i`.
     pub fn advance_timeline(&self, i: usize) -> bool {
         let step = {
-            let mut tls = self
-                .shared
-                .timelines
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut tls = self.shared.timelines.lock().unwrap_or_else(|e| e.into_inner());
             let Some((timeline, next)) = tls.get_mut(i) else {
                 return false;
             };
@@ -271,30 +257,19 @@ impl Simulator {
     }
 
     fn next_delay(&self, i: usize) -> Option<Duration> {
-        let tls = self
-            .shared
-            .timelines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let tls = self.shared.timelines.lock().unwrap_or_else(|e| e.into_inner());
         let (timeline, next) = tls.get(i)?;
         let total: Duration = timeline.steps.iter().map(|s| s.after).sum();
         match timeline.steps.get(*next) {
             Some(s) => Some(s.after),
-            None if timeline.looping && total >= Duration::from_millis(100) => {
-                timeline.steps.first().map(|s| s.after)
-            }
+            None if timeline.looping && total >= Duration::from_millis(100) => timeline.steps.first().map(|s| s.after),
             None => None,
         }
     }
 
     /// Plays every timeline in the background, each step after its delay.
     pub fn spawn_timeline(&self) -> tokio::task::JoinHandle<()> {
-        let n = self
-            .shared
-            .timelines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .len();
+        let n = self.shared.timelines.lock().unwrap_or_else(|e| e.into_inner()).len();
         let tasks: Vec<_> = (0..n)
             .map(|i| {
                 let sim = self.clone();
@@ -337,12 +312,7 @@ impl Simulator {
     /// Simulates an API server restart: watches dropped, history gone (410 for old versions),
     /// and 503 answers for `down`.
     pub fn restart(&self, down: Duration) {
-        *self
-            .shared
-            .faults
-            .unavailable_until
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + down);
+        *self.shared.faults.unavailable_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + down);
         self.expire_versions();
     }
 
@@ -354,33 +324,18 @@ impl Simulator {
 
     /// Delays every response by `d`.
     pub fn set_delay(&self, d: Duration) {
-        self.shared.faults.delay_ms.store(
-            u64::try_from(d.as_millis()).unwrap_or(u64::MAX),
-            Ordering::Relaxed,
-        );
+        self.shared.faults.delay_ms.store(u64::try_from(d.as_millis()).unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
     /// The recent requests on Kubernetes paths (bounded), oldest first.
     pub fn requests(&self) -> Vec<RequestRecord> {
-        self.shared
-            .log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .recent
-            .iter()
-            .cloned()
-            .collect()
+        self.shared.log.lock().unwrap_or_else(|e| e.into_inner()).recent.iter().cloned().collect()
     }
 
     /// Every request ever made, counted by Kubernetes verb (unbounded, so a read-only proof
     /// cannot be defeated by the bounded log rolling over).
     pub fn verb_counts(&self) -> std::collections::BTreeMap<String, u64> {
-        self.shared
-            .log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .by_verb
-            .clone()
+        self.shared.log.lock().unwrap_or_else(|e| e.into_inner()).by_verb.clone()
     }
 
     /// The oracle: every object of a kind, with its version, sorted.
@@ -395,10 +350,7 @@ impl Simulator {
             .map(|((ns, name), o)| ObjectKey {
                 namespace: ns.clone(),
                 name: name.clone(),
-                resource_version: o["metadata"]["resourceVersion"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
+                resource_version: o["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string(),
             })
             .collect()
     }
@@ -406,10 +358,7 @@ impl Simulator {
     /// One stored object.
     pub fn get(&self, kind: &str, namespace: &str, name: &str) -> Option<Value> {
         let r = resources::by_kind_name(kind)?;
-        self.shared
-            .store()
-            .get(r, namespace, name)
-            .map(|o| (*o).clone())
+        self.shared.store().get(r, namespace, name).map(|o| (*o).clone())
     }
 
     /// The current resourceVersion.
@@ -421,14 +370,8 @@ impl Simulator {
 /// Fills in the timestamps the control plane would have set but a hand-written scenario may
 /// omit: condition transition times and event times (set to now, so ages start at zero).
 fn fill_times(mut obj: Value) -> Value {
-    let now = jiff::Timestamp::now()
-        .round(jiff::Unit::Second)
-        .map(|t| t.to_string())
-        .unwrap_or_default();
-    if let Some(conds) = obj
-        .pointer_mut("/status/conditions")
-        .and_then(Value::as_array_mut)
-    {
+    let now = jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default();
+    if let Some(conds) = obj.pointer_mut("/status/conditions").and_then(Value::as_array_mut) {
         for c in conds {
             if c.is_object() && c.get("lastTransitionTime").is_none() {
                 c["lastTransitionTime"] = json!(now);
@@ -486,11 +429,7 @@ impl Drop for RunningSim {
 }
 
 /// Starts serving `sim` on `addr` (use `127.0.0.1:0` for an ephemeral port).
-pub async fn start(
-    sim: Simulator,
-    addr: SocketAddr,
-    mode: TimelineMode,
-) -> std::io::Result<RunningSim> {
+pub async fn start(sim: Simulator, addr: SocketAddr, mode: TimelineMode) -> std::io::Result<RunningSim> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let router = sim.router();
@@ -500,12 +439,7 @@ pub async fn start(
         }
     });
     let timeline = (mode == TimelineMode::Auto).then(|| sim.spawn_timeline());
-    Ok(RunningSim {
-        addr,
-        sim,
-        server,
-        timeline,
-    })
+    Ok(RunningSim { addr, sim, server, timeline })
 }
 
 /// A kubeconfig that points kubectl, kube-rs and the Python client at `server`.

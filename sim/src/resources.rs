@@ -135,18 +135,14 @@ pub const RESOURCES: &[Resource] = &[
 
 /// Finds a resource by group, version and plural path segment.
 pub fn by_path(group: &str, version: &str, plural: &str) -> Option<usize> {
-    RESOURCES
-        .iter()
-        .position(|r| r.group == group && r.version == version && r.plural == plural)
+    RESOURCES.iter().position(|r| r.group == group && r.version == version && r.plural == plural)
 }
 
 /// Finds a resource by `apiVersion` and `kind`, as objects in a scenario name themselves.
 /// A missing group in `apiVersion` (`metrics.k8s.io` objects are sometimes written bare) is not
 /// accepted: the simulator follows what the API prints.
 pub fn by_kind(api_version: &str, kind: &str) -> Option<usize> {
-    RESOURCES
-        .iter()
-        .position(|r| r.kind == kind && r.api_version() == api_version)
+    RESOURCES.iter().position(|r| r.kind == kind && r.api_version() == api_version)
 }
 
 /// Finds a resource by kind alone (for timeline deletions, which name only the kind).
@@ -238,14 +234,8 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
     if resources.is_empty() {
         return None;
     }
-    let gv = if group.is_empty() {
-        version.to_string()
-    } else {
-        format!("{group}/{version}")
-    };
-    Some(
-        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
-    )
+    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
 }
 
 /// `GET /version`: what a K3s server of the 1.31 line answers.
@@ -278,14 +268,8 @@ mod tests {
 
     #[test]
     fn kinds_resolve_from_api_version_and_kind() {
-        assert_eq!(
-            by_kind("v1", "Pod").map(|i| RESOURCES[i].plural),
-            Some("pods")
-        );
-        assert_eq!(
-            by_kind("metrics.k8s.io/v1beta1", "NodeMetrics").map(|i| RESOURCES[i].plural),
-            Some("nodes")
-        );
+        assert_eq!(by_kind("v1", "Pod").map(|i| RESOURCES[i].plural), Some("pods"));
+        assert_eq!(by_kind("metrics.k8s.io/v1beta1", "NodeMetrics").map(|i| RESOURCES[i].plural), Some("nodes"));
         assert_eq!(by_kind("v1", "Deployment"), None);
     }
 }

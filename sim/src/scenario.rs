@@ -83,14 +83,10 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
     let mut total = Duration::ZERO;
     let mut rest = s;
     while !rest.is_empty() {
-        let num_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
+        let num_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
         let n: f64 = rest[..num_end].parse().ok()?;
         rest = &rest[num_end..];
-        let unit_end = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
+        let unit_end = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
         let secs = match &rest[..unit_end] {
             "ms" => n / 1000.0,
             "s" => n,
@@ -111,12 +107,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-        ScenarioError {
-            file: self.file.to_string(),
-            doc: self.doc,
-            field: field.into(),
-            message: message.into(),
-        }
+        ScenarioError { file: self.file.to_string(), doc: self.doc, field: field.into(), message: message.into() }
     }
 }
 
@@ -146,14 +137,7 @@ fn check_string_map(ctx: &Ctx, v: &Value, field: &str) -> Result<(), ScenarioErr
 /// Validates one object and resolves its resource.
 fn object(ctx: &Ctx, v: Value, prefix: &str) -> Result<SimObject, ScenarioError> {
     if !v.is_object() {
-        return Err(ctx.err(
-            if prefix.is_empty() {
-                "(document)"
-            } else {
-                prefix
-            },
-            "must be a map",
-        ));
+        return Err(ctx.err(if prefix.is_empty() { "(document)" } else { prefix }, "must be a map"));
     }
     let api_version = v
         .get("apiVersion")
@@ -164,10 +148,7 @@ fn object(ctx: &Ctx, v: Value, prefix: &str) -> Result<SimObject, ScenarioError>
         .and_then(Value::as_str)
         .ok_or_else(|| ctx.err(join(prefix, "kind"), "missing or not a string"))?;
     let resource = by_kind(api_version, kind).ok_or_else(|| {
-        ctx.err(
-            join(prefix, "kind"),
-            format!("{api_version} {kind} is not a kind the simulator serves"),
-        )
+        ctx.err(join(prefix, "kind"), format!("{api_version} {kind} is not a kind the simulator serves"))
     })?;
     let meta = v
         .get("metadata")
@@ -182,22 +163,12 @@ fn object(ctx: &Ctx, v: Value, prefix: &str) -> Result<SimObject, ScenarioError>
         Some(_) => return Err(ctx.err(join(prefix, "metadata.namespace"), "must be a string")),
     }
     if RESOURCES[resource].namespaced == false && meta.get("namespace").is_some_and(|n| n != "") {
-        return Err(ctx.err(
-            join(prefix, "metadata.namespace"),
-            format!("{kind} is not namespaced"),
-        ));
+        return Err(ctx.err(join(prefix, "metadata.namespace"), format!("{kind} is not namespaced")));
     }
     for f in ["labels", "annotations"] {
-        check_string_map(
-            ctx,
-            meta.get(f).unwrap_or(&Value::Null),
-            &join(prefix, &format!("metadata.{f}")),
-        )?;
+        check_string_map(ctx, meta.get(f).unwrap_or(&Value::Null), &join(prefix, &format!("metadata.{f}")))?;
     }
-    Ok(SimObject {
-        resource,
-        object: v,
-    })
+    Ok(SimObject { resource, object: v })
 }
 
 fn timeline(ctx: &Ctx, v: &Value, out: &mut Timeline) -> Result<(), ScenarioError> {
@@ -216,66 +187,35 @@ fn timeline(ctx: &Ctx, v: &Value, out: &mut Timeline) -> Result<(), ScenarioErro
         let sp = join(prefix, &format!("steps[{i}]"));
         let after = match s.get("after") {
             None | Some(Value::Null) => Duration::ZERO,
-            Some(Value::String(a)) => parse_duration(a).ok_or_else(|| {
-                ctx.err(
-                    format!("{sp}.after"),
-                    format!("{a:?} is not a duration like 5s, 500ms, 2m"),
-                )
-            })?,
+            Some(Value::String(a)) => parse_duration(a)
+                .ok_or_else(|| ctx.err(format!("{sp}.after"), format!("{a:?} is not a duration like 5s, 500ms, 2m")))?,
             Some(Value::Number(n)) => Duration::try_from_secs_f64(n.as_f64().unwrap_or(-1.0))
-                .map_err(|_| {
-                    ctx.err(
-                        format!("{sp}.after"),
-                        "must be a non-negative number of seconds",
-                    )
-                })?,
+                .map_err(|_| ctx.err(format!("{sp}.after"), "must be a non-negative number of seconds"))?,
             Some(_) => return Err(ctx.err(format!("{sp}.after"), "must be a duration")),
         };
-        let mut step = Step {
-            after,
-            apply: Vec::new(),
-            delete: Vec::new(),
-        };
+        let mut step = Step { after, apply: Vec::new(), delete: Vec::new() };
         if let Some(a) = s.get("apply").filter(|a| !a.is_null()) {
-            let a = a
-                .as_array()
-                .ok_or_else(|| ctx.err(format!("{sp}.apply"), "must be a list"))?;
+            let a = a.as_array().ok_or_else(|| ctx.err(format!("{sp}.apply"), "must be a list"))?;
             for (j, o) in a.iter().enumerate() {
-                step.apply
-                    .push(object(ctx, o.clone(), &format!("{sp}.apply[{j}]"))?);
+                step.apply.push(object(ctx, o.clone(), &format!("{sp}.apply[{j}]"))?);
             }
         }
         if let Some(d) = s.get("delete").filter(|d| !d.is_null()) {
-            let d = d
-                .as_array()
-                .ok_or_else(|| ctx.err(format!("{sp}.delete"), "must be a list"))?;
+            let d = d.as_array().ok_or_else(|| ctx.err(format!("{sp}.delete"), "must be a list"))?;
             for (j, r) in d.iter().enumerate() {
                 let rp = format!("{sp}.delete[{j}]");
-                let kind = r
-                    .get("kind")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| ctx.err(format!("{rp}.kind"), "missing"))?;
+                let kind =
+                    r.get("kind").and_then(Value::as_str).ok_or_else(|| ctx.err(format!("{rp}.kind"), "missing"))?;
                 let resource = by_kind_name(kind).ok_or_else(|| {
-                    ctx.err(
-                        format!("{rp}.kind"),
-                        format!("{kind} is not a kind the simulator serves"),
-                    )
+                    ctx.err(format!("{rp}.kind"), format!("{kind} is not a kind the simulator serves"))
                 })?;
                 let name = r
                     .get("name")
                     .and_then(Value::as_str)
                     .filter(|n| !n.is_empty())
                     .ok_or_else(|| ctx.err(format!("{rp}.name"), "missing"))?;
-                let namespace = r
-                    .get("namespace")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                step.delete.push(ObjectRef {
-                    resource,
-                    namespace,
-                    name: name.to_string(),
-                });
+                let namespace = r.get("namespace").and_then(Value::as_str).unwrap_or("").to_string();
+                step.delete.push(ObjectRef { resource, namespace, name: name.to_string() });
             }
         }
         out.steps.push(step);
@@ -288,13 +228,11 @@ impl Scenario {
     pub fn add_text(&mut self, file: &str, text: &str) -> Result<(), ScenarioError> {
         for (i, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
             let ctx = Ctx { file, doc: i + 1 };
-            let y = serde_yaml::Value::deserialize(doc)
-                .map_err(|e| ctx.err("(syntax)", e.to_string()))?;
+            let y = serde_yaml::Value::deserialize(doc).map_err(|e| ctx.err("(syntax)", e.to_string()))?;
             if y.is_null() {
                 continue;
             }
-            let v: Value =
-                serde_json::to_value(y).map_err(|e| ctx.err("(document)", e.to_string()))?;
+            let v: Value = serde_json::to_value(y).map_err(|e| ctx.err("(document)", e.to_string()))?;
             match v.get("kind").and_then(Value::as_str) {
                 Some("List") => {
                     let items = v
@@ -302,17 +240,13 @@ impl Scenario {
                         .and_then(Value::as_array)
                         .ok_or_else(|| ctx.err("items", "missing or not a list"))?;
                     for (j, item) in items.iter().enumerate() {
-                        self.objects
-                            .push(object(&ctx, item.clone(), &format!("items[{j}]"))?);
+                        self.objects.push(object(&ctx, item.clone(), &format!("items[{j}]"))?);
                     }
                 }
                 Some("Timeline") => {
                     let av = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
                     if av != "gpudash.dev/v1alpha1" {
-                        return Err(ctx.err(
-                            "apiVersion",
-                            "a Timeline must be apiVersion gpudash.dev/v1alpha1",
-                        ));
+                        return Err(ctx.err("apiVersion", "a Timeline must be apiVersion gpudash.dev/v1alpha1"));
                     }
                     let mut t = Timeline::default();
                     timeline(&ctx, &v, &mut t)?;

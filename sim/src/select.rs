@@ -34,14 +34,11 @@ pub struct LabelSelector(Vec<LabelReq>);
 fn valid_key(k: &str) -> bool {
     !k.is_empty()
         && k.len() <= 317
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
 }
 
 fn valid_value(v: &str) -> bool {
-    v.len() <= 63
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    v.len() <= 63 && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// Splits on commas that are not inside parentheses.
@@ -94,16 +91,11 @@ impl LabelSelector {
                 reqs.push(LabelReq::Eq(k.into(), v.into()));
             } else if let Some(open) = p.find('(') {
                 let head = p[..open].trim();
-                let close = p
-                    .rfind(')')
-                    .filter(|c| *c > open && p[*c + 1..].trim().is_empty());
+                let close = p.rfind(')').filter(|c| *c > open && p[*c + 1..].trim().is_empty());
                 let Some(close) = close else {
                     return Err(bad());
                 };
-                let values: Vec<String> = p[open + 1..close]
-                    .split(',')
-                    .map(|v| v.trim().to_string())
-                    .collect();
+                let values: Vec<String> = p[open + 1..close].split(',').map(|v| v.trim().to_string()).collect();
                 if values.iter().any(|v| !valid_value(v)) {
                     return Err(bad());
                 }
@@ -195,10 +187,7 @@ impl FieldSelector {
                 return Err(SelectorError::BadField(p.to_string()));
             };
             let k = k.trim();
-            if k != "metadata.name"
-                && k != "metadata.namespace"
-                && !supported_fields(kind).contains(&k)
-            {
+            if k != "metadata.name" && k != "metadata.namespace" && !supported_fields(kind).contains(&k) {
                 return Err(SelectorError::UnsupportedField(k.to_string()));
             }
             reqs.push((k.to_string(), eq, v.trim().to_string()));
@@ -249,23 +238,13 @@ mod tests {
             ("app=yolo,tier in (edge)", true),
             ("", true),
         ] {
-            assert_eq!(
-                LabelSelector::parse(sel).map(|s| s.matches(&p)),
-                Ok(want),
-                "{sel}"
-            );
+            assert_eq!(LabelSelector::parse(sel).map(|s| s.matches(&p)), Ok(want), "{sel}");
         }
     }
 
     #[test]
     fn malformed_label_selectors_are_refused() {
-        for sel in [
-            "app in (yolo",
-            "app=yo lo",
-            "app foo (x)",
-            "=x",
-            "app in yolo)",
-        ] {
+        for sel in ["app in (yolo", "app=yo lo", "app foo (x)", "=x", "app in yolo)"] {
             assert!(LabelSelector::parse(sel).is_err(), "{sel}");
         }
     }
@@ -278,10 +257,7 @@ mod tests {
         assert_eq!(sel("status.phase!=Running"), Ok(false));
         assert_eq!(sel("metadata.name=a,metadata.namespace=ml"), Ok(true));
         assert_eq!(sel("spec.nodeName="), Ok(false));
-        assert!(matches!(
-            sel("spec.containers=x"),
-            Err(SelectorError::UnsupportedField(_))
-        ));
+        assert!(matches!(sel("spec.containers=x"), Err(SelectorError::UnsupportedField(_))));
         assert!(matches!(sel("nonsense"), Err(SelectorError::BadField(_))));
     }
 }

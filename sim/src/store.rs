@@ -75,13 +75,7 @@ fn uid_for(kind: &str, ns: &str, name: &str) -> String {
     // FNV-1a, twice with different seeds, formatted like a UUID.
     let h = |seed: u64| {
         let mut x = seed;
-        for b in kind
-            .bytes()
-            .chain([0])
-            .chain(ns.bytes())
-            .chain([0])
-            .chain(name.bytes())
-        {
+        for b in kind.bytes().chain([0]).chain(ns.bytes()).chain([0]).chain(name.bytes()) {
             x ^= u64::from(b);
             x = x.wrapping_mul(0x0100_0000_01b3);
         }
@@ -99,10 +93,7 @@ fn uid_for(kind: &str, ns: &str, name: &str) -> String {
 }
 
 fn now_rfc3339() -> String {
-    jiff::Timestamp::now()
-        .round(jiff::Unit::Second)
-        .map(|t| t.to_string())
-        .unwrap_or_default()
+    jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default()
 }
 
 impl Store {
@@ -136,11 +127,7 @@ impl Store {
     /// Changes after `rv` for one resource, oldest first.
     pub fn changes_since(&self, rv: u64, resource: usize) -> Vec<Arc<Change>> {
         let start = self.history.partition_point(|c| c.rv <= rv);
-        self.history
-            .range(start..)
-            .filter(|c| c.resource == resource)
-            .cloned()
-            .collect()
+        self.history.range(start..).filter(|c| c.resource == resource).cloned().collect()
     }
 
     /// Every object of one resource, in (namespace, name) order.
@@ -150,9 +137,7 @@ impl Store {
 
     /// One object.
     pub fn get(&self, resource: usize, ns: &str, name: &str) -> Option<Arc<Value>> {
-        self.objects[resource]
-            .get(&(ns.to_string(), name.to_string()))
-            .cloned()
+        self.objects[resource].get(&(ns.to_string(), name.to_string())).cloned()
     }
 
     /// Makes every version up to now too old to watch from (the next watch gets 410 Gone).
@@ -178,11 +163,7 @@ impl Store {
     /// creationTimestamp of the object it replaces. Returns the stored object.
     pub fn apply(&mut self, resource: usize, mut obj: Value) -> Arc<Value> {
         let r = &RESOURCES[resource];
-        let name = obj
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
         let ns = if r.namespaced {
             obj.pointer("/metadata/namespace")
                 .and_then(Value::as_str)
@@ -209,33 +190,18 @@ impl Store {
             meta["uid"] = keep("uid").unwrap_or_else(|| json!(uid_for(r.kind, &ns, &name)));
         }
         if meta.get("creationTimestamp").is_none() {
-            meta["creationTimestamp"] =
-                keep("creationTimestamp").unwrap_or_else(|| json!(now_rfc3339()));
+            meta["creationTimestamp"] = keep("creationTimestamp").unwrap_or_else(|| json!(now_rfc3339()));
         }
         let obj = Arc::new(obj);
         self.objects[resource].insert(key, obj.clone());
-        let kind = if old.is_some() {
-            ChangeType::Modified
-        } else {
-            ChangeType::Added
-        };
-        self.record(Change {
-            rv: self.rv,
-            resource,
-            kind,
-            object: obj.clone(),
-            old,
-        });
+        let kind = if old.is_some() { ChangeType::Modified } else { ChangeType::Added };
+        self.record(Change { rv: self.rv, resource, kind, object: obj.clone(), old });
         obj
     }
 
     /// Removes an object; returns whether it existed.
     pub fn delete(&mut self, resource: usize, ns: &str, name: &str) -> bool {
-        let ns = if RESOURCES[resource].namespaced && ns.is_empty() {
-            "default"
-        } else {
-            ns
-        };
+        let ns = if RESOURCES[resource].namespaced && ns.is_empty() { "default" } else { ns };
         let Some(old) = self.objects[resource].remove(&(ns.to_string(), name.to_string())) else {
             return false;
         };
@@ -268,13 +234,7 @@ mod tests {
         let pods = by_kind("v1", "Pod").unwrap_or_default();
         let a = s.apply(pods, pod("a"));
         let b = s.apply(pods, pod("b"));
-        let rv = |v: &Value| {
-            v["metadata"]["resourceVersion"]
-                .as_str()
-                .unwrap_or("")
-                .parse::<u64>()
-                .ok()
-        };
+        let rv = |v: &Value| v["metadata"]["resourceVersion"].as_str().unwrap_or("").parse::<u64>().ok();
         assert!(rv(&a) < rv(&b));
         assert!(s.delete(pods, "ml", "a"));
         assert!(!s.delete(pods, "ml", "a"));
@@ -289,10 +249,7 @@ mod tests {
         let a = s.apply(pods, pod("a"));
         let a2 = s.apply(pods, pod("a"));
         assert_eq!(a["metadata"]["uid"], a2["metadata"]["uid"]);
-        assert_eq!(
-            a["metadata"]["creationTimestamp"],
-            a2["metadata"]["creationTimestamp"]
-        );
+        assert_eq!(a["metadata"]["creationTimestamp"], a2["metadata"]["creationTimestamp"]);
         assert_eq!(s.changes_since(0, pods)[1].kind, ChangeType::Modified);
     }
 

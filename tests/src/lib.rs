@@ -13,26 +13,17 @@ use futures::FutureExt;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
 }
 
 /// The `gpudash` binary built by `cargo build -p gpudash`.
 pub fn bin() -> PathBuf {
     let p = target_dir().join("debug/gpudash");
-    assert!(
-        p.exists(),
-        "{} is missing: run `cargo build -p gpudash` first (./test.sh does)",
-        p.display()
-    );
+    assert!(p.exists(), "{} is missing: run `cargo build -p gpudash` first (./test.sh does)", p.display());
     p
 }
 
@@ -43,10 +34,7 @@ pub fn site_root() -> PathBuf {
 
 /// A free loopback port.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(0)
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(0)
 }
 
 /// Where tests write screenshots (README names it).
@@ -77,11 +65,7 @@ impl Proc {
             .stderr(f)
             .spawn()
             .with_context(|| format!("spawning {}", program.display()))?;
-        Ok(Self {
-            child,
-            log,
-            _dir: dir,
-        })
+        Ok(Self { child, log, _dir: dir })
     }
 
     /// What the process printed so far.
@@ -91,11 +75,7 @@ impl Proc {
 
     /// Whether it has exited, and with which code.
     pub fn exited(&mut self) -> Option<i32> {
-        self.child
-            .try_wait()
-            .ok()
-            .flatten()
-            .map(|s| s.code().unwrap_or(-1))
+        self.child.try_wait().ok().flatten().map(|s| s.code().unwrap_or(-1))
     }
 
     /// Waits up to `limit` for the process to exit.
@@ -188,11 +168,7 @@ impl Gpudash {
 
     /// GET a path below the base as JSON.
     pub async fn json(&self, path: &str) -> anyhow::Result<serde_json::Value> {
-        Ok(reqwest::get(format!("{}{path}", self.url))
-            .await?
-            .error_for_status()?
-            .json()
-            .await?)
+        Ok(reqwest::get(format!("{}{path}", self.url)).await?.error_for_status()?.json().await?)
     }
 
     /// Polls `/api/v1/cluster` until `pred` holds.
@@ -219,8 +195,7 @@ impl Gpudash {
 pub fn kubeconfig_file(url: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
     let path = dir.path().join("kubeconfig");
-    std::fs::write(&path, gpudash_sim::kubeconfig(url))
-        .unwrap_or_else(|e| panic!("write kubeconfig: {e}"));
+    std::fs::write(&path, gpudash_sim::kubeconfig(url)).unwrap_or_else(|e| panic!("write kubeconfig: {e}"));
     (dir, path)
 }
 
@@ -232,11 +207,8 @@ where
     Fut: Future<Output = anyhow::Result<T>>,
 {
     let port = free_port();
-    let driver = Proc::spawn(
-        Path::new("/usr/bin/chromedriver"),
-        &[format!("--port={port}")],
-    )
-    .context("chromedriver not found: install Debian's chromium-driver (./test.sh does)")?;
+    let driver = Proc::spawn(Path::new("/usr/bin/chromedriver"), &[format!("--port={port}")])
+        .context("chromedriver not found: install Debian's chromium-driver (./test.sh does)")?;
     let url = format!("http://127.0.0.1:{port}");
     let t = Instant::now();
     while reqwest::get(format!("{url}/status")).await.is_err() {
@@ -256,15 +228,12 @@ where
                      "--window-size=1600,1200", format!("--user-data-dir={}", profile.path().display())],
         }),
     );
-    let client =
-        fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&url)
-            .await
-            .map_err(|e| anyhow!("cannot start Chromium via chromedriver: {e}"))?;
-    let result = std::panic::AssertUnwindSafe(f(client.clone()))
-        .catch_unwind()
-        .await;
+    let client = fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&url)
+        .await
+        .map_err(|e| anyhow!("cannot start Chromium via chromedriver: {e}"))?;
+    let result = std::panic::AssertUnwindSafe(f(client.clone())).catch_unwind().await;
     let _ = client.close().await;
     drop(driver);
     match result {

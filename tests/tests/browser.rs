@@ -9,11 +9,7 @@ use fantoccini::{Client, Locator};
 use gpudash_tests::{root, screenshot_dir, with_browser, Gpudash};
 
 async fn text(c: &Client, css: &str) -> anyhow::Result<String> {
-    Ok(c.find(Locator::Css(css))
-        .await
-        .with_context(|| format!("finding {css}"))?
-        .text()
-        .await?)
+    Ok(c.find(Locator::Css(css)).await.with_context(|| format!("finding {css}"))?.text().await?)
 }
 
 async fn wait_text(c: &Client, css: &str, want: &str, limit: Duration) -> anyhow::Result<String> {
@@ -38,12 +34,7 @@ async fn wait_text(c: &Client, css: &str, want: &str, limit: Duration) -> anyhow
 async fn hydrated(c: &Client) -> anyhow::Result<()> {
     let t = Instant::now();
     loop {
-        let v = c
-            .execute(
-                "return document.documentElement.getAttribute('data-hydrated')",
-                vec![],
-            )
-            .await?;
+        let v = c.execute("return document.documentElement.getAttribute('data-hydrated')", vec![]).await?;
         if v == "true" {
             return Ok(());
         }
@@ -63,13 +54,8 @@ async fn shot(c: &Client, name: &str) -> anyhow::Result<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_pages_show_the_demo_cluster_live() {
     let edge = root().join("sim/scenarios/edge.yaml").display().to_string();
-    let late = root()
-        .join("tests/scenarios/browser-timeline.yaml")
-        .display()
-        .to_string();
-    let gd = Gpudash::start(&["--demo", &edge, &late, "--kiosk-rotate", "4"])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let late = root().join("tests/scenarios/browser-timeline.yaml").display().to_string();
+    let gd = Gpudash::start(&["--demo", &edge, &late, "--kiosk-rotate", "4"]).await.unwrap_or_else(|e| panic!("{e}"));
     let url = gd.url.clone();
     let result = with_browser(|c| async move {
         // Overview: every node, slot grids, memory bars, the demo marked as simulated.
@@ -79,7 +65,9 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         let status = text(&c, ".status").await?;
         assert!(status.contains("SIMULATED"), "{status}");
         for node in ["k3s-server-01", "orin-agx-01", "orin-nano-01", "orin-nx-02", "xavier-nx-03", "gpu-x86-01"] {
-            c.find(Locator::Css(&format!("article.node[data-node='{node}']"))).await.with_context(|| node.to_string())?;
+            c.find(Locator::Css(&format!("article.node[data-node='{node}']")))
+                .await
+                .with_context(|| node.to_string())?;
         }
         let nano = text(&c, "article.node[data-node='orin-nano-01']").await?;
         assert!(nano.contains("defect-detector"), "{nano}");
@@ -135,9 +123,13 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         hydrated(&c).await?;
         let class = c.execute("return document.documentElement.className", vec![]).await?;
         assert!(class.as_str().is_some_and(|s| s.contains("kiosk")), "{class}");
-        let controls = c.execute("return document.querySelectorAll('form, button, select, input, nav, details').length", vec![]).await?;
+        let controls = c
+            .execute("return document.querySelectorAll('form, button, select, input, nav, details').length", vec![])
+            .await?;
         assert_eq!(controls, 0, "kiosk shows controls");
-        let size = c.execute("return parseFloat(getComputedStyle(document.querySelector('.card-head h2')).fontSize)", vec![]).await?;
+        let size = c
+            .execute("return parseFloat(getComputedStyle(document.querySelector('.card-head h2')).fontSize)", vec![])
+            .await?;
         assert!(size.as_f64().unwrap_or(0.0) >= 26.0, "kiosk node names are too small to read from 5 m: {size}");
         shot(&c, "kiosk-overview.png").await?;
         wait_text(&c, "h1.page-title", "Pending pods", Duration::from_secs(10)).await?;
@@ -152,41 +144,21 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embed_mode_under_a_base_path_has_no_chrome_and_allows_only_listed_frame_ancestors() {
-    let gd = Gpudash::start_with_base(
-        &["--demo", "--frame-ancestors", "https://portal.example.com"],
-        "/gpu",
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
-    let r = reqwest::get(format!("{}/?embed=1", gd.url))
+    let gd = Gpudash::start_with_base(&["--demo", "--frame-ancestors", "https://portal.example.com"], "/gpu")
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let csp = r
-        .headers()
-        .get("content-security-policy")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    assert!(
-        csp.contains("frame-ancestors https://portal.example.com"),
-        "{csp}"
-    );
+    let r = reqwest::get(format!("{}/?embed=1", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    let csp = r.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    assert!(csp.contains("frame-ancestors https://portal.example.com"), "{csp}");
     let url = gd.url.clone();
     let result = with_browser(|c| async move {
         c.goto(&format!("{url}/?embed=1")).await?;
         hydrated(&c).await?;
-        let nav = c
-            .execute("return document.querySelectorAll('nav').length", vec![])
-            .await?;
+        let nav = c.execute("return document.querySelectorAll('nav').length", vec![]).await?;
         assert_eq!(nav, 0, "embed mode shows page chrome");
-        c.find(Locator::Css("article.node[data-node='orin-nano-01']"))
-            .await?;
+        c.find(Locator::Css("article.node[data-node='orin-nano-01']")).await?;
         // Links keep the base path and the embed flag.
-        let href = c
-            .find(Locator::Css("article.node[data-node='orin-nano-01'] h2 a"))
-            .await?
-            .attr("href")
-            .await?;
+        let href = c.find(Locator::Css("article.node[data-node='orin-nano-01'] h2 a")).await?.attr("href").await?;
         assert_eq!(href.as_deref(), Some("/gpu/nodes/orin-nano-01?embed=1"));
         shot(&c, "embed.png").await?;
         Ok(())
@@ -195,17 +167,8 @@ async fn embed_mode_under_a_base_path_has_no_chrome_and_allows_only_listed_frame
     if let Err(e) = result {
         panic!("{e:#}\n--- gpudash output ---\n{}", gd.proc.output());
     }
-    let plain = Gpudash::start(&["--demo"])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let r = reqwest::get(format!("{}/", plain.url))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let csp = r
-        .headers()
-        .get("content-security-policy")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
+    let plain = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let r = reqwest::get(format!("{}/", plain.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    let csp = r.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
 }

@@ -15,107 +15,40 @@ fn kubectl(kc: &std::path::Path, args: &[&str]) -> (bool, String) {
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("kubectl not found ({e}): ./test.sh installs it"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_reads_every_kind_the_simulator_serves() {
-    let sim = start(
-        Simulator::new(demo_scenario()),
-        ([127, 0, 0, 1], 0).into(),
-        TimelineMode::Manual,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let cases: &[(&[&str], &[&str])] = &[
         (&["version"], &["Server Version: v1.31.6+k3s1"]),
-        (
-            &["get", "nodes"],
-            &["k3s-server-01", "orin-agx-01", "orin-nano-01", "gpu-x86-01"],
-        ),
-        (
-            &["get", "pods", "-A", "-o", "wide"],
-            &[
-                "anomaly-detector-6f8d7b5c4-r7zq9",
-                "triton-server-0",
-                "kube-system",
-            ],
-        ),
-        (
-            &["get", "events", "-A"],
-            &[
-                "anomaly-detector-6f8d7b5c4-r7zq9.",
-                "pose-estimator-7d9f8b6c5.",
-            ],
-        ),
-        (
-            &["get", "runtimeclasses"],
-            &["nvidia", "nvidia-experimental", "nvidia-cdi"],
-        ),
-        (
-            &["get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes"],
-            &["NodeMetricsList", "orin-agx-01"],
-        ),
+        (&["get", "nodes"], &["k3s-server-01", "orin-agx-01", "orin-nano-01", "gpu-x86-01"]),
+        (&["get", "pods", "-A", "-o", "wide"], &["anomaly-detector-6f8d7b5c4-r7zq9", "triton-server-0", "kube-system"]),
+        (&["get", "events", "-A"], &["anomaly-detector-6f8d7b5c4-r7zq9.", "pose-estimator-7d9f8b6c5."]),
+        (&["get", "runtimeclasses"], &["nvidia", "nvidia-experimental", "nvidia-cdi"]),
+        (&["get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes"], &["NodeMetricsList", "orin-agx-01"]),
         (&["top", "nodes"], &["MEMORY%", "orin-nano-01"]),
+        (&["get", "deployments,replicasets", "-n", "vision"], &["pose-estimator", "pose-estimator-7d9f8b6c5"]),
         (
-            &["get", "deployments,replicasets", "-n", "vision"],
-            &["pose-estimator", "pose-estimator-7d9f8b6c5"],
-        ),
-        (
-            &[
-                "get",
-                "pods",
-                "-n",
-                "vision",
-                "--field-selector",
-                "status.phase=Pending",
-            ],
+            &["get", "pods", "-n", "vision", "--field-selector", "status.phase=Pending"],
             &["anomaly-detector", "label-reader"],
         ),
-        (
-            &[
-                "get",
-                "nodes",
-                "-l",
-                "nvidia.com/gpu.sharing-strategy=time-slicing",
-            ],
-            &["orin-agx-01", "orin-nx-02"],
-        ),
-        (
-            &[
-                "get",
-                "pod",
-                "-n",
-                "ml",
-                "triton-server-0",
-                "-o",
-                "jsonpath={.spec.nodeName}",
-            ],
-            &["gpu-x86-01"],
-        ),
-        (
-            &["get", "pods", "-A", "--chunk-size", "3"],
-            &["yolo-detector-6c9f7d8b5-x2k4p", "batch-embed-1"],
-        ),
+        (&["get", "nodes", "-l", "nvidia.com/gpu.sharing-strategy=time-slicing"], &["orin-agx-01", "orin-nx-02"]),
+        (&["get", "pod", "-n", "ml", "triton-server-0", "-o", "jsonpath={.spec.nodeName}"], &["gpu-x86-01"]),
+        (&["get", "pods", "-A", "--chunk-size", "3"], &["yolo-detector-6c9f7d8b5-x2k4p", "batch-embed-1"]),
     ];
     for (args, want) in cases {
         let a = args.to_vec();
         let kc2 = kc.clone();
-        let (ok, out) = tokio::task::spawn_blocking(move || kubectl(&kc2, &a))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (ok, out) = tokio::task::spawn_blocking(move || kubectl(&kc2, &a)).await.unwrap_or_else(|e| panic!("{e}"));
         assert!(ok, "kubectl {args:?} failed:\n{out}");
         for w in *want {
-            assert!(
-                out.contains(w),
-                "kubectl {args:?}: expected {w:?} in:\n{out}"
-            );
+            assert!(out.contains(w), "kubectl {args:?}: expected {w:?} in:\n{out}");
         }
     }
     // Label selectors that do not select still succeed, and bad ones are refused with 400.
@@ -125,13 +58,9 @@ async fn kubectl_reads_every_kind_the_simulator_serves() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_watch_sees_a_timeline_change() {
-    let sim = start(
-        Simulator::new(demo_scenario()),
-        ([127, 0, 0, 1], 0).into(),
-        TimelineMode::Manual,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let mut child = Command::new("kubectl")
         .arg("--kubeconfig")
@@ -159,10 +88,7 @@ async fn kubectl_watch_sees_a_timeline_change() {
             seen.push('\n');
         }
     }
-    assert!(
-        seen.contains("triton-server-0"),
-        "initial list not seen:\n{seen}"
-    );
+    assert!(seen.contains("triton-server-0"), "initial list not seen:\n{seen}");
     assert!(!seen.contains("speech-tts"));
     assert!(sim.sim.advance(), "the demo timeline has a first step");
     while !seen.contains("speech-tts-6d5c4b3a2-z9y8x") && Instant::now() < deadline {
@@ -173,57 +99,29 @@ async fn kubectl_watch_sees_a_timeline_change() {
     }
     let _ = child.kill();
     let _ = child.wait();
-    assert!(
-        seen.contains("speech-tts-6d5c4b3a2-z9y8x"),
-        "watch did not show the new pod:\n{seen}"
-    );
+    assert!(seen.contains("speech-tts-6d5c4b3a2-z9y8x"), "watch did not show the new pod:\n{seen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_are_refused_with_405_and_logged() {
-    let sim = start(
-        Simulator::new(demo_scenario()),
-        ([127, 0, 0, 1], 0).into(),
-        TimelineMode::Manual,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let kc2 = kc.clone();
-    let (ok, out) = tokio::task::spawn_blocking(move || {
-        kubectl(&kc2, &["delete", "pod", "-n", "ml", "triton-server-0"])
-    })
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let (ok, out) =
+        tokio::task::spawn_blocking(move || kubectl(&kc2, &["delete", "pod", "-n", "ml", "triton-server-0"]))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
     assert!(!ok && out.contains("MethodNotAllowed"), "{out}");
-    let (ok, out) = tokio::task::spawn_blocking(move || {
-        kubectl(&kc, &["label", "node", "orin-nano-01", "x=y"])
-    })
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let (ok, out) = tokio::task::spawn_blocking(move || kubectl(&kc, &["label", "node", "orin-nano-01", "x=y"]))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(!ok, "{out}");
-    let refused: Vec<_> = sim
-        .sim
-        .requests()
-        .into_iter()
-        .filter(|r| r.status == 405)
-        .collect();
-    assert!(
-        refused
-            .iter()
-            .any(|r| r.verb == "delete" && r.uri.contains("/pods/triton-server-0")),
-        "{refused:?}"
-    );
-    assert!(
-        refused
-            .iter()
-            .any(|r| r.verb == "patch" && r.uri.contains("/nodes/orin-nano-01")),
-        "{refused:?}"
-    );
-    assert!(
-        sim.sim.get("Pod", "ml", "triton-server-0").is_some(),
-        "nothing was deleted"
-    );
+    let refused: Vec<_> = sim.sim.requests().into_iter().filter(|r| r.status == 405).collect();
+    assert!(refused.iter().any(|r| r.verb == "delete" && r.uri.contains("/pods/triton-server-0")), "{refused:?}");
+    assert!(refused.iter().any(|r| r.verb == "patch" && r.uri.contains("/nodes/orin-nano-01")), "{refused:?}");
+    assert!(sim.sim.get("Pod", "ml", "triton-server-0").is_some(), "nothing was deleted");
     let http = reqwest::Client::new();
     let r = http
         .post(format!("{}/api/v1/namespaces/ml/pods", sim.url()))
@@ -233,9 +131,6 @@ async fn writes_are_refused_with_405_and_logged() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.status().as_u16(), 405);
     let body: serde_json::Value = r.json().await.unwrap_or_default();
-    assert_eq!(
-        (body["kind"].as_str(), body["code"].as_u64()),
-        (Some("Status"), Some(405))
-    );
+    assert_eq!((body["kind"].as_str(), body["code"].as_u64()), (Some("Status"), Some(405)));
     assert_eq!(sim.sim.verb_counts().get("create"), Some(&1));
 }

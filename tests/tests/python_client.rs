@@ -29,47 +29,26 @@ print("DONE")
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_client_lists_and_watches_pods() {
-    let sim = start(
-        Simulator::new(demo_scenario()),
-        ([127, 0, 0, 1], 0).into(),
-        TimelineMode::Manual,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let (dir, kc) = kubeconfig_file(&sim.url());
     let script = dir.path().join("client.py");
     std::fs::write(&script, SCRIPT).unwrap_or_else(|e| panic!("{e}"));
     let handle = tokio::task::spawn_blocking(move || {
-        Command::new("/usr/bin/python3")
-            .arg(&script)
-            .arg(&kc)
-            .output()
-            .unwrap_or_else(|e| panic!("python3: {e}"))
+        Command::new("/usr/bin/python3").arg(&script).arg(&kc).output().unwrap_or_else(|e| panic!("python3: {e}"))
     });
     // Let the script list and open its watch, then change the cluster.
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert!(sim.sim.advance());
     let out = handle.await.unwrap_or_else(|e| panic!("{e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(
         out.status.success(),
         "python client failed (is python3-kubernetes installed? ./test.sh installs it):\n{text}"
     );
-    assert!(
-        text.contains("POD vision anomaly-detector-6f8d7b5c4-r7zq9 Pending"),
-        "{text}"
-    );
-    assert!(
-        text.contains("ARM64 orin-agx-01,orin-nano-01,orin-nx-02,xavier-nx-03"),
-        "{text}"
-    );
-    assert!(
-        text.contains("EVENT ADDED speech-tts-6d5c4b3a2-z9y8x"),
-        "{text}"
-    );
+    assert!(text.contains("POD vision anomaly-detector-6f8d7b5c4-r7zq9 Pending"), "{text}");
+    assert!(text.contains("ARM64 orin-agx-01,orin-nano-01,orin-nx-02,xavier-nx-03"), "{text}");
+    assert!(text.contains("EVENT ADDED speech-tts-6d5c4b3a2-z9y8x"), "{text}");
     assert!(text.contains("DONE"), "{text}");
 }

@@ -8,32 +8,18 @@ use gpudash_tests::{bin, free_port, kubeconfig_file, Gpudash, Proc};
 use serde_json::Value;
 
 fn names(v: &Value, list: &str) -> Vec<String> {
-    v[list]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|x| x["name"].as_str().map(str::to_string))
-        .collect()
+    v[list].as_array().into_iter().flatten().filter_map(|x| x["name"].as_str().map(str::to_string)).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_derives_the_cluster_and_follows_changes_read_only() {
-    let sim = start(
-        Simulator::new(demo_scenario()),
-        ([127, 0, 0, 1], 0).into(),
-        TimelineMode::Manual,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
-    let gd = Gpudash::start(&[
-        "--kubeconfig",
-        &kc.display().to_string(),
-        "--metrics-interval",
-        "1",
-    ])
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string(), "--metrics-interval", "1"])
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let v = gd
         .wait_view(Duration::from_secs(10), |v| {
             v["source"]["synced"] == true && v["nodes"][0]["memory"]["used_bytes"].is_u64()
@@ -51,12 +37,7 @@ async fn serve_derives_the_cluster_and_follows_changes_read_only() {
         .unwrap_or_default();
     assert_eq!(nano["reasons"][0]["reason"], "Insufficient nvidia.com/gpu");
     assert_eq!(nano["gpu_request"]["resource"], "nvidia.com/gpu");
-    let codes: Vec<&str> = v["diagnoses"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|d| d["code"].as_str())
-        .collect();
+    let codes: Vec<&str> = v["diagnoses"].as_array().into_iter().flatten().filter_map(|d| d["code"].as_str()).collect();
     for c in [
         "insufficient-gpu",
         "device-plugin-missing",
@@ -72,29 +53,20 @@ async fn serve_derives_the_cluster_and_follows_changes_read_only() {
     assert!(sim.sim.advance());
     let v2 = gd
         .wait_view(Duration::from_secs(5), |v| {
-            v["pending"]
-                .as_array()
-                .is_some_and(|p| p.iter().any(|p| p["name"] == "speech-tts-6d5c4b3a2-z9y8x"))
+            v["pending"].as_array().is_some_and(|p| p.iter().any(|p| p["name"] == "speech-tts-6d5c4b3a2-z9y8x"))
         })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(v2["revision"].as_u64().unwrap_or(0) > rev);
     for path in ["/healthz", "/readyz"] {
-        let r = reqwest::get(format!("{}{path}", gd.url))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let r = reqwest::get(format!("{}{path}", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(r.status().as_u16(), 200, "{path}");
     }
     // Read-only by construction: every request gpudash made was a GET (get, list or watch).
     let verbs = sim.sim.verb_counts();
+    assert!(verbs.contains_key("watch") && verbs.contains_key("list"), "{verbs:?}");
     assert!(
-        verbs.contains_key("watch") && verbs.contains_key("list"),
-        "{verbs:?}"
-    );
-    assert!(
-        verbs
-            .keys()
-            .all(|v| v == "get" || v == "list" || v == "watch"),
+        verbs.keys().all(|v| v == "get" || v == "list" || v == "watch"),
         "gpudash issued a non-read verb: {verbs:?}"
     );
     assert!(sim.sim.requests().iter().all(|r| r.method == "GET"));
@@ -106,61 +78,34 @@ async fn every_diagnosis_code_is_raised_from_scenario_files() {
     let mut scenario = demo_scenario();
     let more = Scenario::from_files(&[&extra]).unwrap_or_else(|e| panic!("{e}"));
     scenario.objects.extend(more.objects);
-    let sim = start(
-        Simulator::new(scenario),
-        ([127, 0, 0, 1], 0).into(),
-        TimelineMode::Manual,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
-    let (_dir, kc) = kubeconfig_file(&sim.url());
-    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string()])
+    let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, kc) = kubeconfig_file(&sim.url());
+    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string()]).await.unwrap_or_else(|e| panic!("{e}"));
     let v = gd
         .wait_view(Duration::from_secs(10), |v| v["source"]["synced"] == true)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let diags = v["diagnoses"].as_array().cloned().unwrap_or_default();
-    let find =
-        |code: &str, name: &str| diags.iter().any(|d| d["code"] == code && d["name"] == name);
-    assert!(
-        find("runtime-handler-missing", "sandbox-fails"),
-        "{diags:?}"
-    );
-    assert!(
-        find("shared-gpu-request-too-large", "wants-two-replicas"),
-        "{diags:?}"
-    );
+    let find = |code: &str, name: &str| diags.iter().any(|d| d["code"] == code && d["name"] == name);
+    assert!(find("runtime-handler-missing", "sandbox-fails"), "{diags:?}");
+    assert!(find("shared-gpu-request-too-large", "wants-two-replicas"), "{diags:?}");
     assert!(find("insufficient-gpu", "anomaly-detector-6f8d7b5c4-r7zq9"));
     assert!(find("device-plugin-missing", "xavier-nx-03"));
     assert!(find("runtimeclass-missing", "pose-estimator-7d9f8b6c5"));
-    assert!(find(
-        "gpu-pod-without-runtimeclass",
-        "ocr-model-7c5b8d9f6-m2x7c"
-    ));
+    assert!(find("gpu-pod-without-runtimeclass", "ocr-model-7c5b8d9f6-m2x7c"));
     assert!(find("unified-memory-overcommit", "orin-nx-02"));
     assert!(find("gpu-time-slice-contention", "orin-agx-01"));
-    let sev: Vec<&str> = diags
-        .iter()
-        .filter_map(|d| d["severity"].as_str())
-        .collect();
+    let sev: Vec<&str> = diags.iter().filter_map(|d| d["severity"].as_str()).collect();
     let rank = |s: &str| match s {
         "critical" => 0,
         "warning" => 1,
         _ => 2,
     };
-    assert!(
-        sev.windows(2).all(|w| rank(w[0]) <= rank(w[1])),
-        "most severe first: {sev:?}"
-    );
-    let t4 = v["nodes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|n| n["name"] == "t4-shared-01")
-        .cloned()
-        .unwrap_or_default();
+    assert!(sev.windows(2).all(|w| rank(w[0]) <= rank(w[1])), "most severe first: {sev:?}");
+    let t4 =
+        v["nodes"].as_array().into_iter().flatten().find(|n| n["name"] == "t4-shared-01").cloned().unwrap_or_default();
     assert_eq!(t4["gpu_resources"][0]["sharing"], "time-slicing");
     assert_eq!(t4["unified_memory"], false);
 }
@@ -204,9 +149,7 @@ async fn an_unreachable_cluster_is_shown_as_connecting_with_the_error() {
         assert!(t.elapsed() < Duration::from_secs(20), "no error shown: {v}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let r = reqwest::get(format!("{url}/readyz"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r = reqwest::get(format!("{url}/readyz")).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.status().as_u16(), 503);
     drop(p);
 }
@@ -216,14 +159,9 @@ fn fails_with(args: &[String], want: &str) {
     let mut p = Proc::spawn(&bin(), args).unwrap_or_else(|e| panic!("{e}"));
     let code = p.wait_exit(Duration::from_secs(20));
     let out = p.output();
-    assert!(
-        matches!(code, Some(c) if c != 0),
-        "expected failure for {args:?}, got {code:?}:\n{out}"
-    );
-    let err_line = out
-        .lines()
-        .find(|l| l.starts_with("gpudash: error:"))
-        .unwrap_or_else(|| panic!("no error line:\n{out}"));
+    assert!(matches!(code, Some(c) if c != 0), "expected failure for {args:?}, got {code:?}:\n{out}");
+    let err_line =
+        out.lines().find(|l| l.starts_with("gpudash: error:")).unwrap_or_else(|| panic!("no error line:\n{out}"));
     assert!(err_line.contains(want), "expected {want:?} in {err_line:?}");
     assert!(!out.contains("panicked"), "{out}");
 }
@@ -232,85 +170,26 @@ fn fails_with(args: &[String], want: &str) {
 fn start_up_problems_are_one_clear_line_and_a_non_zero_exit() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let bad_kc = dir.path().join("bad-kubeconfig");
-    std::fs::write(
-        &bad_kc,
-        "apiVersion: v1\nkind: Config\nclusters: [this is not: a kubeconfig\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&bad_kc, "apiVersion: v1\nkind: Config\nclusters: [this is not: a kubeconfig\n")
+        .unwrap_or_else(|e| panic!("{e}"));
     let db = dir.path().join("h.db").display().to_string();
     let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    fails_with(
-        &s(&[
-            "serve",
-            "--kubeconfig",
-            &bad_kc.display().to_string(),
-            "--db",
-            &db,
-        ]),
-        "kubeconfig",
-    );
-    fails_with(
-        &s(&[
-            "serve",
-            "--kubeconfig",
-            "/nonexistent/kubeconfig",
-            "--db",
-            &db,
-        ]),
-        "cannot read kubeconfig",
-    );
-    fails_with(
-        &s(&[
-            "serve",
-            "--demo",
-            "--db",
-            "/proc/gpudash/h.db",
-            "--listen",
-            "127.0.0.1:0",
-        ]),
-        "--db",
-    );
+    fails_with(&s(&["serve", "--kubeconfig", &bad_kc.display().to_string(), "--db", &db]), "kubeconfig");
+    fails_with(&s(&["serve", "--kubeconfig", "/nonexistent/kubeconfig", "--db", &db]), "cannot read kubeconfig");
+    fails_with(&s(&["serve", "--demo", "--db", "/proc/gpudash/h.db", "--listen", "127.0.0.1:0"]), "--db");
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
     let addr = busy.local_addr().map(|a| a.to_string()).unwrap_or_default();
+    fails_with(&s(&["serve", "--demo", "--db", &db, "--listen", &addr]), "cannot listen");
+    fails_with(&s(&["serve", "--demo", "--db", &db, "--base-path", "no-slash"]), "--base-path");
     fails_with(
-        &s(&["serve", "--demo", "--db", &db, "--listen", &addr]),
-        "cannot listen",
-    );
-    fails_with(
-        &s(&["serve", "--demo", "--db", &db, "--base-path", "no-slash"]),
-        "--base-path",
-    );
-    fails_with(
-        &s(&[
-            "serve",
-            "--demo",
-            "--db",
-            &db,
-            "--frame-ancestors",
-            "https://*.example.com",
-        ]),
+        &s(&["serve", "--demo", "--db", &db, "--frame-ancestors", "https://*.example.com"]),
         "wildcards are refused",
     );
     let bad_scenario = dir.path().join("bad.yaml");
     std::fs::write(&bad_scenario, "apiVersion: v1\nkind: Node\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {labels: {a: b}}\n").unwrap_or_else(|e| panic!("{e}"));
+    fails_with(&s(&["serve", "--demo", "--db", &db, &bad_scenario.display().to_string()]), "document 2: metadata.name");
     fails_with(
-        &s(&[
-            "serve",
-            "--demo",
-            "--db",
-            &db,
-            &bad_scenario.display().to_string(),
-        ]),
-        "document 2: metadata.name",
-    );
-    fails_with(
-        &s(&[
-            "sim",
-            "--scenario",
-            &bad_scenario.display().to_string(),
-            "--listen",
-            "127.0.0.1:0",
-        ]),
+        &s(&["sim", "--scenario", &bad_scenario.display().to_string(), "--listen", "127.0.0.1:0"]),
         "document 2: metadata.name",
     );
     // No kubeconfig and no --demo: say what to do.

@@ -14,23 +14,14 @@ use serde_json::json;
 type Keys = BTreeSet<(String, String, String)>;
 
 fn oracle(sim: &Simulator) -> Keys {
-    sim.state("Pod")
-        .into_iter()
-        .map(|k| (k.namespace, k.name, k.resource_version))
-        .collect()
+    sim.state("Pod").into_iter().map(|k| (k.namespace, k.name, k.resource_version)).collect()
 }
 
 fn mirror(store: &reflector::Store<Pod>) -> Keys {
     store
         .state()
         .iter()
-        .map(|p| {
-            (
-                p.namespace().unwrap_or_default(),
-                p.name_any(),
-                p.resource_version().unwrap_or_default(),
-            )
-        })
+        .map(|p| (p.namespace().unwrap_or_default(), p.name_any(), p.resource_version().unwrap_or_default()))
         .collect()
 }
 
@@ -68,38 +59,22 @@ async fn kube_rs_watcher_survives_every_injected_fault() {
     let cfg = kube::Config::new(running.url().parse().unwrap_or_else(|e| panic!("{e}")));
     let client = Client::try_from(cfg).unwrap_or_else(|e| panic!("{e}"));
     let (store, writer) = reflector::store::<Pod>();
-    let stream = watcher(
-        Api::<Pod>::all(client),
-        watcher::Config::default().timeout(5),
-    )
-    .default_backoff()
-    .reflect(writer)
-    .for_each(|_| futures::future::ready(()));
+    let stream = watcher(Api::<Pod>::all(client), watcher::Config::default().timeout(5))
+        .default_backoff()
+        .reflect(writer)
+        .for_each(|_| futures::future::ready(()));
     let task = tokio::spawn(stream);
     converge(&sim, &store, "initial sync").await;
 
     let faults: Vec<(&str, Box<dyn Fn(&Simulator)>)> = vec![
-        (
-            "closing every watch",
-            Box::new(|s: &Simulator| s.close_watches()),
-        ),
-        (
-            "expiring versions (410 Gone)",
-            Box::new(|s: &Simulator| s.expire_versions()),
-        ),
-        (
-            "an API restart",
-            Box::new(|s: &Simulator| s.restart(Duration::from_millis(700))),
-        ),
-        (
-            "slow responses",
-            Box::new(|s: &Simulator| s.set_delay(Duration::from_millis(300))),
-        ),
+        ("closing every watch", Box::new(|s: &Simulator| s.close_watches())),
+        ("expiring versions (410 Gone)", Box::new(|s: &Simulator| s.expire_versions())),
+        ("an API restart", Box::new(|s: &Simulator| s.restart(Duration::from_millis(700)))),
+        ("slow responses", Box::new(|s: &Simulator| s.set_delay(Duration::from_millis(300)))),
     ];
     for (i, (what, inject)) in faults.iter().enumerate() {
         inject(&sim);
-        sim.apply(pod(&format!("after-fault-{i}")))
-            .unwrap_or_else(|e| panic!("{e}"));
+        sim.apply(pod(&format!("after-fault-{i}"))).unwrap_or_else(|e| panic!("{e}"));
         let _ = sim.advance();
         converge(&sim, &store, what).await;
     }
@@ -107,14 +82,10 @@ async fn kube_rs_watcher_survives_every_injected_fault() {
 
     // A stall: watches are accepted and stay silent; changes made meanwhile arrive after it ends.
     sim.stall(true);
-    sim.apply(pod("during-stall"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    sim.apply(pod("during-stall")).unwrap_or_else(|e| panic!("{e}"));
     assert!(sim.delete("Pod", "faults", "after-fault-0"));
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert!(
-        mirror(&store).iter().all(|k| k.1 != "during-stall"),
-        "a stalled watch delivered an event"
-    );
+    assert!(mirror(&store).iter().all(|k| k.1 != "during-stall"), "a stalled watch delivered an event");
     sim.stall(false);
     converge(&sim, &store, "a stall").await;
     task.abort();

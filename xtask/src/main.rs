@@ -10,10 +10,7 @@ use std::process::Command;
 use anyhow::{bail, Context};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 fn run(cmd: &mut Command) -> anyhow::Result<()> {
@@ -27,9 +24,7 @@ fn run(cmd: &mut Command) -> anyhow::Result<()> {
 
 fn site() -> anyhow::Result<()> {
     let root = root();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     run(Command::new(&cargo).current_dir(&root).args([
         "build",
@@ -43,11 +38,7 @@ fn site() -> anyhow::Result<()> {
     let wasm = target.join("wasm32-unknown-unknown/wasm-release/frontend.wasm");
     let pkg = target.join("site/pkg");
     std::fs::create_dir_all(&pkg).with_context(|| format!("creating {}", pkg.display()))?;
-    eprintln!(
-        "xtask: wasm-bindgen {} -> {}",
-        wasm.display(),
-        pkg.display()
-    );
+    eprintln!("xtask: wasm-bindgen {} -> {}", wasm.display(), pkg.display());
     wasm_bindgen_cli_support::Bindgen::new()
         .input_path(&wasm)
         .web(true)?
@@ -65,8 +56,7 @@ fn site() -> anyhow::Result<()> {
             .arg("-o")
             .arg(&wasm_out))?;
     }
-    std::fs::copy(root.join("style/main.css"), pkg.join("gpudash.css"))
-        .context("copying style/main.css")?;
+    std::fs::copy(root.join("style/main.css"), pkg.join("gpudash.css")).context("copying style/main.css")?;
     for f in ["gpudash.js", "gpudash_bg.wasm", "gpudash.css"] {
         let len = std::fs::metadata(pkg.join(f)).map(|m| m.len()).unwrap_or(0);
         eprintln!("xtask: {f}: {len} bytes");

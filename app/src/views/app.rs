@@ -41,11 +41,8 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         Theme::Light => "light",
         Theme::Dark => "dark",
     };
-    let class = format!(
-        "theme-{theme}{}{}",
-        if boot.kiosk { " kiosk" } else { "" },
-        if boot.embed { " embed" } else { "" }
-    );
+    let class =
+        format!("theme-{theme}{}{}", if boot.kiosk { " kiosk" } else { "" }, if boot.embed { " embed" } else { "" });
     let root = boot.base.clone();
     let css = format!("{}/pkg/gpudash.css", boot.base);
     let title = match &boot.page {

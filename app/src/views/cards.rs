@@ -20,10 +20,7 @@ pub fn cells(g: &GpuResource) -> Vec<Cell> {
     let mut out: Vec<Cell> = Vec::new();
     for h in &g.holders {
         for _ in 0..h.count.min(4096) {
-            out.push(Cell {
-                holder: Some((h.namespace.clone(), h.name.clone())),
-                over: false,
-            });
+            out.push(Cell { holder: Some((h.namespace.clone(), h.name.clone())), over: false });
         }
     }
     let total = g.allocatable.max(g.capacity).min(4096) as usize;
@@ -32,10 +29,7 @@ pub fn cells(g: &GpuResource) -> Vec<Cell> {
         c.over = i >= total;
     }
     for _ in held..total {
-        out.push(Cell {
-            holder: None,
-            over: false,
-        });
+        out.push(Cell { holder: None, over: false });
     }
     out
 }
@@ -46,16 +40,8 @@ pub fn caption(g: &GpuResource) -> String {
     match (g.sharing, g.physical_gpus) {
         (Sharing::Mig, _) => format!("MIG slices · {held}"),
         (Sharing::TimeSlicing | Sharing::Mps, Some(p)) => {
-            let mode = if g.sharing == Sharing::Mps {
-                "MPS"
-            } else {
-                "time-slicing"
-            };
-            format!(
-                "{p} GPU{} × {} {mode} replicas · {held}",
-                if p == 1 { "" } else { "s" },
-                g.replicas_per_gpu
-            )
+            let mode = if g.sharing == Sharing::Mps { "MPS" } else { "time-slicing" };
+            format!("{p} GPU{} × {} {mode} replicas · {held}", if p == 1 { "" } else { "s" }, g.replicas_per_gpu)
         }
         (Sharing::TimeSlicing | Sharing::Mps, None) => {
             format!("shared, GPU count unknown · {held}")
@@ -73,17 +59,13 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
     let cells = cells(&g);
     let cap = caption(&g);
     let rows: Vec<Vec<Cell>> = match (g.placement_known, g.physical_gpus, g.sharing) {
-        (true, Some(p), Sharing::TimeSlicing | Sharing::Mps) if p > 0 => cells
-            .chunks(usize::try_from(g.replicas_per_gpu.max(1)).unwrap_or(1))
-            .map(<[Cell]>::to_vec)
-            .collect(),
+        (true, Some(p), Sharing::TimeSlicing | Sharing::Mps) if p > 0 => {
+            cells.chunks(usize::try_from(g.replicas_per_gpu.max(1)).unwrap_or(1)).map(<[Cell]>::to_vec).collect()
+        }
         _ => vec![cells],
     };
     let unknown = !g.placement_known;
-    let profile = g
-        .resource
-        .strip_prefix("nvidia.com/mig-")
-        .map(str::to_string);
+    let profile = g.resource.strip_prefix("nvidia.com/mig-").map(str::to_string);
     let sharing = match g.sharing {
         Sharing::None => "none",
         Sharing::TimeSlicing => "time-slicing",
@@ -139,17 +121,9 @@ fn pct(v: u64, scale: u64) -> String {
 /// The memory bars: use, requests and limits against the board (or node) total.
 #[component]
 pub fn MemoryBars(m: MemoryView, unified: bool) -> impl IntoView {
-    let board = if m.allocatable_bytes > 0 {
-        m.allocatable_bytes
-    } else {
-        m.capacity_bytes
-    };
+    let board = if m.allocatable_bytes > 0 { m.allocatable_bytes } else { m.capacity_bytes };
     let over = m.limits_bytes > board && board > 0;
-    let title = if unified {
-        "Unified memory (CPU + GPU)"
-    } else {
-        "Memory"
-    };
+    let title = if unified { "Unified memory (CPU + GPU)" } else { "Memory" };
     let row = move |label: &'static str, v: Option<u64>, cls: &'static str| {
         let (width, text) = match v {
             Some(v) => (pct(v, board), format!("{} ({})", bytes(v), pct(v, board))),
@@ -182,12 +156,8 @@ pub fn MemoryBars(m: MemoryView, unified: bool) -> impl IntoView {
 pub fn NodeCard(node: NodeView) -> impl IntoView {
     let boot = expect_context::<Boot>();
     let href = boot.href(&format!("/nodes/{}", percent_encode(&node.name)));
-    let pressures: Vec<String> = node
-        .conditions
-        .iter()
-        .filter(|c| c.bad && c.type_ != "Ready")
-        .map(|c| c.type_.clone())
-        .collect();
+    let pressures: Vec<String> =
+        node.conditions.iter().filter(|c| c.bad && c.type_ != "Ready").map(|c| c.type_.clone()).collect();
     let ready = node.ready;
     let pending = node.pending_pods;
     let gpus = node.gpu_resources.clone();
@@ -226,12 +196,7 @@ mod tests {
             allocated: holders.iter().map(|h| h.1).sum(),
             holders: holders
                 .iter()
-                .map(|(n, c)| Holder {
-                    namespace: "ml".into(),
-                    name: (*n).into(),
-                    count: *c,
-                    ..Holder::default()
-                })
+                .map(|(n, c)| Holder { namespace: "ml".into(), name: (*n).into(), count: *c, ..Holder::default() })
                 .collect(),
             physical_gpus: Some(1),
             replicas_per_gpu: cap,
@@ -244,10 +209,7 @@ mod tests {
     #[test]
     fn cells_fill_holders_first_then_free() {
         let c = cells(&res(4, &[("a", 1), ("b", 2)]));
-        let names: Vec<Option<&str>> = c
-            .iter()
-            .map(|c| c.holder.as_ref().map(|h| h.1.as_str()))
-            .collect();
+        let names: Vec<Option<&str>> = c.iter().map(|c| c.holder.as_ref().map(|h| h.1.as_str())).collect();
         assert_eq!(names, vec![Some("a"), Some("b"), Some("b"), None]);
     }
 
@@ -260,9 +222,6 @@ mod tests {
 
     #[test]
     fn captions_say_the_layout() {
-        assert_eq!(
-            caption(&res(4, &[("a", 1)])),
-            "1 GPU × 4 time-slicing replicas · 1/4 held"
-        );
+        assert_eq!(caption(&res(4, &[("a", 1)])), "1 GPU × 4 time-slicing replicas · 1/4 held");
     }
 }

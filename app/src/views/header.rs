@@ -26,25 +26,14 @@ pub fn status(live: &Live) -> Status {
         if let Conn::Lost(t) = conn {
             return Status {
                 state: "stale",
-                text: format!(
-                    "Stale {} — connection to gpudash lost, reconnecting…",
-                    ago(t)
-                ),
+                text: format!("Stale {} — connection to gpudash lost, reconnecting…", ago(t)),
             };
         }
         if let Some(t) = v.source.stale_since.as_deref().and_then(parse_rfc3339) {
-            let err = v
-                .source
-                .error
-                .as_deref()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default();
+            let err = v.source.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
             return Status {
                 state: "stale",
-                text: format!(
-                    "Stale {} — the cluster watch is down{err}; showing the last known state",
-                    ago(t)
-                ),
+                text: format!("Stale {} — the cluster watch is down{err}; showing the last known state", ago(t)),
             };
         }
         if !v.source.synced {
@@ -84,11 +73,7 @@ pub fn Header() -> impl IntoView {
     let current = boot.page.clone();
     let chrome = !boot.embed && !boot.kiosk;
     let link = |path: &'static str, page: Page, label: &'static str| {
-        let cls = if current == page {
-            "nav-link current"
-        } else {
-            "nav-link"
-        };
+        let cls = if current == page { "nav-link current" } else { "nav-link" };
         (boot.href(path), cls, label)
     };
     let (o_href, o_cls, o_label) = link("/", Page::Overview, "Overview");

@@ -13,21 +13,14 @@ use super::cards::{MemoryBars, NodeCard};
 pub fn node_matches(n: &NodeView, ns: Option<&str>, label: Option<&str>) -> bool {
     let ns_ok = ns.is_none_or(|ns| n.namespaces.iter().any(|x| x == ns));
     let label_ok = label.is_none_or(|l| match l.split_once('=') {
-        Some((k, v)) => n
-            .labels
-            .iter()
-            .any(|(lk, lv)| lk == k.trim() && lv == v.trim()),
+        Some((k, v)) => n.labels.iter().any(|(lk, lv)| lk == k.trim() && lv == v.trim()),
         None => n.labels.iter().any(|(lk, _)| lk == l.trim()),
     });
     ns_ok && label_ok
 }
 
 fn all_namespaces(v: &ClusterView) -> Vec<String> {
-    let mut out: Vec<String> = v
-        .nodes
-        .iter()
-        .flat_map(|n| n.namespaces.iter().cloned())
-        .collect();
+    let mut out: Vec<String> = v.nodes.iter().flat_map(|n| n.namespaces.iter().cloned()).collect();
     out.sort();
     out.dedup();
     out
@@ -81,11 +74,7 @@ pub fn OverviewPage() -> impl IntoView {
     let (ns, label) = (boot.ns.clone(), boot.label.clone());
     let nodes = move || {
         live.view.with(|v| {
-            v.nodes
-                .iter()
-                .filter(|n| node_matches(n, ns.as_deref(), label.as_deref()))
-                .cloned()
-                .collect::<Vec<_>>()
+            v.nodes.iter().filter(|n| node_matches(n, ns.as_deref(), label.as_deref())).cloned().collect::<Vec<_>>()
         })
     };
     view! {
@@ -103,10 +92,7 @@ pub fn OverviewPage() -> impl IntoView {
 pub fn NodePage(name: String) -> impl IntoView {
     let live = expect_context::<Live>();
     let n2 = name.clone();
-    let node = move || {
-        live.view
-            .with(|v| v.nodes.iter().find(|n| n.name == n2).cloned())
-    };
+    let node = move || live.view.with(|v| v.nodes.iter().find(|n| n.name == n2).cloned());
     let now = live.now;
     view! {
         {move || match node() {
@@ -181,16 +167,8 @@ fn diagnosis_href(boot: &Boot, v: &ClusterView, d: &Diagnosis) -> Option<String>
         "Node" => Some(boot.href(&format!("/nodes/{}", percent_encode(&d.name)))),
         "Pod" => {
             let ns = d.namespace.clone().unwrap_or_default();
-            if v.pending
-                .iter()
-                .any(|p| p.namespace == ns && p.name == d.name)
-            {
-                Some(format!(
-                    "{}#pod-{}-{}",
-                    boot.href("/pending"),
-                    percent_encode(&ns),
-                    percent_encode(&d.name)
-                ))
+            if v.pending.iter().any(|p| p.namespace == ns && p.name == d.name) {
+                Some(format!("{}#pod-{}-{}", boot.href("/pending"), percent_encode(&ns), percent_encode(&d.name)))
             } else {
                 v.nodes
                     .iter()
@@ -218,9 +196,7 @@ pub fn PendingPage() -> impl IntoView {
                         .diagnoses
                         .iter()
                         .filter(|d| {
-                            d.kind == "Pod"
-                                && d.name == p.name
-                                && d.namespace.as_deref() == Some(p.namespace.as_str())
+                            d.kind == "Pod" && d.name == p.name && d.namespace.as_deref() == Some(p.namespace.as_str())
                         })
                         .cloned()
                         .collect();
@@ -280,12 +256,7 @@ pub fn DiagnosesPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let boot = expect_context::<Boot>();
     let items = move || {
-        live.view.with(|v| {
-            v.diagnoses
-                .iter()
-                .map(|d| (d.clone(), diagnosis_href(&boot, v, d)))
-                .collect::<Vec<_>>()
-        })
+        live.view.with(|v| v.diagnoses.iter().map(|d| (d.clone(), diagnosis_href(&boot, v, d))).collect::<Vec<_>>())
     };
     view! {
         <h1 class="page-title">"Diagnoses"</h1>

@@ -8,14 +8,7 @@ use app::model::{Diagnosis, NodeView, PendingPod, Severity, Sharing};
 use super::{node, pods, Inputs};
 use crate::quantity::Bytes;
 
-fn diag(
-    code: &str,
-    severity: Severity,
-    kind: &str,
-    namespace: Option<&str>,
-    name: &str,
-    message: String,
-) -> Diagnosis {
+fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, name: &str, message: String) -> Diagnosis {
     Diagnosis {
         code: code.to_string(),
         severity,
@@ -36,11 +29,7 @@ fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
 /// Computes every diagnosis; adds the codes that concern each pending pod to it.
 pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod]) -> Vec<Diagnosis> {
     let mut out = Vec::new();
-    let classes: BTreeSet<&str> = inputs
-        .runtime_classes
-        .iter()
-        .filter_map(|r| r.metadata.name.as_deref())
-        .collect();
+    let classes: BTreeSet<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
     let class_list = classes.iter().copied().collect::<Vec<_>>().join(", ");
 
     // Pending pods short of a GPU resource.
@@ -72,10 +61,7 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
             ));
             p.diagnoses.push("insufficient-gpu".into());
         }
-        if p.message
-            .as_deref()
-            .is_some_and(|m| m.contains("maximum request size for shared resources is 1"))
-        {
+        if p.message.as_deref().is_some_and(|m| m.contains("maximum request size for shared resources is 1")) {
             out.push(diag("shared-gpu-request-too-large", Severity::Critical, "Pod", Some(&p.namespace), &p.name,
                 "Requests more than 1 replica of a time-sliced GPU, which the device plugin refuses: request 1 (a replica is not a bigger share of the GPU).".into()));
             p.diagnoses.push("shared-gpu-request-too-large".into());
@@ -85,11 +71,7 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
     // Nodes that look like GPU nodes but advertise no GPU.
     for (n, view) in inputs.nodes.iter().zip_by_name(nodes) {
         let name = view.name.as_str();
-        let nvidia: Vec<_> = view
-            .gpu_resources
-            .iter()
-            .filter(|g| node::is_nvidia_gpu(&g.resource))
-            .collect();
+        let nvidia: Vec<_> = view.gpu_resources.iter().filter(|g| node::is_nvidia_gpu(&g.resource)).collect();
         let has_capacity = nvidia.iter().any(|g| g.capacity > 0);
         let whole = nvidia.iter().find(|g| g.resource == "nvidia.com/gpu");
         let zero_allocatable = whole.is_some_and(|g| g.capacity > 0 && g.allocatable == 0);
@@ -124,14 +106,8 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
 
     // RuntimeClass missing: events, ReplicaSet conditions, and templates naming a missing class.
     let mut seen = BTreeSet::new();
-    let mut rc_missing = |kind: &str,
-                          ns: Option<&str>,
-                          name: &str,
-                          class: &str,
-                          out: &mut Vec<Diagnosis>| {
-        if classes.contains(class)
-            || !seen.insert((kind.to_string(), ns.map(str::to_string), name.to_string()))
-        {
+    let mut rc_missing = |kind: &str, ns: Option<&str>, name: &str, class: &str, out: &mut Vec<Diagnosis>| {
+        if classes.contains(class) || !seen.insert((kind.to_string(), ns.map(str::to_string), name.to_string())) {
             return;
         }
         let have = if class_list.is_empty() {
@@ -147,9 +123,7 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
             continue;
         };
         let o = &e.involved_object;
-        if let Some(class) =
-            quoted_after(msg, "RuntimeClass ").filter(|_| msg.contains("not found"))
-        {
+        if let Some(class) = quoted_after(msg, "RuntimeClass ").filter(|_| msg.contains("not found")) {
             rc_missing(
                 o.kind.as_deref().unwrap_or("Object"),
                 o.namespace.as_deref(),
@@ -162,18 +136,8 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
     for rs in &inputs.replica_sets {
         let ns = rs.metadata.namespace.as_deref();
         let name = rs.metadata.name.as_deref().unwrap_or("");
-        for c in rs
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .into_iter()
-            .flatten()
-        {
-            if let Some(class) = c
-                .message
-                .as_deref()
-                .and_then(|m| quoted_after(m, "RuntimeClass "))
-            {
+        for c in rs.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten() {
+            if let Some(class) = c.message.as_deref().and_then(|m| quoted_after(m, "RuntimeClass ")) {
                 rc_missing("ReplicaSet", ns, name, class, &mut out);
             }
         }
@@ -197,13 +161,8 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
             continue;
         };
         let o = &e.involved_object;
-        if let Some(handler) =
-            quoted_after(msg, "no runtime for ").filter(|_| msg.contains("is configured"))
-        {
-            let key = (
-                o.namespace.clone().unwrap_or_default(),
-                o.name.clone().unwrap_or_default(),
-            );
+        if let Some(handler) = quoted_after(msg, "no runtime for ").filter(|_| msg.contains("is configured")) {
+            let key = (o.namespace.clone().unwrap_or_default(), o.name.clone().unwrap_or_default());
             if o.kind.as_deref() == Some("Pod") && !live_pods.contains(&key) {
                 continue;
             }
@@ -214,20 +173,11 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
         }
     }
     let nvidia_class = inputs.runtime_classes.iter().any(|r| {
-        r.metadata
-            .name
-            .as_deref()
-            .is_some_and(|n| n.starts_with("nvidia"))
-            || r.handler.starts_with("nvidia")
+        r.metadata.name.as_deref().is_some_and(|n| n.starts_with("nvidia")) || r.handler.starts_with("nvidia")
     });
     for p in &inputs.pods {
-        let no_class = p
-            .spec
-            .as_ref()
-            .is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
-        let wants_gpu = pods::effective_requests(p)
-            .iter()
-            .any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0);
+        let no_class = p.spec.as_ref().is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
+        let wants_gpu = pods::effective_requests(p).iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0);
         if nvidia_class && no_class && wants_gpu && pods::holds_resources(p) {
             let (ns, name) = pods::key(p);
             out.push(diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,
@@ -239,8 +189,15 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
         });
         if admission {
             let (ns, name) = pods::key(p);
-            out.push(diag("shared-gpu-request-too-large", Severity::Critical, "Pod", Some(&ns), &name,
-                "The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.".into()));
+            out.push(diag(
+                "shared-gpu-request-too-large",
+                Severity::Critical,
+                "Pod",
+                Some(&ns),
+                &name,
+                "The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1."
+                    .into(),
+            ));
         }
     }
 
@@ -255,26 +212,17 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
 
 /// Pairs nodes with their views by name (views are sorted; inputs are not).
 trait ZipByName<'a> {
-    fn zip_by_name(
-        self,
-        views: &'a [NodeView],
-    ) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)>;
+    fn zip_by_name(self, views: &'a [NodeView]) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)>;
 }
 
 impl<'a, I> ZipByName<'a> for I
 where
     I: Iterator<Item = &'a std::sync::Arc<k8s_openapi::api::core::v1::Node>>,
 {
-    fn zip_by_name(
-        self,
-        views: &'a [NodeView],
-    ) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)> {
+    fn zip_by_name(self, views: &'a [NodeView]) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)> {
         self.filter_map(|n| {
             let name = n.metadata.name.as_deref().unwrap_or("");
-            views
-                .iter()
-                .find(|v| v.name == name)
-                .map(|v| (n.as_ref(), v))
+            views.iter().find(|v| v.name == name).map(|v| (n.as_ref(), v))
         })
         .collect()
     }

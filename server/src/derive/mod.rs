@@ -9,9 +9,7 @@ pub mod scheduler;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use app::model::{
-    ClusterView, GpuRequest, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals,
-};
+use app::model::{ClusterView, GpuRequest, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals};
 use k8s_openapi::api::apps::v1::ReplicaSet;
 use k8s_openapi::api::core::v1::{Event, Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
@@ -99,9 +97,7 @@ impl Options {
             };
             let k = k.trim();
             if k.is_empty() || k.contains(char::is_whitespace) {
-                return Err(format!(
-                    "bad selector term {part:?}: expected key=value, key!=value, key or !key"
-                ));
+                return Err(format!("bad selector term {part:?}: expected key=value, key!=value, key or !key"));
             }
             out.push((k.to_string(), v.map(|v| v.trim().to_string()), eq));
         }
@@ -125,21 +121,13 @@ fn ts(t: &jiff::Timestamp) -> String {
 }
 
 fn metric_bytes(usage: &BTreeMap<String, K8sQuantity>) -> Option<u64> {
-    usage
-        .get("memory")
-        .and_then(|q| Bytes::parse(&q.0).ok())
-        .map(|b| b.0)
+    usage.get("memory").and_then(|q| Bytes::parse(&q.0).ok()).map(|b| b.0)
 }
 
 /// Does a pending pod name this node (nodeSelector that the node matches, or nominated)?
 fn pending_targets(pod: &Pod, node: &Node) -> bool {
     let name = node.metadata.name.as_deref().unwrap_or("");
-    if pod
-        .status
-        .as_ref()
-        .and_then(|s| s.nominated_node_name.as_deref())
-        == Some(name)
-    {
+    if pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()) == Some(name) {
         return true;
     }
     let sel = pod.spec.as_ref().and_then(|s| s.node_selector.as_ref());
@@ -186,10 +174,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
         .status
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
-        .and_then(|c| {
-            c.iter()
-                .find(|c| c.type_ == "PodScheduled" && c.status != "True")
-        });
+        .and_then(|c| c.iter().find(|c| c.type_ == "PodScheduled" && c.status != "True"));
     let since = cond
         .and_then(|c| c.last_transition_time.as_ref())
         .or(pod.metadata.creation_timestamp.as_ref())
@@ -197,14 +182,9 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
     let message = cond
         .and_then(|c| c.message.clone())
         .filter(|m| !m.is_empty())
-        .or_else(|| {
-            newest_event(events, pod, &["FailedScheduling"]).and_then(|e| e.message.clone())
-        });
-    let scheduler = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.scheduler_name.clone())
-        .filter(|s| s != "default-scheduler" && !s.is_empty());
+        .or_else(|| newest_event(events, pod, &["FailedScheduling"]).and_then(|e| e.message.clone()));
+    let scheduler =
+        pod.spec.as_ref().and_then(|s| s.scheduler_name.clone()).filter(|s| s != "default-scheduler" && !s.is_empty());
     let parsed = match (&message, &scheduler) {
         (Some(m), None) => scheduler::parse(m),
         _ => scheduler::Parsed::default(),
@@ -214,10 +194,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
         .iter()
         .filter(|(k, v)| node::is_accelerator(k) && **v > 0)
         .max_by_key(|(k, _)| node::is_nvidia_gpu(k))
-        .map(|(k, v)| GpuRequest {
-            resource: k.clone(),
-            count: pods::units(*v),
-        });
+        .map(|(k, v)| GpuRequest { resource: k.clone(), count: pods::units(*v) });
     PendingPod {
         namespace,
         name,
@@ -233,13 +210,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
 }
 
 /// Derives the ClusterView.
-pub fn derive(
-    inputs: &Inputs,
-    opts: &Options,
-    source: Source,
-    revision: u64,
-    now: jiff::Timestamp,
-) -> ClusterView {
+pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, now: jiff::Timestamp) -> ClusterView {
     // Pods by node, holding their resources.
     let mut by_node: HashMap<&str, Vec<&Pod>> = HashMap::new();
     for p in &inputs.pods {
@@ -254,30 +225,15 @@ pub fn derive(
         .iter()
         .flatten()
         .map(|m| {
-            let used = m
-                .containers
-                .iter()
-                .filter_map(|c| metric_bytes(&c.usage))
-                .sum();
-            (
-                (
-                    m.metadata.namespace.clone().unwrap_or_default(),
-                    m.metadata.name.clone().unwrap_or_default(),
-                ),
-                used,
-            )
+            let used = m.containers.iter().filter_map(|c| metric_bytes(&c.usage)).sum();
+            ((m.metadata.namespace.clone().unwrap_or_default(), m.metadata.name.clone().unwrap_or_default()), used)
         })
         .collect();
     let node_use: HashMap<&str, Option<u64>> = inputs
         .node_metrics
         .iter()
         .flatten()
-        .map(|m| {
-            (
-                m.metadata.name.as_deref().unwrap_or(""),
-                metric_bytes(&m.usage),
-            )
-        })
+        .map(|m| (m.metadata.name.as_deref().unwrap_or(""), metric_bytes(&m.usage)))
         .collect();
 
     let mut pending: Vec<(Option<jiff::Timestamp>, PendingPod, &Pod)> = inputs
@@ -290,10 +246,7 @@ pub fn derive(
             (t, pp, p.as_ref())
         })
         .collect();
-    pending.sort_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name)))
-    });
+    pending.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name))));
 
     let mut nodes: Vec<NodeView> = inputs
         .nodes
@@ -324,10 +277,7 @@ pub fn derive(
                                     name,
                                     count: c,
                                     since: p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0)),
-                                    runtime_class: p
-                                        .spec
-                                        .as_ref()
-                                        .and_then(|s| s.runtime_class_name.clone()),
+                                    runtime_class: p.spec.as_ref().and_then(|s| s.runtime_class_name.clone()),
                                 }
                             })
                         })
@@ -338,9 +288,7 @@ pub fn derive(
                 .collect();
             let st = n.status.as_ref();
             let mem = |m: Option<&BTreeMap<String, K8sQuantity>>| {
-                m.and_then(|m| m.get("memory"))
-                    .and_then(|q| Bytes::parse(&q.0).ok())
-                    .map_or(0, |b| b.0)
+                m.and_then(|m| m.get("memory")).and_then(|q| Bytes::parse(&q.0).ok()).map_or(0, |b| b.0)
             };
             let mut memory = MemoryView {
                 capacity_bytes: mem(st.and_then(|s| s.capacity.as_ref())),
@@ -351,9 +299,7 @@ pub fn derive(
             let mut pod_mem = Vec::new();
             let mut namespaces: Vec<String> = Vec::new();
             for p in held {
-                let req = pods::effective_requests(p)
-                    .get("memory")
-                    .map_or(0, |m| pods::units(*m));
+                let req = pods::effective_requests(p).get("memory").map_or(0, |m| pods::units(*m));
                 let (lim, unbounded) = pods::memory_limit(p);
                 memory.requested_bytes = memory.requested_bytes.saturating_add(req);
                 memory.limits_bytes = memory.limits_bytes.saturating_add(lim);
@@ -371,20 +317,11 @@ pub fn derive(
                     used_bytes,
                 });
             }
-            pod_mem.sort_by(|a, b| {
-                b.requested_bytes
-                    .cmp(&a.requested_bytes)
-                    .then_with(|| a.name.cmp(&b.name))
-            });
+            pod_mem.sort_by(|a, b| b.requested_bytes.cmp(&a.requested_bytes).then_with(|| a.name.cmp(&b.name)));
             namespaces.sort();
             let (ready, conditions) = node::conditions(n);
-            let pending_pods = u32::try_from(
-                pending
-                    .iter()
-                    .filter(|(_, _, p)| pending_targets(p, n))
-                    .count(),
-            )
-            .unwrap_or(u32::MAX);
+            let pending_pods =
+                u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
             NodeView {
                 name,
                 ready,
@@ -393,20 +330,10 @@ pub fn derive(
                 gpu_resources,
                 pending_pods,
                 conditions,
-                unschedulable: n
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.unschedulable)
-                    .unwrap_or(false),
-                arch: st
-                    .and_then(|s| s.node_info.as_ref())
-                    .map(|i| i.architecture.clone())
-                    .unwrap_or_default(),
+                unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
+                arch: st.and_then(|s| s.node_info.as_ref()).map(|i| i.architecture.clone()).unwrap_or_default(),
                 gpu_labels: node::gpu_labels(n),
-                labels: node::labels(n)
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
+                labels: node::labels(n).iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                 pods: pod_mem,
                 namespaces,
             }
@@ -419,41 +346,15 @@ pub fn derive(
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
         ready_nodes: u32::try_from(nodes.iter().filter(|n| n.ready).count()).unwrap_or(u32::MAX),
-        gpu_allocatable: nodes
-            .iter()
-            .flat_map(|n| &n.gpu_resources)
-            .map(|g| g.allocatable)
-            .sum(),
-        gpu_allocated: nodes
-            .iter()
-            .flat_map(|n| &n.gpu_resources)
-            .map(|g| g.allocated)
-            .sum(),
+        gpu_allocatable: nodes.iter().flat_map(|n| &n.gpu_resources).map(|g| g.allocatable).sum(),
+        gpu_allocated: nodes.iter().flat_map(|n| &n.gpu_resources).map(|g| g.allocated).sum(),
         pending: u32::try_from(pending.len()).unwrap_or(u32::MAX),
-        critical: u32::try_from(
-            diagnoses
-                .iter()
-                .filter(|d| d.severity == app::model::Severity::Critical)
-                .count(),
-        )
-        .unwrap_or(0),
-        warnings: u32::try_from(
-            diagnoses
-                .iter()
-                .filter(|d| d.severity == app::model::Severity::Warning)
-                .count(),
-        )
-        .unwrap_or(0),
+        critical: u32::try_from(diagnoses.iter().filter(|d| d.severity == app::model::Severity::Critical).count())
+            .unwrap_or(0),
+        warnings: u32::try_from(diagnoses.iter().filter(|d| d.severity == app::model::Severity::Warning).count())
+            .unwrap_or(0),
     };
-    ClusterView {
-        revision,
-        generated_at: ts(&now),
-        source,
-        nodes,
-        pending,
-        diagnoses,
-        totals,
-    }
+    ClusterView { revision, generated_at: ts(&now), source, nodes, pending, diagnoses, totals }
 }
 
 #[cfg(test)]

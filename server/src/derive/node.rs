@@ -25,9 +25,7 @@ pub fn is_accelerator(name: &str) -> bool {
 
 /// Whether a resource is an NVIDIA GPU resource (whole, shared, or MIG slice).
 pub fn is_nvidia_gpu(name: &str) -> bool {
-    name == "nvidia.com/gpu"
-        || name == "nvidia.com/gpu.shared"
-        || name.starts_with("nvidia.com/mig-")
+    name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" || name.starts_with("nvidia.com/mig-")
 }
 
 pub(crate) fn labels(node: &Node) -> &BTreeMap<String, String> {
@@ -45,17 +43,11 @@ fn count_label(node: &Node, k: &str) -> Option<u64> {
 
 /// `status.capacity` and `status.allocatable` of a resource, in whole units.
 pub fn amounts(node: &Node, resource: &str) -> (u64, u64) {
-    let get =
-        |m: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>| {
-            m.and_then(|m| m.get(resource))
-                .and_then(|q| GpuCount::parse(&q.0).ok())
-                .map_or(0, |c| c.0)
-        };
+    let get = |m: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>| {
+        m.and_then(|m| m.get(resource)).and_then(|q| GpuCount::parse(&q.0).ok()).map_or(0, |c| c.0)
+    };
     let st = node.status.as_ref();
-    (
-        get(st.and_then(|s| s.capacity.as_ref())),
-        get(st.and_then(|s| s.allocatable.as_ref())),
-    )
+    (get(st.and_then(|s| s.capacity.as_ref())), get(st.and_then(|s| s.allocatable.as_ref())))
 }
 
 /// Every accelerator resource the node advertises, in name order.
@@ -63,12 +55,7 @@ pub fn accelerator_resources(node: &Node) -> Vec<String> {
     let st = node.status.as_ref();
     let mut names: Vec<String> = st
         .into_iter()
-        .flat_map(|s| {
-            s.capacity
-                .iter()
-                .flatten()
-                .chain(s.allocatable.iter().flatten())
-        })
+        .flat_map(|s| s.capacity.iter().flatten().chain(s.allocatable.iter().flatten()))
         .map(|(k, _)| k.clone())
         .filter(|k| is_accelerator(k))
         .collect();
@@ -79,9 +66,7 @@ pub fn accelerator_resources(node: &Node) -> Vec<String> {
 
 fn replicas(node: &Node) -> u64 {
     // 0 and 1 both mean "not shared"; never "0 GPUs".
-    count_label(node, "nvidia.com/gpu.replicas")
-        .filter(|r| *r > 1)
-        .unwrap_or(1)
+    count_label(node, "nvidia.com/gpu.replicas").filter(|r| *r > 1).unwrap_or(1)
 }
 
 fn strategy(node: &Node) -> Option<Sharing> {
@@ -102,33 +87,31 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
     let reps = replicas(node);
     let mig_single = label(node, "nvidia.com/mig.strategy") == Some("single")
         && product.as_deref().is_some_and(|p| p.contains("-MIG-"));
-    let (sharing, physical, replicas_per_gpu, product) =
-        if let Some(profile) = resource.strip_prefix("nvidia.com/mig-") {
-            let p = label(node, &format!("nvidia.com/mig-{profile}.product"))
-                .map(str::to_string)
-                .or(product);
-            (Sharing::Mig, None, 1, p)
-        } else if resource == "nvidia.com/gpu" && mig_single {
-            (Sharing::Mig, gpu_count, 1, product)
-        } else if resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared" {
-            let shared_signal = reps > 1
-                || resource == "nvidia.com/gpu.shared"
-                || product.as_deref().is_some_and(|p| p.ends_with("-SHARED"));
-            let sharing = match strategy(node) {
-                Some(Sharing::None) if shared_signal && reps > 1 => Sharing::TimeSlicing,
-                Some(s) => s,
-                None if shared_signal => Sharing::TimeSlicing,
-                None => Sharing::None,
-            };
-            if sharing == Sharing::None {
-                (Sharing::None, Some(capacity), 1, product)
-            } else {
-                let physical = gpu_count.or_else(|| (reps > 1).then(|| capacity.div_ceil(reps)));
-                (sharing, physical, reps, product)
-            }
-        } else {
-            (Sharing::None, None, 1, None)
+    let (sharing, physical, replicas_per_gpu, product) = if let Some(profile) = resource.strip_prefix("nvidia.com/mig-")
+    {
+        let p = label(node, &format!("nvidia.com/mig-{profile}.product")).map(str::to_string).or(product);
+        (Sharing::Mig, None, 1, p)
+    } else if resource == "nvidia.com/gpu" && mig_single {
+        (Sharing::Mig, gpu_count, 1, product)
+    } else if resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared" {
+        let shared_signal = reps > 1
+            || resource == "nvidia.com/gpu.shared"
+            || product.as_deref().is_some_and(|p| p.ends_with("-SHARED"));
+        let sharing = match strategy(node) {
+            Some(Sharing::None) if shared_signal && reps > 1 => Sharing::TimeSlicing,
+            Some(s) => s,
+            None if shared_signal => Sharing::TimeSlicing,
+            None => Sharing::None,
         };
+        if sharing == Sharing::None {
+            (Sharing::None, Some(capacity), 1, product)
+        } else {
+            let physical = gpu_count.or_else(|| (reps > 1).then(|| capacity.div_ceil(reps)));
+            (sharing, physical, reps, product)
+        }
+    } else {
+        (Sharing::None, None, 1, None)
+    };
     let placement_known = match sharing {
         Sharing::None | Sharing::Mig => true,
         Sharing::TimeSlicing | Sharing::Mps => physical == Some(1),
@@ -152,15 +135,13 @@ pub fn looks_like_gpu_node(node: &Node) -> bool {
     let l = labels(node);
     l.get("nvidia.com/gpu.present").is_some_and(|v| v == "true")
         || l.contains_key("nvidia.com/gpu.count")
-        || l.get("nvidia.com/gpu.deploy.device-plugin")
-            .is_some_and(|v| v == "true")
+        || l.get("nvidia.com/gpu.deploy.device-plugin").is_some_and(|v| v == "true")
         || is_tegra(node)
 }
 
 fn is_tegra(node: &Node) -> bool {
     let info = node.status.as_ref().and_then(|s| s.node_info.as_ref());
-    let arm64 = info.is_some_and(|i| i.architecture == "arm64")
-        || label(node, "kubernetes.io/arch") == Some("arm64");
+    let arm64 = info.is_some_and(|i| i.architecture == "arm64") || label(node, "kubernetes.io/arch") == Some("arm64");
     let tegra_kernel = info.is_some_and(|i| i.kernel_version.contains("tegra"));
     let dt_label = labels(node).iter().any(|(k, v)| {
         let (k, v) = (k.to_ascii_lowercase(), v.to_ascii_lowercase());
@@ -171,9 +152,7 @@ fn is_tegra(node: &Node) -> bool {
     });
     let product = label(node, "nvidia.com/gpu.product").is_some_and(|p| {
         let p = p.to_ascii_lowercase();
-        ["orin", "xavier", "jetson", "tegra"]
-            .iter()
-            .any(|w| p.contains(w))
+        ["orin", "xavier", "jetson", "tegra"].iter().any(|w| p.contains(w))
     });
     (arm64 && tegra_kernel) || dt_label || product
 }
@@ -181,11 +160,7 @@ fn is_tegra(node: &Node) -> bool {
 /// Whether the node's memory is shared by CPU and GPU: the override label or annotation, then
 /// the operator's selector, then Jetson/Tegra signals.
 pub fn unified_memory(node: &Node, selector_match: bool) -> bool {
-    let ann = node
-        .metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(UNIFIED_OVERRIDE));
+    let ann = node.metadata.annotations.as_ref().and_then(|a| a.get(UNIFIED_OVERRIDE));
     match label(node, UNIFIED_OVERRIDE).or(ann.map(String::as_str)) {
         Some("true") => true,
         Some("false") => false,
@@ -197,13 +172,7 @@ pub fn unified_memory(node: &Node, selector_match: bool) -> bool {
 pub fn conditions(node: &Node) -> (bool, Vec<ConditionView>) {
     let mut ready = false;
     let mut out = Vec::new();
-    for c in node
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .into_iter()
-        .flatten()
-    {
+    for c in node.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten() {
         let bad = if c.type_ == "Ready" {
             ready = c.status == "True";
             !ready
@@ -262,10 +231,7 @@ status:
 "#,
         );
         let g = res(&n, "nvidia.com/gpu");
-        assert_eq!(
-            (g.sharing, g.physical_gpus, g.replicas_per_gpu, g.capacity),
-            (Sharing::TimeSlicing, Some(1), 4, 4)
-        );
+        assert_eq!((g.sharing, g.physical_gpus, g.replicas_per_gpu, g.capacity), (Sharing::TimeSlicing, Some(1), 4, 4));
         assert!(g.placement_known);
         assert!(unified_memory(&n, false));
     }
@@ -275,11 +241,7 @@ status:
         for r in ["0", "1"] {
             let n = node(&format!("apiVersion: v1\nkind: Node\nmetadata: {{name: a, labels: {{nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \"{r}\"}}}}\nstatus: {{capacity: {{nvidia.com/gpu: \"2\"}}, allocatable: {{nvidia.com/gpu: \"2\"}}}}\n"));
             let g = res(&n, "nvidia.com/gpu");
-            assert_eq!(
-                (g.sharing, g.physical_gpus, g.replicas_per_gpu),
-                (Sharing::None, Some(2), 1),
-                "replicas {r}"
-            );
+            assert_eq!((g.sharing, g.physical_gpus, g.replicas_per_gpu), (Sharing::None, Some(2), 1), "replicas {r}");
         }
     }
 
@@ -287,15 +249,9 @@ status:
     fn sharing_is_inferred_without_the_strategy_label() {
         let by_replicas = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \"3\"}}\nstatus: {capacity: {nvidia.com/gpu: \"6\"}}\n");
         let g = res(&by_replicas, "nvidia.com/gpu");
-        assert_eq!(
-            (g.sharing, g.physical_gpus, g.placement_known),
-            (Sharing::TimeSlicing, Some(2), false)
-        );
+        assert_eq!((g.sharing, g.physical_gpus, g.placement_known), (Sharing::TimeSlicing, Some(2), false));
         let renamed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"1\", nvidia.com/gpu.replicas: \"4\", nvidia.com/gpu.product: Tesla-T4-SHARED}}\nstatus: {capacity: {nvidia.com/gpu: \"0\", nvidia.com/gpu.shared: \"4\"}}\n");
-        assert_eq!(
-            res(&renamed, "nvidia.com/gpu.shared").sharing,
-            Sharing::TimeSlicing
-        );
+        assert_eq!(res(&renamed, "nvidia.com/gpu.shared").sharing, Sharing::TimeSlicing);
         assert_eq!(res(&renamed, "nvidia.com/gpu").capacity, 0);
         let mps = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.replicas: \"2\", nvidia.com/gpu.sharing-strategy: mps}}\nstatus: {capacity: {nvidia.com/gpu: \"2\"}}\n");
         assert_eq!(res(&mps, "nvidia.com/gpu").sharing, Sharing::Mps);
@@ -304,10 +260,7 @@ status:
     #[test]
     fn mig_slices_are_mig_in_both_strategies() {
         let mixed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: mixed, nvidia.com/gpu.product: NVIDIA-A100-PCIE-40GB}}\nstatus: {capacity: {nvidia.com/gpu: \"1\", nvidia.com/mig-1g.5gb: \"7\"}}\n");
-        assert_eq!(
-            accelerator_resources(&mixed),
-            vec!["nvidia.com/gpu", "nvidia.com/mig-1g.5gb"]
-        );
+        assert_eq!(accelerator_resources(&mixed), vec!["nvidia.com/gpu", "nvidia.com/mig-1g.5gb"]);
         assert_eq!(res(&mixed, "nvidia.com/mig-1g.5gb").sharing, Sharing::Mig);
         assert_eq!(res(&mixed, "nvidia.com/gpu").sharing, Sharing::None);
         let single = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: single, nvidia.com/gpu.count: \"1\", nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB-MIG-1g.5gb}}\nstatus: {capacity: {nvidia.com/gpu: \"7\"}}\n");
@@ -318,10 +271,7 @@ status:
     #[test]
     fn other_vendors_are_listed_generically() {
         let n = node("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {capacity: {amd.com/gpu: \"2\", gpu.intel.com/i915: \"1\", hugepages-2Mi: \"0\", cpu: \"4\", example.com/dongle: \"1\"}}\n");
-        assert_eq!(
-            accelerator_resources(&n),
-            vec!["amd.com/gpu", "gpu.intel.com/i915"]
-        );
+        assert_eq!(accelerator_resources(&n), vec!["amd.com/gpu", "gpu.intel.com/i915"]);
         assert_eq!(res(&n, "amd.com/gpu").physical_gpus, None);
     }
 
@@ -329,7 +279,9 @@ status:
     fn unified_memory_can_be_forced_either_way() {
         let off = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.product: Orin, gpudash.dev/unified-memory: \"false\"}}\n");
         assert!(!unified_memory(&off, true));
-        let on = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, annotations: {gpudash.dev/unified-memory: \"true\"}}\n");
+        let on = node(
+            "apiVersion: v1\nkind: Node\nmetadata: {name: a, annotations: {gpudash.dev/unified-memory: \"true\"}}\n",
+        );
         assert!(unified_memory(&on, false));
         let plain = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {kubernetes.io/arch: arm64}}\n");
         assert!(!unified_memory(&plain, false));

@@ -91,11 +91,7 @@ pub fn memory_limit(pod: &Pod) -> (u64, u32) {
     let Some(spec) = &pod.spec else { return (0, 0) };
     let mut total: u64 = 0;
     let mut unbounded = 0;
-    let sidecars = spec
-        .init_containers
-        .iter()
-        .flatten()
-        .filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    let sidecars = spec.init_containers.iter().flatten().filter(|c| c.restart_policy.as_deref() == Some("Always"));
     for c in spec.containers.iter().chain(sidecars) {
         let lim = c
             .resources
@@ -121,43 +117,25 @@ pub fn units(milli: i128) -> u64 {
 /// A pod holds its resources while it is bound to a node and not finished — a scheduled pod
 /// stuck pulling its image still holds its GPU.
 pub fn holds_resources(pod: &Pod) -> bool {
-    let bound = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.node_name.as_deref())
-        .is_some_and(|n| !n.is_empty());
-    let phase = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.phase.as_deref())
-        .unwrap_or("");
+    let bound = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
+    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("");
     bound && phase != "Succeeded" && phase != "Failed"
 }
 
 /// The node a pod is bound to.
 pub fn node_of(pod: &Pod) -> Option<&str> {
-    pod.spec
-        .as_ref()
-        .and_then(|s| s.node_name.as_deref())
-        .filter(|n| !n.is_empty())
+    pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).filter(|n| !n.is_empty())
 }
 
 /// A pod waiting for the scheduler: Pending and not yet bound to a node.
 pub fn is_unscheduled(pod: &Pod) -> bool {
-    let phase = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.phase.as_deref())
-        .unwrap_or("Pending");
+    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("Pending");
     phase == "Pending" && node_of(pod).is_none() && pod.metadata.deletion_timestamp.is_none()
 }
 
 /// namespace/name.
 pub fn key(pod: &Pod) -> (String, String) {
-    (
-        pod.metadata.namespace.clone().unwrap_or_default(),
-        pod.metadata.name.clone().unwrap_or_default(),
-    )
+    (pod.metadata.namespace.clone().unwrap_or_default(), pod.metadata.name.clone().unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -182,10 +160,7 @@ spec:
   - {name: b, resources: {requests: {memory: 1Gi, cpu: 250m}}}
 "#);
         let r = effective_requests(&p);
-        assert_eq!(
-            r.get("memory"),
-            Some(&(3i128 << 30).checked_mul(1000).unwrap_or_default())
-        );
+        assert_eq!(r.get("memory"), Some(&(3i128 << 30).checked_mul(1000).unwrap_or_default()));
         assert_eq!(r.get("cpu"), Some(&2_000));
         assert_eq!(units(r["nvidia.com/gpu"]), 1);
     }
@@ -229,7 +204,8 @@ spec:
         let running = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {nodeName: n, containers: []}\nstatus: {phase: Running}\n");
         let pulling = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {nodeName: n, containers: []}\nstatus: {phase: Pending}\n");
         let done = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {nodeName: n, containers: []}\nstatus: {phase: Succeeded}\n");
-        let waiting = pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: []}\nstatus: {phase: Pending}\n");
+        let waiting =
+            pod("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: []}\nstatus: {phase: Pending}\n");
         assert!(holds_resources(&running));
         assert!(holds_resources(&pulling));
         assert!(!holds_resources(&done));

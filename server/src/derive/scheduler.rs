@@ -31,10 +31,7 @@ pub fn normalise(reason: &str) -> String {
     if lower == "insufficient pods" || lower == "too many pods" {
         return "Too many pods".into();
     }
-    if r == "NodeUnschedulable"
-        || lower.contains("were unschedulable")
-        || lower.contains("node(s) had unschedulable")
-    {
+    if r == "NodeUnschedulable" || lower.contains("were unschedulable") || lower.contains("node(s) had unschedulable") {
         return "node(s) were unschedulable".into();
     }
     if r == "NodeNotReady" || lower == "node(s) were not ready" {
@@ -43,10 +40,7 @@ pub fn normalise(reason: &str) -> String {
     if r == "PodFitsHostPorts" || r == "NodePorts" {
         return "node(s) didn't have free ports for the requested pod ports".into();
     }
-    if let Some(rest) = r
-        .strip_prefix("insufficient ")
-        .or_else(|| r.strip_prefix("Insufficient "))
-    {
+    if let Some(rest) = r.strip_prefix("insufficient ").or_else(|| r.strip_prefix("Insufficient ")) {
         return format!("Insufficient {}", rest.trim());
     }
     r.to_string()
@@ -108,15 +102,9 @@ fn counted(item: &str) -> ReasonCount {
     let digits = item.bytes().take_while(u8::is_ascii_digit).count();
     if digits > 0 && item.as_bytes().get(digits) == Some(&b' ') {
         let n = item[..digits].parse().ok();
-        ReasonCount {
-            reason: normalise(&item[digits + 1..]),
-            nodes: n,
-        }
+        ReasonCount { reason: normalise(&item[digits + 1..]), nodes: n }
     } else {
-        ReasonCount {
-            reason: normalise(item),
-            nodes: None,
-        }
+        ReasonCount { reason: normalise(item), nodes: None }
     }
 }
 
@@ -126,17 +114,11 @@ fn parenthesised(item: &str) -> ReasonCount {
     if let Some(open) = item.rfind(" (") {
         if let Some(inner) = item[open + 2..].strip_suffix(')') {
             if let Ok(n) = inner.trim().parse() {
-                return ReasonCount {
-                    reason: normalise(&item[..open]),
-                    nodes: Some(n),
-                };
+                return ReasonCount { reason: normalise(&item[..open]), nodes: Some(n) };
             }
         }
     }
-    ReasonCount {
-        reason: normalise(item),
-        nodes: None,
-    }
+    ReasonCount { reason: normalise(item), nodes: None }
 }
 
 /// Parses a scheduler message. Anything unrecognised becomes a single verbatim reason.
@@ -155,53 +137,29 @@ pub fn parse(message: &str) -> Parsed {
                 .trim()
                 .trim_end_matches('.')
                 .split("), ")
-                .map(|p| {
-                    if p.ends_with(')') || !p.contains(" (") {
-                        p.to_string()
-                    } else {
-                        format!("{p})")
-                    }
-                })
+                .map(|p| if p.ends_with(')') || !p.contains(" (") { p.to_string() } else { format!("{p})") })
                 .filter(|p| !p.trim().is_empty())
                 .map(|p| parenthesised(&p))
                 .collect();
-            return Parsed {
-                nodes_total: None,
-                reasons,
-            };
+            return Parsed { nodes_total: None, reasons };
         }
     }
     // `0/N nodes are available: …`
     if let Some((head, rest)) = msg.split_once(':') {
         let head = head.trim();
-        let total = head
-            .strip_prefix("0/")
-            .and_then(|h| h.split_whitespace().next())
-            .and_then(|n| n.parse::<u32>().ok());
+        let total =
+            head.strip_prefix("0/").and_then(|h| h.split_whitespace().next()).and_then(|n| n.parse::<u32>().ok());
         if let Some(total) = total.filter(|_| head.contains("available")) {
             let body = main_part(rest).trim();
             let reasons = if body.is_empty() {
                 Vec::new()
             } else {
-                split_counted(body)
-                    .into_iter()
-                    .filter(|s| !s.trim().is_empty())
-                    .map(counted)
-                    .collect()
+                split_counted(body).into_iter().filter(|s| !s.trim().is_empty()).map(counted).collect()
             };
-            return Parsed {
-                nodes_total: Some(total),
-                reasons,
-            };
+            return Parsed { nodes_total: Some(total), reasons };
         }
     }
-    Parsed {
-        nodes_total: None,
-        reasons: vec![ReasonCount {
-            reason: main_part(msg).to_string(),
-            nodes: None,
-        }],
-    }
+    Parsed { nodes_total: None, reasons: vec![ReasonCount { reason: main_part(msg).to_string(), nodes: None }] }
 }
 
 #[cfg(test)]
@@ -209,10 +167,7 @@ mod tests {
     use super::*;
 
     fn rc(reason: &str, nodes: Option<u32>) -> ReasonCount {
-        ReasonCount {
-            reason: reason.into(),
-            nodes,
-        }
+        ReasonCount { reason: reason.into(), nodes }
     }
 
     const TAINT: &str = "node(s) had untolerated taint(s)";

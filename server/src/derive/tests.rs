@@ -9,42 +9,24 @@ fn typed<T: serde::de::DeserializeOwned>(v: serde_yaml::Value) -> T {
 
 /// Loads `kubectl get -o yaml`-shaped documents (objects and Lists) into typed inputs.
 fn load(text: &str) -> Inputs {
-    let mut inputs = Inputs {
-        node_metrics: Some(Vec::new()),
-        pod_metrics: Some(Vec::new()),
-        ..Inputs::default()
-    };
+    let mut inputs = Inputs { node_metrics: Some(Vec::new()), pod_metrics: Some(Vec::new()), ..Inputs::default() };
     for doc in serde_yaml::Deserializer::from_str(text) {
-        let v = <serde_yaml::Value as serde::Deserialize>::deserialize(doc)
-            .unwrap_or_else(|e| panic!("fixture: {e}"));
+        let v = <serde_yaml::Value as serde::Deserialize>::deserialize(doc).unwrap_or_else(|e| panic!("fixture: {e}"));
         let items = if v.get("kind").and_then(|k| k.as_str()) == Some("List") {
-            v.get("items")
-                .and_then(|i| i.as_sequence())
-                .cloned()
-                .unwrap_or_default()
+            v.get("items").and_then(|i| i.as_sequence()).cloned().unwrap_or_default()
         } else {
             vec![v]
         };
         for item in items {
-            let kind = item
-                .get("kind")
-                .and_then(|k| k.as_str())
-                .unwrap_or("")
-                .to_string();
+            let kind = item.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
             match kind.as_str() {
                 "Node" => inputs.nodes.push(Arc::new(typed(item))),
                 "Pod" => inputs.pods.push(Arc::new(typed(item))),
                 "Event" => inputs.events.push(Arc::new(typed(item))),
                 "RuntimeClass" => inputs.runtime_classes.push(Arc::new(typed(item))),
                 "ReplicaSet" => inputs.replica_sets.push(Arc::new(typed(item))),
-                "NodeMetrics" => inputs
-                    .node_metrics
-                    .get_or_insert_with(Vec::new)
-                    .push(typed(item)),
-                "PodMetrics" => inputs
-                    .pod_metrics
-                    .get_or_insert_with(Vec::new)
-                    .push(typed(item)),
+                "NodeMetrics" => inputs.node_metrics.get_or_insert_with(Vec::new).push(typed(item)),
+                "PodMetrics" => inputs.pod_metrics.get_or_insert_with(Vec::new).push(typed(item)),
                 _ => {}
             }
         }
@@ -53,50 +35,28 @@ fn load(text: &str) -> Inputs {
 }
 
 fn edge() -> ClusterView {
-    let inputs = load(
-        gpudash_sim::DEMO_SCENARIO
-            .split("kind: Timeline")
-            .next()
-            .unwrap_or(""),
-    );
+    let inputs = load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""));
     derive(
         &inputs,
         &Options::default(),
-        Source {
-            mode: SourceMode::Demo,
-            synced: true,
-            ..Source::default()
-        },
+        Source { mode: SourceMode::Demo, synced: true, ..Source::default() },
         7,
         jiff::Timestamp::UNIX_EPOCH,
     )
 }
 
 fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
-    v.nodes
-        .iter()
-        .find(|n| n.name == name)
-        .unwrap_or_else(|| panic!("node {name}"))
+    v.nodes.iter().find(|n| n.name == name).unwrap_or_else(|| panic!("node {name}"))
 }
 
 #[test]
 fn the_orin_nano_second_model_is_pending_for_insufficient_gpu() {
     let v = edge();
-    let p = v
-        .pending
-        .iter()
-        .find(|p| p.name.starts_with("anomaly-detector"))
-        .unwrap_or_else(|| panic!("pending pod"));
+    let p = v.pending.iter().find(|p| p.name.starts_with("anomaly-detector")).unwrap_or_else(|| panic!("pending pod"));
     assert_eq!(p.nodes_total, Some(6));
     assert_eq!(p.reasons[0].reason, "Insufficient nvidia.com/gpu");
     assert_eq!(p.reasons[0].nodes, Some(1));
-    assert_eq!(
-        p.gpu_request,
-        Some(GpuRequest {
-            resource: "nvidia.com/gpu".into(),
-            count: 1
-        })
-    );
+    assert_eq!(p.gpu_request, Some(GpuRequest { resource: "nvidia.com/gpu".into(), count: 1 }));
     assert!(p.diagnoses.contains(&"insufficient-gpu".to_string()));
     let nano = node(&v, "orin-nano-01");
     assert_eq!(nano.pending_pods, 1);
@@ -111,13 +71,7 @@ fn the_agx_orin_shows_four_time_sliced_replicas_all_held() {
     assert!(agx.unified_memory);
     let g = &agx.gpu_resources[0];
     assert_eq!(
-        (
-            g.resource.as_str(),
-            g.physical_gpus,
-            g.replicas_per_gpu,
-            g.capacity,
-            g.allocated
-        ),
+        (g.resource.as_str(), g.physical_gpus, g.replicas_per_gpu, g.capacity, g.allocated),
         ("nvidia.com/gpu", Some(1), 4, 4, 4)
     );
     assert_eq!(g.sharing, Sharing::TimeSlicing);
@@ -133,32 +87,17 @@ fn mig_and_whole_gpus_on_the_x86_server_are_separate_resources() {
     let v = edge();
     let x86 = node(&v, "gpu-x86-01");
     assert!(!x86.unified_memory);
-    let mig = x86
-        .gpu_resources
-        .iter()
-        .find(|g| g.resource == "nvidia.com/mig-1g.5gb")
-        .unwrap_or_else(|| panic!("mig"));
+    let mig = x86.gpu_resources.iter().find(|g| g.resource == "nvidia.com/mig-1g.5gb").unwrap_or_else(|| panic!("mig"));
     // The Succeeded job no longer holds its slice.
-    assert_eq!(
-        (mig.sharing, mig.capacity, mig.allocated),
-        (Sharing::Mig, 7, 2)
-    );
-    let whole = x86
-        .gpu_resources
-        .iter()
-        .find(|g| g.resource == "nvidia.com/gpu")
-        .unwrap_or_else(|| panic!("gpu"));
+    assert_eq!((mig.sharing, mig.capacity, mig.allocated), (Sharing::Mig, 7, 2));
+    let whole = x86.gpu_resources.iter().find(|g| g.resource == "nvidia.com/gpu").unwrap_or_else(|| panic!("gpu"));
     assert_eq!((whole.capacity, whole.allocated), (1, 1));
 }
 
 #[test]
 fn every_demo_diagnosis_is_raised_once() {
     let v = edge();
-    let codes: Vec<(&str, &str)> = v
-        .diagnoses
-        .iter()
-        .map(|d| (d.code.as_str(), d.name.as_str()))
-        .collect();
+    let codes: Vec<(&str, &str)> = v.diagnoses.iter().map(|d| (d.code.as_str(), d.name.as_str())).collect();
     for (code, name) in [
         ("insufficient-gpu", "anomaly-detector-6f8d7b5c4-r7zq9"),
         ("device-plugin-missing", "xavier-nx-03"),
@@ -167,39 +106,19 @@ fn every_demo_diagnosis_is_raised_once() {
         ("unified-memory-overcommit", "orin-nx-02"),
         ("gpu-time-slice-contention", "orin-agx-01"),
     ] {
-        assert_eq!(
-            codes.iter().filter(|c| **c == (code, name)).count(),
-            1,
-            "{code} {name} in {codes:?}"
-        );
+        assert_eq!(codes.iter().filter(|c| **c == (code, name)).count(), 1, "{code} {name} in {codes:?}");
     }
-    assert!(
-        v.diagnoses
-            .windows(2)
-            .all(|w| w[0].severity >= w[1].severity),
-        "most severe first"
-    );
+    assert!(v.diagnoses.windows(2).all(|w| w[0].severity >= w[1].severity), "most severe first");
     assert_eq!(v.diagnoses[0].severity, Severity::Critical);
     assert_eq!(v.totals.pending, 2);
 }
 
 #[test]
 fn no_metrics_means_unknown_use_never_zero() {
-    let mut inputs = load(
-        gpudash_sim::DEMO_SCENARIO
-            .split("kind: Timeline")
-            .next()
-            .unwrap_or(""),
-    );
+    let mut inputs = load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""));
     inputs.node_metrics = None;
     inputs.pod_metrics = None;
-    let v = derive(
-        &inputs,
-        &Options::default(),
-        Source::default(),
-        1,
-        jiff::Timestamp::UNIX_EPOCH,
-    );
+    let v = derive(&inputs, &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     assert!(v.nodes.iter().all(|n| n.memory.used_bytes.is_none()));
 }
 
@@ -221,13 +140,7 @@ involvedObject: {kind: Pod, name: m, namespace: ml, uid: u2}
 reason: FailedScheduling
 message: '0/1 nodes are available: 1 Insufficient nvidia.com/gpu.'
 "#;
-    let v = derive(
-        &load(text),
-        &Options::default(),
-        Source::default(),
-        1,
-        jiff::Timestamp::UNIX_EPOCH,
-    );
+    let v = derive(&load(text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     assert!(v.pending.is_empty());
     assert!(v.diagnoses.iter().all(|d| d.code != "insufficient-gpu"));
 }
@@ -265,33 +178,15 @@ reason: FailedScheduling
 lastTimestamp: "2026-01-01T00:00:09Z"
 message: '0/1 nodes are available: 1 Insufficient nvidia.com/gpu.'
 "#;
-    let v = derive(
-        &load(text),
-        &Options::default(),
-        Source::default(),
-        1,
-        jiff::Timestamp::UNIX_EPOCH,
-    );
-    assert_eq!(
-        v.pending[0].reasons[0].reason,
-        "Insufficient nvidia.com/gpu"
-    );
-    assert_eq!(
-        v.pending[0].pending_since.as_deref(),
-        Some("2026-01-01T00:00:00Z")
-    );
+    let v = derive(&load(text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    assert_eq!(v.pending[0].reasons[0].reason, "Insufficient nvidia.com/gpu");
+    assert_eq!(v.pending[0].pending_since.as_deref(), Some("2026-01-01T00:00:00Z"));
 }
 
 #[test]
 fn a_non_default_scheduler_is_named_and_its_message_kept_raw() {
     let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: v, namespace: ml}\nspec: {schedulerName: volcano, containers: []}\nstatus: {phase: Pending, conditions: [{type: PodScheduled, status: \"False\", message: \"0/2 nodes are available: 2 Insufficient cpu.\"}]}\n";
-    let v = derive(
-        &load(text),
-        &Options::default(),
-        Source::default(),
-        1,
-        jiff::Timestamp::UNIX_EPOCH,
-    );
+    let v = derive(&load(text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     assert_eq!(v.pending[0].scheduler.as_deref(), Some("volcano"));
     assert!(v.pending[0].reasons.is_empty());
     assert!(v.pending[0].message.is_some());
@@ -324,13 +219,7 @@ metadata: {name: big, namespace: ml}
 spec: {nodeName: n1, containers: [{name: c, resources: {limits: {nvidia.com/gpu: "2"}}}]}
 status: {phase: Failed, reason: UnexpectedAdmissionError, message: 'Allocate failed due to rpc error: code = Unknown desc = request for "nvidia.com/gpu": invalid request: maximum request size for shared resources is 1, which is unexpected'}
 "#;
-    let v = derive(
-        &load(text),
-        &Options::default(),
-        Source::default(),
-        1,
-        jiff::Timestamp::UNIX_EPOCH,
-    );
+    let v = derive(&load(text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     let codes: Vec<&str> = v.diagnoses.iter().map(|d| d.code.as_str()).collect();
     assert!(codes.contains(&"runtime-handler-missing"), "{codes:?}");
     assert!(codes.contains(&"shared-gpu-request-too-large"), "{codes:?}");
@@ -349,35 +238,17 @@ kind: Node
 metadata: {name: renamed, labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.count: "1", nvidia.com/gpu.replicas: "4"}}
 status: {capacity: {nvidia.com/gpu: "0", nvidia.com/gpu.shared: "4"}, allocatable: {nvidia.com/gpu: "0", nvidia.com/gpu.shared: "4"}}
 "#;
-    let v = derive(
-        &load(text),
-        &Options::default(),
-        Source::default(),
-        1,
-        jiff::Timestamp::UNIX_EPOCH,
-    );
-    let dp: Vec<&str> = v
-        .diagnoses
-        .iter()
-        .filter(|d| d.code == "device-plugin-missing")
-        .map(|d| d.name.as_str())
-        .collect();
+    let v = derive(&load(text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let dp: Vec<&str> =
+        v.diagnoses.iter().filter(|d| d.code == "device-plugin-missing").map(|d| d.name.as_str()).collect();
     assert_eq!(dp, vec!["broken"]);
 }
 
 #[test]
 fn the_unified_memory_selector_marks_matching_nodes() {
     let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {board: igx}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n";
-    let opts = Options {
-        unified_selector: Options::parse_selector("board=igx").unwrap_or_default(),
-    };
-    let v = derive(
-        &load(text),
-        &opts,
-        Source::default(),
-        1,
-        jiff::Timestamp::UNIX_EPOCH,
-    );
+    let opts = Options { unified_selector: Options::parse_selector("board=igx").unwrap_or_default() };
+    let v = derive(&load(text), &opts, Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     assert!(v.nodes[0].unified_memory);
     assert!(!v.nodes[1].unified_memory);
     assert!(Options::parse_selector("bad key=x").is_err());

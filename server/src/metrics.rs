@@ -1,0 +1,174 @@
+//! `/metrics`: the derived gauges and gpudash's own health in the Prometheus text format.
+
+use std::fmt::Write;
+
+use app::model::ClusterView;
+
+/// Process-level figures gathered outside the view.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Health {
+    /// Open `/api/v1/stream` clients.
+    pub stream_clients: u64,
+    /// Resident memory of this process, when readable.
+    pub rss_bytes: Option<u64>,
+    /// Seconds since the view's watch went stale (0 while live).
+    pub stale_seconds: f64,
+}
+
+/// Escapes a label value as the text format requires.
+fn esc(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+struct Out(String);
+
+impl Out {
+    fn head(&mut self, name: &str, help: &str) {
+        let _ = writeln!(self.0, "# HELP {name} {help}\n# TYPE {name} gauge");
+    }
+    fn sample(&mut self, name: &str, labels: &[(&str, &str)], v: f64) {
+        self.0.push_str(name);
+        if !labels.is_empty() {
+            self.0.push('{');
+            for (i, (k, val)) in labels.iter().enumerate() {
+                if i > 0 {
+                    self.0.push(',');
+                }
+                let _ = write!(self.0, "{k}=\"{}\"", esc(val));
+            }
+            self.0.push('}');
+        }
+        let _ = writeln!(self.0, " {v}");
+    }
+}
+
+/// Reads this process's resident set size from /proc (Linux).
+pub fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Renders the exposition.
+pub fn render(v: &ClusterView, h: Health) -> String {
+    let mut o = Out(String::with_capacity(8192));
+    o.head("gpudash_build_info", "gpudash version.");
+    o.sample("gpudash_build_info", &[("version", env!("CARGO_PKG_VERSION"))], 1.0);
+    type Get = fn(&app::model::GpuResource) -> u64;
+    let gauges: [(&str, &str, Get); 3] = [
+        ("gpudash_gpu_capacity", "GPU units in the node's status.capacity.", |g| g.capacity),
+        ("gpudash_gpu_allocatable", "GPU units in the node's status.allocatable.", |g| g.allocatable),
+        ("gpudash_gpu_allocated", "GPU units held by pods bound to the node and not finished.", |g| g.allocated),
+    ];
+    for (name, help, get) in gauges {
+        o.head(name, help);
+        for n in &v.nodes {
+            for g in &n.gpu_resources {
+                o.sample(name, &[("node", &n.name), ("resource", &g.resource)], get(g) as f64);
+            }
+        }
+    }
+    o.head("gpudash_gpu_holders", "Pods holding units of a GPU resource.");
+    for n in &v.nodes {
+        for g in &n.gpu_resources {
+            o.sample("gpudash_gpu_holders", &[("node", &n.name), ("resource", &g.resource)], g.holders.len() as f64);
+        }
+    }
+    let mem: [(&str, &str, fn(&app::model::MemoryView) -> Option<u64>); 4] = [
+        (
+            "gpudash_node_memory_allocatable_bytes",
+            "Allocatable memory (the whole board on unified-memory nodes).",
+            |m| Some(m.allocatable_bytes),
+        ),
+        ("gpudash_node_memory_requests_bytes", "Sum of memory requests of pods on the node.", |m| {
+            Some(m.requested_bytes)
+        }),
+        (
+            "gpudash_node_memory_limits_bytes",
+            "Sum of memory limits of pods on the node (unbounded containers not counted).",
+            |m| Some(m.limits_bytes),
+        ),
+        ("gpudash_node_memory_used_bytes", "Memory use from metrics.k8s.io (absent when unknown).", |m| m.used_bytes),
+    ];
+    for (name, help, get) in mem {
+        o.head(name, help);
+        for n in &v.nodes {
+            if let Some(x) = get(&n.memory) {
+                let unified = if n.unified_memory { "true" } else { "false" };
+                o.sample(name, &[("node", &n.name), ("unified", unified)], x as f64);
+            }
+        }
+    }
+    o.head("gpudash_node_ready", "1 when the node's Ready condition is True.");
+    for n in &v.nodes {
+        o.sample("gpudash_node_ready", &[("node", &n.name)], if n.ready { 1.0 } else { 0.0 });
+    }
+    o.head("gpudash_pending_pods", "Unscheduled Pending pods.");
+    o.sample("gpudash_pending_pods", &[], v.pending.len() as f64);
+    o.head("gpudash_pending_pods_by_reason", "Pending pods whose scheduler message gives this (normalised) reason.");
+    let mut reasons: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for p in &v.pending {
+        let mut seen: Vec<&str> = p.reasons.iter().map(|r| r.reason.as_str()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for r in seen {
+            *reasons.entry(r).or_default() += 1;
+        }
+    }
+    for (r, n) in reasons {
+        o.sample("gpudash_pending_pods_by_reason", &[("reason", r)], n as f64);
+    }
+    o.head("gpudash_diagnoses", "Open diagnoses by code and severity.");
+    let mut diags: std::collections::BTreeMap<(&str, &str), u64> = std::collections::BTreeMap::new();
+    for d in &v.diagnoses {
+        let sev = match d.severity {
+            app::model::Severity::Critical => "critical",
+            app::model::Severity::Warning => "warning",
+            app::model::Severity::Info => "info",
+        };
+        *diags.entry((d.code.as_str(), sev)).or_default() += 1;
+    }
+    for ((c, s), n) in diags {
+        o.sample("gpudash_diagnoses", &[("code", c), ("severity", s)], n as f64);
+    }
+    o.head("gpudash_watch_synced", "1 once every watcher finished its first list.");
+    o.sample("gpudash_watch_synced", &[], if v.source.synced { 1.0 } else { 0.0 });
+    o.head("gpudash_watch_stale", "1 while the cluster watch is down.");
+    o.sample("gpudash_watch_stale", &[], if v.source.stale_since.is_some() { 1.0 } else { 0.0 });
+    o.head("gpudash_watch_stale_seconds", "Seconds since the cluster watch went down (0 while live).");
+    o.sample("gpudash_watch_stale_seconds", &[], h.stale_seconds);
+    o.head("gpudash_view_revision", "Revision of the published view.");
+    o.sample("gpudash_view_revision", &[], v.revision as f64);
+    o.head("gpudash_stream_clients", "Open live-stream (server-sent events) connections.");
+    o.sample("gpudash_stream_clients", &[], h.stream_clients as f64);
+    if let Some(rss) = h.rss_bytes {
+        o.head("process_resident_memory_bytes", "Resident memory size in bytes.");
+        o.sample("process_resident_memory_bytes", &[], rss as f64);
+    }
+    o.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::model::{GpuResource, NodeView};
+
+    #[test]
+    fn label_values_are_escaped() {
+        let v = ClusterView {
+            nodes: vec![NodeView {
+                name: "a\"b\\c\nd".into(),
+                gpu_resources: vec![GpuResource {
+                    resource: "nvidia.com/gpu".into(),
+                    capacity: 4,
+                    ..GpuResource::default()
+                }],
+                ..NodeView::default()
+            }],
+            ..ClusterView::default()
+        };
+        let text = render(&v, Health::default());
+        assert!(text.contains(r#"gpudash_gpu_capacity{node="a\"b\\c\nd",resource="nvidia.com/gpu"} 4"#), "{text}");
+        assert!(text.lines().all(|l| l.starts_with('#') || l.split(' ').count() == 2 || l.contains('"')), "{text}");
+    }
+}

@@ -1,0 +1,220 @@
+//! HTTP hardening: security headers on every route, no path traversal or directory listing,
+//! request size limits, auth on and off, Prometheus /metrics, graceful shutdown.
+
+use std::process::Command;
+use std::time::Duration;
+
+use gpudash_tests::Gpudash;
+
+const ROUTES: &[&str] = &[
+    "/",
+    "/pending",
+    "/diagnoses",
+    "/nodes/orin-agx-01",
+    "/api/v1/cluster",
+    "/metrics",
+    "/healthz",
+    "/readyz",
+    "/pkg/gpudash.css",
+    "/no/such/page",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_carries_the_security_headers() {
+    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    for path in ROUTES {
+        let r = reqwest::get(format!("{}{path}", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+        let h = r.headers();
+        let get = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        assert!(get("content-security-policy").contains("frame-ancestors 'none'"), "{path}: {h:?}");
+        assert_eq!(get("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(get("referrer-policy"), "no-referrer", "{path}");
+        assert_eq!(get("x-frame-options"), "DENY", "{path}");
+    }
+    let r = reqwest::get(format!("{}/no/such/page", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn static_files_refuse_traversal_and_listing() {
+    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let port = gd.url.rsplit(':').next().unwrap_or("0").to_string();
+    // Raw requests: a client library would normalise the dots away before sending.
+    for path in [
+        "/pkg/../../Cargo.toml",
+        "/pkg/%2e%2e/%2e%2e/Cargo.toml",
+        "/pkg/..%2f..%2fCargo.toml",
+        "/pkg/%2e%2e%2f%2e%2e%2fCargo.toml",
+        "/pkg/....//....//Cargo.toml",
+        "/pkg/",
+    ] {
+        let out = Command::new("curl")
+            .args(["-s", "--path-as-is", "-o", "-", "-w", "\n%{http_code}", &format!("http://127.0.0.1:{port}{path}")])
+            .output()
+            .unwrap_or_else(|e| panic!("curl: {e}"));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let code = text.rsplit('\n').next().unwrap_or("");
+        assert!(!text.contains("[workspace]"), "{path} leaked Cargo.toml");
+        assert!(code == "404" || code == "400", "{path}: {code}");
+        assert!(!text.contains("gpudash_bg.wasm"), "{path} listed the directory");
+    }
+    let big = vec![b'a'; 2 * 1024 * 1024];
+    let r = reqwest::Client::new()
+        .post(format!("{}/login", gd.url))
+        .body(big)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 413);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
+    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    gd.wait_view(Duration::from_secs(10), |v| v["nodes"][0]["memory"]["used_bytes"].is_u64())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = reqwest::get(format!("{}/metrics", gd.url))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text()
+        .await
+        .unwrap_or_default();
+    for want in [
+        r#"gpudash_gpu_capacity{node="orin-agx-01",resource="nvidia.com/gpu"} 4"#,
+        r#"gpudash_gpu_allocatable{node="gpu-x86-01",resource="nvidia.com/mig-1g.5gb"} 7"#,
+        r#"gpudash_gpu_allocated{node="orin-nano-01",resource="nvidia.com/gpu"} 1"#,
+        r#"gpudash_pending_pods_by_reason{reason="Insufficient nvidia.com/gpu"}"#,
+        r#"gpudash_diagnoses{code="device-plugin-missing",severity="critical"} 1"#,
+        r#"gpudash_node_memory_limits_bytes{node="orin-nx-02",unified="true"}"#,
+        "gpudash_watch_stale 0",
+        "gpudash_watch_synced 1",
+        "process_resident_memory_bytes",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+    // An independent parser: the official Python client's.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let f = dir.path().join("metrics.txt");
+    std::fs::write(&f, &text).unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new("/usr/bin/python3")
+        .args(["-c", "import sys\nfrom prometheus_client.parser import text_string_to_metric_families as p\nfams = list(p(open(sys.argv[1]).read()))\nprint(len(fams), sum(len(f.samples) for f in fams))", &f.display().to_string()])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "prometheus_client could not parse /metrics: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counts = String::from_utf8_lossy(&out.stdout);
+    let fams: usize = counts.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(fams >= 15, "{counts}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_file_requires_the_token_and_probes_stay_open() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let tf = dir.path().join("token");
+    std::fs::write(&tf, "s3cret-token-for-the-factory\n").unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&[
+        "--demo",
+        "--auth-token-file",
+        &tf.display().to_string(),
+        "--trusted-proxy-header",
+        "X-Forwarded-User",
+    ])
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let code = |r: reqwest::Response| r.status().as_u16();
+    assert_eq!(
+        code(http.get(format!("{}/api/v1/cluster", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"))),
+        401
+    );
+    assert_eq!(code(http.get(format!("{}/metrics", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"))), 401);
+    assert_eq!(code(http.get(format!("{}/healthz", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"))), 200);
+    let r =
+        http.get(format!("{}/", gd.url)).header("accept", "text/html").send().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(r.headers().get("location").and_then(|v| v.to_str().ok()), Some("/login"));
+    let wrong = http
+        .get(format!("{}/api/v1/cluster", gd.url))
+        .bearer_auth("s3cret-token-for-the-factorY")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(wrong), 401);
+    let ok = http
+        .get(format!("{}/api/v1/cluster", gd.url))
+        .bearer_auth("s3cret-token-for-the-factory")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(ok), 200);
+    // People: the login form sets an HttpOnly cookie that then opens the pages.
+    let r = http
+        .post(format!("{}/login", gd.url))
+        .body("token=s3cret-token-for-the-factory")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 303);
+    let cookie = r.headers().get("set-cookie").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+    let pair = cookie.split(';').next().unwrap_or("").to_string();
+    let page =
+        http.get(format!("{}/pending", gd.url)).header("cookie", pair).send().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(page), 200);
+    let bad = http.post(format!("{}/login", gd.url)).body("token=guess").send().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(bad), 401);
+    // An authenticating proxy in front.
+    let proxied = http
+        .get(format!("{}/api/v1/cluster", gd.url))
+        .header("X-Forwarded-User", "operator@factory")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(proxied), 200);
+    // Nothing of the cluster's credentials is ever in what the browser gets.
+    let body = http
+        .get(format!("{}/api/v1/cluster", gd.url))
+        .bearer_auth("s3cret-token-for-the-factory")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .text()
+        .await
+        .unwrap_or_default();
+    assert!(!body.contains("gpudash-sim-read-only") && !body.contains("s3cret"), "credentials leaked");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_shuts_down_gracefully_even_with_open_streams() {
+    let mut gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let stream = reqwest::get(format!("{}/api/v1/stream", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stream.status().as_u16(), 200);
+    let st =
+        Command::new("kill").args(["-TERM", &gd.proc.pid().to_string()]).status().unwrap_or_else(|e| panic!("{e}"));
+    assert!(st.success());
+    let code = gd.proc.wait_exit(Duration::from_secs(10));
+    assert_eq!(code, Some(0), "did not exit cleanly:\n{}", gd.proc.output());
+    drop(stream);
+}
+
+#[test]
+fn a_short_or_missing_token_file_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let tf = dir.path().join("token");
+    std::fs::write(&tf, "short\n").unwrap_or_else(|e| panic!("{e}"));
+    for f in [tf.display().to_string(), "/nonexistent/token".to_string()] {
+        let out = Command::new(gpudash_tests::bin())
+            .args(["serve", "--demo", "--auth-token-file", &f, "--db", &dir.path().join("h.db").display().to_string()])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("--auth-token-file"), "{err}");
+    }
+}
