@@ -1,0 +1,200 @@
+//! The deployment files: plain manifests and the Helm chart give gpudash exactly get/list/watch
+//! on what it reads, and run it non-root, read-only, without capabilities, with probes.
+//!
+//! Helm itself cannot be installed on the build machines (no registry ships it), so the chart is
+//! rendered here by a deliberately small renderer that knows only the template actions the chart
+//! uses and fails on any other — a chart change that needs more must extend it knowingly.
+
+use serde_yaml::Value;
+
+fn docs(text: &str) -> Vec<Value> {
+    use serde::Deserialize;
+    serde_yaml::Deserializer::from_str(text)
+        .map(|d| Value::deserialize(d).unwrap_or_else(|e| panic!("YAML: {e}\n{text}")))
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+fn lookup<'a>(values: &'a Value, path: &str) -> &'a Value {
+    path.split('.')
+        .fold(values, |v, k| v.get(k).unwrap_or_else(|| panic!("chart uses .Values.{path}, missing from values.yaml")))
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        other => panic!("not a scalar: {other:?}"),
+    }
+}
+
+/// Renders the template actions the chart uses.
+fn render(template: &str, values: &Value, release: &str, namespace: &str) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    let mut skipping: Vec<bool> = Vec::new();
+    while let Some(start) = rest.find("{{") {
+        let (before, after) = rest.split_at(start);
+        let end = after.find("}}").unwrap_or_else(|| panic!("unclosed action"));
+        let action = after[2..end].trim().trim_start_matches('-').trim().trim_end_matches('-').trim();
+        let trim_left = after[2..].starts_with('-');
+        if !skipping.contains(&true) {
+            out.push_str(if trim_left { before.trim_end_matches(['\n', ' ']) } else { before });
+        }
+        rest = &after[end + 2..];
+        if let Some(cond) = action.strip_prefix("if ") {
+            let v = lookup(values, cond.trim().trim_start_matches(".Values."));
+            skipping.push(!matches!(v, Value::Bool(true)));
+        } else if action == "end" {
+            skipping.pop().unwrap_or_else(|| panic!("end without if"));
+        } else if let Some(list) = action.strip_prefix("range ") {
+            // `{{ range .Values.x }}, {{ . | quote }}{{ end }}`
+            let body_end = rest.find("{{ end }}").unwrap_or_else(|| panic!("range without end"));
+            let body = &rest[..body_end];
+            assert_eq!(body, ", {{ . | quote }}", "unsupported range body");
+            if !skipping.contains(&true) {
+                for item in
+                    lookup(values, list.trim().trim_start_matches(".Values.")).as_sequence().into_iter().flatten()
+                {
+                    out.push_str(&format!(", {:?}", scalar(item)));
+                }
+            }
+            rest = &rest[body_end + "{{ end }}".len()..];
+        } else if !skipping.contains(&true) {
+            let (expr, quote) = match action.split_once('|') {
+                Some((e, f)) if f.trim() == "quote" => (e.trim(), true),
+                Some((_, f)) => panic!("unsupported template function {f:?}"),
+                None => (action, false),
+            };
+            let v = match expr {
+                ".Release.Name" => release.to_string(),
+                ".Release.Namespace" => namespace.to_string(),
+                e if e.starts_with(".Values.") => scalar(lookup(values, &e[".Values.".len()..])),
+                e => panic!("unsupported template action {e:?}"),
+            };
+            out.push_str(&if quote { format!("{v:?}") } else { v });
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn chart(overrides: &str) -> Vec<Value> {
+    let dir = gpudash_tests::root().join("deploy/helm/gpudash");
+    let mut values: Value = serde_yaml::from_str(&std::fs::read_to_string(dir.join("values.yaml")).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o: Value = serde_yaml::from_str(overrides).unwrap_or(Value::Null);
+    if let (Value::Mapping(v), Value::Mapping(o)) = (&mut values, o) {
+        for (k, x) in o {
+            v.insert(k, x);
+        }
+    }
+    let mut all = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir.join("templates"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let t = std::fs::read_to_string(&p).unwrap_or_default();
+        all.extend(docs(&render(&t, &values, "gpudash", "edge-ops")));
+    }
+    all
+}
+
+fn kind<'a>(docs: &'a [Value], k: &str) -> Vec<&'a Value> {
+    docs.iter().filter(|d| d["kind"].as_str() == Some(k)).collect()
+}
+
+fn check(docs: &[Value], what: &str) {
+    let roles = kind(docs, "ClusterRole");
+    assert_eq!(roles.len(), 1, "{what}: one ClusterRole");
+    let mut granted = Vec::new();
+    for rule in roles[0]["rules"].as_sequence().into_iter().flatten() {
+        for verb in rule["verbs"].as_sequence().into_iter().flatten() {
+            let v = verb.as_str().unwrap_or("");
+            assert!(["get", "list", "watch"].contains(&v), "{what}: verb {v:?} granted");
+        }
+        for g in rule["apiGroups"].as_sequence().into_iter().flatten() {
+            for r in rule["resources"].as_sequence().into_iter().flatten() {
+                granted.push(format!("{}/{}", g.as_str().unwrap_or("?"), r.as_str().unwrap_or("?")));
+            }
+        }
+    }
+    granted.sort();
+    assert_eq!(
+        granted,
+        vec![
+            "/events",
+            "/nodes",
+            "/pods",
+            "apps/replicasets",
+            "metrics.k8s.io/nodes",
+            "metrics.k8s.io/pods",
+            "node.k8s.io/runtimeclasses"
+        ],
+        "{what}: exactly what gpudash reads"
+    );
+    assert!(kind(docs, "Role").is_empty() && kind(docs, "Secret").is_empty() && kind(docs, "ConfigMap").is_empty());
+    let binding = kind(docs, "ClusterRoleBinding");
+    assert_eq!(binding[0]["roleRef"]["name"], roles[0]["metadata"]["name"], "{what}");
+    assert_ne!(binding[0]["roleRef"]["name"].as_str(), Some("cluster-admin"));
+    let dep = kind(docs, "Deployment");
+    let pod = &dep[0]["spec"]["template"]["spec"];
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], Value::Bool(true), "{what}");
+    assert_eq!(pod["securityContext"]["seccompProfile"]["type"].as_str(), Some("RuntimeDefault"), "{what}");
+    let c = &pod["containers"][0];
+    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], Value::Bool(true), "{what}");
+    assert_eq!(c["securityContext"]["allowPrivilegeEscalation"], Value::Bool(false), "{what}");
+    assert_eq!(c["securityContext"]["capabilities"]["drop"][0].as_str(), Some("ALL"), "{what}");
+    assert_eq!(c["livenessProbe"]["httpGet"]["path"].as_str(), Some("/healthz"), "{what}");
+    assert_eq!(c["readinessProbe"]["httpGet"]["path"].as_str(), Some("/readyz"), "{what}");
+    for k in ["requests", "limits"] {
+        for r in ["cpu", "memory"] {
+            assert!(!c["resources"][k][r].is_null(), "{what}: resources.{k}.{r}");
+        }
+    }
+    let claim = pod["volumes"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .find_map(|v| v["persistentVolumeClaim"]["claimName"].as_str())
+        .unwrap_or("");
+    assert!(
+        kind(docs, "PersistentVolumeClaim").iter().any(|p| p["metadata"]["name"].as_str() == Some(claim)),
+        "{what}: the history PVC is mounted"
+    );
+    assert_eq!(kind(docs, "Service").len(), 1, "{what}");
+}
+
+#[test]
+fn plain_manifests_are_read_only_and_hardened() {
+    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/manifests/gpudash.yaml")).unwrap_or_default();
+    check(&docs(&text), "manifests");
+}
+
+#[test]
+fn the_rendered_helm_chart_is_read_only_and_hardened() {
+    let rendered = chart("");
+    check(&rendered, "chart");
+    assert!(kind(&rendered, "Ingress").is_empty(), "ingress is optional and off by default");
+    let with_ingress =
+        chart("ingress: {enabled: true, className: traefik, host: dash.example}\nextraArgs: [--base-path, /gpu]");
+    check(&with_ingress, "chart with ingress");
+    let ing = kind(&with_ingress, "Ingress");
+    assert_eq!(ing[0]["spec"]["ingressClassName"].as_str(), Some("traefik"));
+    let args = &kind(&with_ingress, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]["args"];
+    assert_eq!(args.as_sequence().map(Vec::len), Some(3), "{args:?}");
+}
+
+#[test]
+fn the_dockerfile_builds_non_root_from_a_minimal_image() {
+    let d = std::fs::read_to_string(gpudash_tests::root().join("Dockerfile")).unwrap_or_default();
+    let froms: Vec<&str> = d.lines().filter(|l| l.starts_with("FROM ")).collect();
+    assert_eq!(froms.len(), 2, "multi-stage");
+    assert!(froms[1].contains("distroless") && froms[1].contains("nonroot"), "{froms:?}");
+    assert!(d.lines().any(|l| l.starts_with("USER 65532")));
+    assert!(d.contains("cargo xtask site") && d.contains("--locked"));
+}
