@@ -74,7 +74,8 @@ pub fn render(v: &ClusterView, h: Health) -> String {
             o.sample("gpudash_gpu_holders", &[("node", &n.name), ("resource", &g.resource)], g.holders.len() as f64);
         }
     }
-    let mem: [(&str, &str, fn(&app::model::MemoryView) -> Option<u64>); 4] = [
+    type MemGet = fn(&app::model::MemoryView) -> Option<u64>;
+    let mem: [(&str, &str, MemGet); 4] = [
         (
             "gpudash_node_memory_allocatable_bytes",
             "Allocatable memory (the whole board on unified-memory nodes).",

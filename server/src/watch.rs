@@ -30,6 +30,9 @@ struct KindState {
     error: Option<String>,
 }
 
+/// The latest metrics.k8s.io lists (None: not available).
+type SharedMetrics = Arc<Mutex<(Option<Vec<NodeMetrics>>, Option<Vec<PodMetrics>>)>>;
+
 /// What the watchers report; read to build the status line.
 #[derive(Debug)]
 pub struct WatchState {
@@ -123,7 +126,7 @@ pub struct Stores {
     events: Store<Event>,
     runtime_classes: Store<RuntimeClass>,
     replica_sets: Store<ReplicaSet>,
-    metrics: Arc<Mutex<(Option<Vec<NodeMetrics>>, Option<Vec<PodMetrics>>)>>,
+    metrics: SharedMetrics,
     /// Watch health.
     pub state: Arc<WatchState>,
 }
@@ -251,12 +254,7 @@ async fn get_metrics<T: DeserializeOwned>(client: &Client, path: &str) -> Result
     }
 }
 
-fn spawn_metrics(
-    client: Client,
-    interval: Duration,
-    metrics: Arc<Mutex<(Option<Vec<NodeMetrics>>, Option<Vec<PodMetrics>>)>>,
-    notify: Arc<Notify>,
-) {
+fn spawn_metrics(client: Client, interval: Duration, metrics: SharedMetrics, notify: Arc<Notify>) {
     tokio::spawn(async move {
         let mut warned = false;
         loop {

@@ -233,7 +233,8 @@ fn list(shared: &Shared, resource: usize, filter: &Filter, q: &HashMap<String, S
         },
     };
     let objects = store.objects(resource);
-    let iter: Box<dyn Iterator<Item = (&(String, String), &Arc<Value>)>> = match &after {
+    type Entries<'a> = Box<dyn Iterator<Item = (&'a (String, String), &'a Arc<Value>)> + 'a>;
+    let iter: Entries<'_> = match &after {
         Some(k) => Box::new(
             objects.range::<(String, String), _>((std::ops::Bound::Excluded(k.clone()), std::ops::Bound::Unbounded)),
         ),
@@ -283,7 +284,7 @@ fn hex(s: &str) -> String {
 }
 
 fn unhex(s: &str) -> Option<String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> =

@@ -162,7 +162,7 @@ fn object(ctx: &Ctx, v: Value, prefix: &str) -> Result<SimObject, ScenarioError>
         None | Some(Value::String(_)) => {}
         Some(_) => return Err(ctx.err(join(prefix, "metadata.namespace"), "must be a string")),
     }
-    if RESOURCES[resource].namespaced == false && meta.get("namespace").is_some_and(|n| n != "") {
+    if !RESOURCES[resource].namespaced && meta.get("namespace").is_some_and(|n| n != "") {
         return Err(ctx.err(join(prefix, "metadata.namespace"), format!("{kind} is not namespaced")));
     }
     for f in ["labels", "annotations"] {

@@ -66,7 +66,8 @@ async fn kube_rs_watcher_survives_every_injected_fault() {
     let task = tokio::spawn(stream);
     converge(&sim, &store, "initial sync").await;
 
-    let faults: Vec<(&str, Box<dyn Fn(&Simulator)>)> = vec![
+    type Fault = Box<dyn Fn(&Simulator)>;
+    let faults: Vec<(&str, Fault)> = vec![
         ("closing every watch", Box::new(|s: &Simulator| s.close_watches())),
         ("expiring versions (410 Gone)", Box::new(|s: &Simulator| s.expire_versions())),
         ("an API restart", Box::new(|s: &Simulator| s.restart(Duration::from_millis(700)))),

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Formatting and clippy for both feature sets (server `ssr`, browser `hydrate`), warnings as errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo fmt --all --check
+cargo clippy -p gpudash -p gpudash-sim -p gpudash-tests -p xtask -p app --all-targets -- -D warnings
+cargo clippy -p frontend -p app --target wasm32-unknown-unknown -- -D warnings
