@@ -119,6 +119,9 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
 
         // Kiosk at 1920×1080: dark, no controls, rotates to the pending page by itself.
         c.set_window_size(1920, 1080).await?;
+        // Make the viewport itself 1920×1080 (the window size includes the browser's frame).
+        let inner = c.execute("return window.innerHeight", vec![]).await?.as_u64().unwrap_or(1080);
+        c.set_window_size(1920, u32::try_from(2160 - inner.min(2160)).unwrap_or(1080)).await?;
         c.goto(&format!("{url}/?kiosk=1")).await?;
         hydrated(&c).await?;
         let class = c.execute("return document.documentElement.className", vec![]).await?;

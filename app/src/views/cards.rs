@@ -162,6 +162,21 @@ pub fn NodeCard(node: NodeView) -> impl IntoView {
     let pending = node.pending_pods;
     let gpus = node.gpu_resources.clone();
     let no_gpu = gpus.is_empty();
+    let live = expect_context::<super::app::Live>();
+    let name = node.name.clone();
+    let problems: Vec<(&str, &str, String, String)> = live.view.with_untracked(|v| {
+        v.diagnoses
+            .iter()
+            .filter(|d| d.kind == "Node" && d.name == name && d.severity != crate::model::Severity::Info)
+            .map(|d| {
+                let (cls, icon) = match d.severity {
+                    crate::model::Severity::Critical => ("sev critical", "✖ "),
+                    _ => ("sev warning", "⚠ "),
+                };
+                (cls, icon, d.code.clone(), d.message.clone())
+            })
+            .collect()
+    });
     view! {
         <article class="card node" data-node=node.name.clone() data-ready=ready.to_string()>
             <header class="card-head">
@@ -171,7 +186,7 @@ pub fn NodeCard(node: NodeView) -> impl IntoView {
                 {node.unschedulable.then(|| view! { <span class="badge warn">"⊘ Cordoned"</span> })}
                 {node.unified_memory.then(|| view! { <span class="badge info">"unified memory"</span> })}
                 <span class="badge plain">{node.arch.clone()}</span>
-                {(pending > 0).then(|| view! { <span class="badge warn pending-count">"⏳ " {pending} " pending"</span> })}
+                {(pending > 0).then(|| view! { <span class="badge warn pending-count">"◔ " {pending} " pending"</span> })}
             </header>
             {if no_gpu {
                 view! { <p class="muted">"No GPU resources advertised"</p> }.into_any()
@@ -179,6 +194,9 @@ pub fn NodeCard(node: NodeView) -> impl IntoView {
                 gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view().into_any()
             }}
             <MemoryBars m=node.memory.clone() unified=node.unified_memory/>
+            {problems.into_iter().map(|(cls, icon, code, msg)| view! {
+                <p class="node-problem"><span class=cls>{icon} {code}</span> " " {msg}</p>
+            }).collect_view()}
         </article>
     }
 }

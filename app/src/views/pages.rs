@@ -219,7 +219,7 @@ pub fn PendingPage() -> impl IntoView {
                     <article class="card pending" id=id data-pod=p.name.clone()>
                         <header class="card-head">
                             <h2><span class="ns">{p.namespace.clone()} "/"</span>{p.name.clone()}</h2>
-                            <span class="badge warn">"⏳ waiting " {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</span>
+                            <span class="badge warn">"◔ waiting " {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</span>
                         </header>
                         <p class="request">
                             {p.gpu_request.clone().map(|g| view! { <span class="chip gpu">{g.count} " × " {g.resource}</span> })}
