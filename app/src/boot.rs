@@ -17,6 +17,8 @@ pub enum Page {
     Pending,
     /// `/diagnoses`.
     Diagnoses,
+    /// `/history`: charts of the recorded history.
+    History,
     /// Anything else.
     NotFound,
 }
@@ -29,6 +31,7 @@ impl Page {
             "" => Self::Overview,
             "/pending" => Self::Pending,
             "/diagnoses" => Self::Diagnoses,
+            "/history" => Self::History,
             _ => match p.strip_prefix("/nodes/") {
                 Some(n) if !n.is_empty() && !n.contains('/') => Self::Node(percent_decode(n)),
                 _ => Self::NotFound,
@@ -68,6 +71,15 @@ pub struct Boot {
     pub ns: Option<String>,
     /// Node label filter (`key=value` or `key`).
     pub label: Option<String>,
+    /// History time range (`1h`, `24h`, `7d`, `30d`).
+    #[serde(default)]
+    pub range: Option<String>,
+    /// A pod (`namespace/name`) whose timeline the history page shows.
+    #[serde(default)]
+    pub pod: Option<String>,
+    /// Why history is unavailable, when it is.
+    #[serde(default)]
+    pub history_problem: Option<String>,
     /// The view at render time.
     pub view: ClusterView,
 }
@@ -127,6 +139,8 @@ impl Boot {
                 "rotate" => b.rotate_seconds = v.parse().unwrap_or(b.rotate_seconds).min(3600),
                 "ns" if !v.is_empty() => b.ns = Some(v),
                 "label" if !v.is_empty() => b.label = Some(v),
+                "range" if ["1h", "24h", "7d", "30d"].contains(&v.as_str()) => b.range = Some(v),
+                "pod" if v.contains('/') => b.pod = Some(v),
                 _ => {}
             }
         }

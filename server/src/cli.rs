@@ -79,6 +79,18 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, env = "GPUDASH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// History sampling resolution, seconds.
+    #[arg(long, env = "GPUDASH_HISTORY_RESOLUTION", default_value_t = 10.0)]
+    pub history_resolution: f64,
+    /// Days of full-resolution history before rolling up to 10-minute min/avg/max.
+    #[arg(long, env = "GPUDASH_HISTORY_FULL_DAYS", default_value_t = 7)]
+    pub history_full_days: u64,
+    /// Days of history kept in all.
+    #[arg(long, env = "GPUDASH_HISTORY_KEEP_DAYS", default_value_t = 90)]
+    pub history_keep_days: u64,
+    /// Hard cap on the history database's size, MiB.
+    #[arg(long, env = "GPUDASH_HISTORY_MAX_MB", default_value_t = 512)]
+    pub history_max_mb: u64,
     /// Require this token (file: one line, ≥ 16 characters) as a bearer token or via the login form.
     #[arg(long, env = "GPUDASH_AUTH_TOKEN_FILE")]
     pub auth_token_file: Option<PathBuf>,

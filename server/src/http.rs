@@ -44,6 +44,14 @@ pub struct AppState {
     pub stream_clients: Arc<AtomicU64>,
     /// Who may see the dashboard.
     pub access: Arc<Access>,
+    /// Recorded history.
+    pub history: crate::history_http::History,
+}
+
+impl axum::extract::FromRef<AppState> for crate::history_http::History {
+    fn from_ref(st: &AppState) -> Self {
+        st.history.clone()
+    }
 }
 
 /// Decrements the stream-client gauge when a stream ends.
@@ -116,7 +124,8 @@ async fn page(State(st): State<AppState>, req: Request) -> Response {
     let query = req.uri().query().unwrap_or("").to_string();
     let sub = path.strip_prefix(st.base.as_str()).unwrap_or(&path).to_string();
     let view = st.snapshots.borrow().view.clone();
-    let boot = Boot::from_request(&st.base, &sub, &query, st.rotate, view);
+    let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, view);
+    boot.history_problem = st.history.problem();
     let status = if boot.page == Page::NotFound { StatusCode::NOT_FOUND } else { StatusCode::OK };
     let opts = st.leptos.clone();
     let render =
@@ -139,6 +148,12 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
         .route("/", get(page))
         .route("/pending", get(page))
         .route("/diagnoses", get(page))
+        .route("/history", get(page))
+        .route("/api/v1/history/series", get(crate::history_http::series))
+        .route("/api/v1/history/pods", get(crate::history_http::pods))
+        .route("/api/v1/history/diagnoses", get(crate::history_http::diagnoses))
+        .route("/api/v1/history/status", get(crate::history_http::status))
+        .route("/charts/{file}", get(crate::history_http::chart))
         .route("/nodes/{name}", get(page))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))

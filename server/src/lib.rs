@@ -4,6 +4,8 @@ pub mod auth;
 pub mod cli;
 pub mod db;
 pub mod derive;
+pub mod history;
+pub mod history_http;
 pub mod http;
 pub mod live;
 pub mod metrics;

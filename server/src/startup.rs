@@ -122,8 +122,27 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let db_path =
         args.db.clone().unwrap_or_else(|| crate::db::default_path(if demo { "demo.db" } else { "history.db" }));
-    let pool =
-        crate::db::open(&db_path).await.map_err(|e| anyhow!("database: {e} — choose a writable path with --db"))?;
+    let hcfg = crate::history::Config {
+        resolution: Duration::from_secs_f64(args.history_resolution.clamp(0.05, 3600.0)),
+        full_window: Duration::from_secs(args.history_full_days.max(1) * 86_400),
+        keep: Duration::from_secs(args.history_keep_days.max(args.history_full_days).max(1) * 86_400),
+        max_bytes: args.history_max_mb.max(1) << 20,
+        ..crate::history::Config::default()
+    };
+    let history_status = Arc::new(std::sync::Mutex::new(None));
+    // A path that cannot be created or opened is a configuration error; a file that is corrupt
+    // or from a newer gpudash is left untouched and the live view runs without history.
+    let pool = match crate::db::open(&db_path).await {
+        Ok(p) => Some(p),
+        Err(e @ crate::db::DbError::Migrate(..)) => {
+            let msg =
+                format!("history disabled: {e} — the file was left untouched; move it aside or pass another --db");
+            tracing::error!("{msg}");
+            *history_status.lock().unwrap_or_else(|e| e.into_inner()) = Some(msg);
+            None
+        }
+        Err(e) => return Err(anyhow!("database: {e} — choose a writable path with --db")),
+    };
     let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| {
         anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
     })?;
@@ -137,6 +156,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
     let opts = Options { unified_selector };
+    let history = crate::history_http::History { pool: pool.clone(), status: history_status, cfg: hcfg };
+    if let Some(p) = pool.clone() {
+        tokio::spawn(crate::history::recorder::run(p.clone(), hcfg, rx.clone(), history.status.clone()));
+        tokio::spawn(crate::history::retention::run(p, hcfg, history.status.clone()));
+    }
     let deriver = tokio::spawn(live::run(stores.clone(), opts, tx));
     let (stop_tx, stop_rx) = watch::channel(false);
     let leptos = LeptosOptions::builder()
@@ -153,6 +177,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         shutdown: stop_rx,
         stream_clients: Arc::default(),
         access: Arc::new(access),
+        history,
     };
     let app = http::router(st, &ancestors);
     let addr = listener.local_addr().context("listener address")?;
@@ -164,7 +189,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     });
     let result = server.await.context("HTTP server");
     deriver.abort();
-    pool.close().await;
+    if let Some(p) = &pool {
+        p.close().await;
+    }
     drop(sim_handle);
     result
 }

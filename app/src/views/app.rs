@@ -49,6 +49,7 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         Page::Node(n) => format!("{n} · gpudash"),
         Page::Pending => "Pending pods · gpudash".to_string(),
         Page::Diagnoses => "Diagnoses · gpudash".to_string(),
+        Page::History => "History · gpudash".to_string(),
         _ => "gpudash".to_string(),
     };
     view! {
@@ -92,6 +93,7 @@ pub fn App(boot: Boot) -> impl IntoView {
         Page::Node(n) => view! { <NodePage name=n.clone()/> }.into_any(),
         Page::Pending => view! { <PendingPage/> }.into_any(),
         Page::Diagnoses => view! { <DiagnosesPage/> }.into_any(),
+        Page::History => view! { <super::history::HistoryPage/> }.into_any(),
         Page::NotFound => view! { <NotFoundPage/> }.into_any(),
     };
     view! {

@@ -79,6 +79,7 @@ pub fn Header() -> impl IntoView {
     let (o_href, o_cls, o_label) = link("/", Page::Overview, "Overview");
     let (p_href, p_cls, _) = link("/pending", Page::Pending, "Pending");
     let (d_href, d_cls, _) = link("/diagnoses", Page::Diagnoses, "Diagnoses");
+    let (h_href, h_cls, h_label) = link("/history", Page::History, "History");
     view! {
         <header class="top">
             <Show when=move || chrome>
@@ -87,6 +88,7 @@ pub fn Header() -> impl IntoView {
                     <a class=o_cls href=o_href.clone()>{o_label}</a>
                     <a class=p_cls href=p_href.clone()>"Pending (" {pending} ")"</a>
                     <a class=d_cls href=d_href.clone()>"Diagnoses (" {diags} ")"</a>
+                    <a class=h_cls href=h_href.clone()>{h_label}</a>
                 </nav>
             </Show>
             <div class="status" data-state=move || st.get().state role="status" aria-live="polite">

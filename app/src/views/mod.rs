@@ -3,6 +3,7 @@
 mod app;
 mod cards;
 mod header;
+mod history;
 mod pages;
 
 pub use app::{shell, App, Conn, Live};

@@ -1,0 +1,287 @@
+//! Server-side charts: plotters to SVG strings. No fonts are loaded — text is SVG `<text>` in a
+//! generic family the browser resolves — and colours follow the page theme.
+
+use plotters::prelude::*;
+use sqlx::SqlitePool;
+
+use super::query::{self, segments};
+
+/// What the y axis counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Plain numbers (GPU units, pods).
+    Count,
+    /// Bytes, labelled in binary units.
+    Bytes,
+    /// Seconds, labelled as durations.
+    Seconds,
+}
+
+/// One line of a chart, already split into segments (gaps between them).
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// Legend label.
+    pub label: String,
+    /// Colour index into the palette.
+    pub color: usize,
+    /// Drawable segments.
+    pub segments: Vec<Vec<(i64, f64)>>,
+}
+
+struct Palette {
+    bg: RGBColor,
+    fg: RGBColor,
+    grid: RGBColor,
+    gap: RGBColor,
+    lines: [RGBColor; 5],
+}
+
+fn palette(dark: bool) -> Palette {
+    if dark {
+        Palette {
+            bg: RGBColor(0x17, 0x1b, 0x22),
+            fg: RGBColor(0xee, 0xf1, 0xf5),
+            grid: RGBColor(0x2c, 0x33, 0x3d),
+            gap: RGBColor(0x3d, 0x12, 0x16),
+            lines: [
+                RGBColor(0x4d, 0x8e, 0xe8),
+                RGBColor(0xb4, 0x9c, 0xff),
+                RGBColor(0xe0, 0xc2, 0x5a),
+                RGBColor(0xaa, 0xb3, 0xbf),
+                RGBColor(0x7e, 0xe2, 0xa8),
+            ],
+        }
+    } else {
+        Palette {
+            bg: RGBColor(0xff, 0xff, 0xff),
+            fg: RGBColor(0x15, 0x18, 0x1d),
+            grid: RGBColor(0xe3, 0xe7, 0xec),
+            gap: RGBColor(0xfd, 0xe7, 0xe8),
+            lines: [
+                RGBColor(0x2f, 0x5f, 0xa8),
+                RGBColor(0x6a, 0x4f, 0xb0),
+                RGBColor(0x8a, 0x6d, 0x00),
+                RGBColor(0x4f, 0x58, 0x65),
+                RGBColor(0x17, 0x66, 0x3a),
+            ],
+        }
+    }
+}
+
+fn fmt_time(t: i64, span: i64) -> String {
+    let ts = jiff::Timestamp::from_second(t).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    if span <= 2 * 86_400 {
+        ts.strftime("%H:%M").to_string()
+    } else {
+        ts.strftime("%m-%d").to_string()
+    }
+}
+
+fn fmt_y(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Count => {
+            if (v - v.round()).abs() < 1e-9 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.1}")
+            }
+        }
+        Unit::Bytes => app::time::bytes(v.max(0.0) as u64),
+        Unit::Seconds => app::time::human_duration(v as i64),
+    }
+}
+
+/// Renders a line chart. Gaps are shaded and labelled, and no line crosses them.
+#[allow(clippy::too_many_arguments)]
+pub fn line_chart(
+    title: &str,
+    unit: Unit,
+    lines: &[Line],
+    gaps: &[(i64, i64, String)],
+    from: i64,
+    to: i64,
+    dark: bool,
+    size: (u32, u32),
+) -> Result<String, String> {
+    let p = palette(dark);
+    let ymax = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|(_, v)| *v).fold(0.0f64, f64::max);
+    let ymax = if ymax <= 0.0 { 1.0 } else { ymax * 1.15 };
+    let to = to.max(from + 1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&p.bg).map_err(|e| e.to_string())?;
+        let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, font(18))
+            .margin(12)
+            .x_label_area_size(28)
+            .y_label_area_size(if unit == Unit::Bytes { 80 } else { 50 })
+            .build_cartesian_2d(from..to, 0f64..ymax)
+            .map_err(|e| e.to_string())?;
+        let span = to - from;
+        chart
+            .configure_mesh()
+            .x_labels(7)
+            .y_labels(6)
+            .x_label_formatter(&|t| fmt_time(*t, span))
+            .y_label_formatter(&|v| fmt_y(*v, unit))
+            .label_style(font(13))
+            .axis_style(p.fg)
+            .bold_line_style(p.grid)
+            .light_line_style(p.bg)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (s, e, reason) in gaps {
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, ymax)], p.gap.filled())))
+                .map_err(|e| e.to_string())?;
+            if e - s > span / 30 {
+                let label = format!("no data ({reason})");
+                chart
+                    .draw_series(std::iter::once(Text::new(label, (*s, ymax * 0.95), font(11))))
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        for l in lines {
+            let color = p.lines[l.color % p.lines.len()];
+            let mut first = true;
+            for seg in &l.segments {
+                let s = chart
+                    .draw_series(LineSeries::new(seg.iter().copied(), color.stroke_width(2)))
+                    .map_err(|e| e.to_string())?;
+                if first {
+                    s.label(l.label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3)));
+                    first = false;
+                }
+            }
+        }
+        if lines.iter().any(|l| !l.segments.is_empty()) {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(p.bg.mix(0.85))
+                .border_style(p.grid)
+                .label_font(font(13))
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// Loads a set of series and draws them.
+#[allow(clippy::too_many_arguments)]
+pub async fn series_chart(
+    pool: &SqlitePool,
+    title: &str,
+    unit: Unit,
+    node: &str,
+    metrics: &[(&str, &str, &str)],
+    from: i64,
+    to: i64,
+    max_step: i64,
+    dark: bool,
+) -> Result<String, String> {
+    let gaps = query::gaps(pool, from, to).await.map_err(|e| e.to_string())?;
+    let mut lines = Vec::new();
+    for (i, (metric, resource, label)) in metrics.iter().enumerate() {
+        let pts = query::points(pool, node, metric, resource, from, to).await.map_err(|e| e.to_string())?;
+        let pts: Vec<_> = pts.into_iter().filter(|p| p.ts <= to).collect();
+        let segs = segments(&pts, &gaps, max_step, to)
+            .into_iter()
+            .map(|s| s.into_iter().map(|(t, v)| (t.max(from), v)).collect())
+            .collect();
+        lines.push(Line { label: (*label).to_string(), color: i, segments: segs });
+    }
+    line_chart(title, unit, &lines, &gaps, from, to, dark, (900, 320))
+}
+
+/// A pod's pending and running intervals as bars on two rows.
+pub async fn pod_timeline(
+    pool: &SqlitePool,
+    ns: &str,
+    name: &str,
+    from: i64,
+    to: i64,
+    dark: bool,
+) -> Result<String, String> {
+    let p = palette(dark);
+    let ivs = query::pod_intervals(pool, Some((ns, name)), from, to).await.map_err(|e| e.to_string())?;
+    let gaps = query::gaps(pool, from, to).await.map_err(|e| e.to_string())?;
+    let to = to.max(from + 1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 200)).into_drawing_area();
+        root.fill(&p.bg).map_err(|e| e.to_string())?;
+        let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(format!("{ns}/{name}"), font(18))
+            .margin(12)
+            .x_label_area_size(28)
+            .y_label_area_size(80)
+            .build_cartesian_2d(from..to, 0f64..2f64)
+            .map_err(|e| e.to_string())?;
+        let span = to - from;
+        chart
+            .configure_mesh()
+            .x_labels(7)
+            .y_labels(3)
+            .y_label_formatter(&|v| match *v as i64 {
+                0 => "running".into(),
+                1 => "pending".into(),
+                _ => String::new(),
+            })
+            .x_label_formatter(&|t| fmt_time(*t, span))
+            .label_style(font(13))
+            .axis_style(p.fg)
+            .bold_line_style(p.grid)
+            .light_line_style(p.bg)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (s, e, _) in &gaps {
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, 2.0)], p.gap.filled())))
+                .map_err(|e| e.to_string())?;
+        }
+        for iv in &ivs {
+            let (row, color) = if iv.state == "pending" { (1.0, p.lines[2]) } else { (0.0, p.lines[0]) };
+            let end = iv.end.unwrap_or(to).min(to);
+            let start = iv.start.max(from);
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(start, row + 0.2), (end, row + 0.8)], color.filled())))
+                .map_err(|e| e.to_string())?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charts_have_axes_series_and_shaded_gaps() {
+        let lines = vec![
+            Line {
+                label: "allocated".into(),
+                color: 0,
+                segments: vec![vec![(0, 1.0), (100, 1.0)], vec![(200, 3.0), (300, 3.0)]],
+            },
+            Line { label: "capacity <4>".into(), color: 1, segments: vec![vec![(0, 4.0), (300, 4.0)]] },
+        ];
+        let gaps = vec![(100, 200, "gpudash not running".to_string())];
+        let svg = line_chart("orin-agx-01 <b>nvidia.com/gpu</b>", Unit::Count, &lines, &gaps, 0, 300, true, (900, 320))
+            .unwrap_or_default();
+        assert!(svg.starts_with("<svg"), "{svg}");
+        assert!(svg.contains("allocated") && svg.contains("no data (gpudash not running)"));
+        // Three line segments: allocated twice (split by the gap) and capacity once.
+        assert_eq!(svg.matches(r#"stroke-width="2" points"#).count(), 3, "three segments:\n{svg}");
+        assert_eq!(svg.matches(r#"stroke-width="3" points"#).count(), 2, "two legend marks:\n{svg}");
+        assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;"), "text must be escaped");
+        assert!(svg.contains("00:0"), "time axis labels");
+    }
+}

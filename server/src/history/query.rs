@@ -1,0 +1,184 @@
+//! Reading history back: series points (full resolution and rollups), gaps, pod intervals,
+//! diagnosis events. Every query here runs in a test against a real SQLite file.
+
+use serde::Serialize;
+use sqlx::SqlitePool;
+
+/// One point of a series: time, value, and for rolled-up points the bucket's min and max.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// Unix seconds.
+    pub ts: i64,
+    /// Value (average for rollups).
+    pub value: f64,
+    /// Minimum within a rollup bucket.
+    pub min: Option<f64>,
+    /// Maximum within a rollup bucket.
+    pub max: Option<f64>,
+}
+
+/// A series' points in `[from, to]`, including the last point before `from` (the value in force
+/// at `from`), rollups first then full-resolution samples, in time order.
+pub async fn points(
+    pool: &SqlitePool,
+    node: &str,
+    metric: &str,
+    resource: &str,
+    from: i64,
+    to: i64,
+) -> Result<Vec<Point>, sqlx::Error> {
+    let id: Option<(i64,)> = sqlx::query_as("SELECT id FROM series WHERE node = ? AND metric = ? AND resource = ?")
+        .bind(node)
+        .bind(metric)
+        .bind(resource)
+        .fetch_optional(pool)
+        .await?;
+    let Some((id,)) = id else { return Ok(Vec::new()) };
+    let rollups: Vec<(i64, f64, f64, f64)> = sqlx::query_as(
+        "SELECT bucket, min, avg, max FROM rollups WHERE series = ? AND bucket BETWEEN ? AND ? ORDER BY bucket",
+    )
+    .bind(id)
+    .bind(from)
+    .bind(to)
+    .fetch_all(pool)
+    .await?;
+    let before: Option<(i64, f64)> =
+        sqlx::query_as("SELECT ts, value FROM samples WHERE series = ? AND ts < ? ORDER BY ts DESC LIMIT 1")
+            .bind(id)
+            .bind(from)
+            .fetch_optional(pool)
+            .await?;
+    let samples: Vec<(i64, f64)> =
+        sqlx::query_as("SELECT ts, value FROM samples WHERE series = ? AND ts BETWEEN ? AND ? ORDER BY ts")
+            .bind(id)
+            .bind(from)
+            .bind(to)
+            .fetch_all(pool)
+            .await?;
+    let mut out: Vec<Point> = rollups
+        .into_iter()
+        .map(|(ts, min, avg, max)| Point { ts, value: avg, min: Some(min), max: Some(max) })
+        .collect();
+    out.extend(before.into_iter().chain(samples).map(|(ts, value)| Point { ts, value, min: None, max: None }));
+    out.sort_by_key(|p| p.ts);
+    Ok(out)
+}
+
+/// Gaps overlapping `[from, to]`; an open gap ends at `to`.
+pub async fn gaps(pool: &SqlitePool, from: i64, to: i64) -> Result<Vec<(i64, i64, String)>, sqlx::Error> {
+    let rows: Vec<(i64, Option<i64>, String)> = sqlx::query_as(
+        "SELECT start, end, reason FROM gaps WHERE start <= ? AND (end IS NULL OR end >= ?) ORDER BY start",
+    )
+    .bind(to)
+    .bind(from)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|(s, e, r)| (s.max(from), e.unwrap_or(to).min(to), r)).collect())
+}
+
+/// One pod interval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct PodInterval {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// `pending` or `running`.
+    pub state: String,
+    /// Node it ran on.
+    pub node: Option<String>,
+    /// GPU resource requested or held.
+    pub gpu_resource: Option<String>,
+    /// GPU units.
+    pub gpu_count: Option<i64>,
+    /// Reasons seen while pending.
+    pub reasons: Option<String>,
+    /// Start (Unix seconds).
+    pub start: i64,
+    /// End, or null while open.
+    pub end: Option<i64>,
+    /// False when it ended while gpudash was not watching (the end is an upper bound of the start of the gap).
+    pub end_known: bool,
+}
+
+/// Pod intervals overlapping `[from, to]`, optionally for one pod.
+pub async fn pod_intervals(
+    pool: &SqlitePool,
+    pod: Option<(&str, &str)>,
+    from: i64,
+    to: i64,
+) -> Result<Vec<PodInterval>, sqlx::Error> {
+    let (ns, name) = pod.unwrap_or(("", ""));
+    sqlx::query_as(
+        "SELECT namespace, name, state, node, gpu_resource, gpu_count, reasons, start, end, end_known FROM pod_intervals
+         WHERE start <= ? AND (end IS NULL OR end >= ?) AND (? = '' OR (namespace = ? AND name = ?))
+         ORDER BY start, namespace, name LIMIT 5000",
+    )
+    .bind(to)
+    .bind(from)
+    .bind(name)
+    .bind(ns)
+    .bind(name)
+    .fetch_all(pool)
+    .await
+}
+
+/// One diagnosis event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct DiagnosisEvent {
+    /// Code.
+    pub code: String,
+    /// Severity.
+    pub severity: String,
+    /// Kind of object.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+    /// Message when raised.
+    pub message: String,
+    /// Raised at.
+    pub raised: i64,
+    /// Cleared at, or null while open.
+    pub cleared: Option<i64>,
+}
+
+/// Diagnosis events overlapping `[from, to]`.
+pub async fn diagnoses(pool: &SqlitePool, from: i64, to: i64) -> Result<Vec<DiagnosisEvent>, sqlx::Error> {
+    sqlx::query_as("SELECT code, severity, kind, namespace, name, message, raised, cleared FROM diagnosis_events WHERE raised <= ? AND (cleared IS NULL OR cleared >= ?) ORDER BY raised LIMIT 5000")
+        .bind(to)
+        .bind(from)
+        .fetch_all(pool)
+        .await
+}
+
+/// Splits points into drawable segments: a segment ends at a gap, or where the next point is
+/// further away than `max_step` (nothing was recorded), so that missing time is never drawn.
+/// Each point holds until the next one (a step function).
+pub fn segments(points: &[Point], gaps: &[(i64, i64, String)], max_step: i64, to: i64) -> Vec<Vec<(i64, f64)>> {
+    let in_gap = |t: i64| gaps.iter().any(|(s, e, _)| t >= *s && t < *e);
+    let mut out: Vec<Vec<(i64, f64)>> = Vec::new();
+    let mut cur: Vec<(i64, f64)> = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        if in_gap(p.ts) {
+            continue;
+        }
+        let next = points.get(i + 1).map_or(to, |n| n.ts);
+        // Where this value stops holding: the next sample, a gap, the max step, or the end.
+        let gap_start = gaps.iter().filter(|(s, _, _)| *s > p.ts).map(|(s, _, _)| *s).min().unwrap_or(i64::MAX);
+        let mut end = next.min(gap_start).min(p.ts + max_step).min(to);
+        if end < p.ts {
+            end = p.ts;
+        }
+        cur.push((p.ts, p.value));
+        cur.push((end, p.value));
+        if end < next {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}

@@ -1,0 +1,334 @@
+//! The recorder: turns each view into change-based samples, pod intervals and diagnosis events,
+//! one transaction per tick, and records gaps when gpudash was down or the watch was stale.
+
+use std::collections::{HashMap, HashSet};
+
+use app::model::ClusterView;
+use sqlx::{Sqlite, SqlitePool, Transaction};
+
+use super::Config;
+
+type SeriesKey = (String, String, String);
+type PodKey = (String, String, &'static str);
+
+/// What the recorder keeps between ticks (it mirrors the open rows in the database).
+pub struct Recorder {
+    pool: SqlitePool,
+    cfg: Config,
+    series: HashMap<SeriesKey, i64>,
+    last: HashMap<i64, (f64, i64)>,
+    open_pods: HashMap<PodKey, (i64, String)>,
+    open_diags: HashMap<(String, String, String, String), i64>,
+    stale_gap: Option<i64>,
+}
+
+/// Values of every series at one moment.
+pub fn values(view: &ClusterView) -> Vec<(SeriesKey, f64)> {
+    let mut out = Vec::new();
+    let k = |n: &str, m: &str, r: &str| (n.to_string(), m.to_string(), r.to_string());
+    for n in &view.nodes {
+        for g in &n.gpu_resources {
+            out.push((k(&n.name, "gpu_capacity", &g.resource), g.capacity as f64));
+            out.push((k(&n.name, "gpu_allocatable", &g.resource), g.allocatable as f64));
+            out.push((k(&n.name, "gpu_allocated", &g.resource), g.allocated as f64));
+            out.push((k(&n.name, "gpu_holders", &g.resource), g.holders.len() as f64));
+        }
+        out.push((k(&n.name, "mem_allocatable", ""), n.memory.allocatable_bytes as f64));
+        out.push((k(&n.name, "mem_requests", ""), n.memory.requested_bytes as f64));
+        out.push((k(&n.name, "mem_limits", ""), n.memory.limits_bytes as f64));
+        if let Some(u) = n.memory.used_bytes {
+            out.push((k(&n.name, "mem_used", ""), u as f64));
+        }
+    }
+    out.push((k("", "pending", ""), view.pending.len() as f64));
+    out.push((k("", "pending_gpu", ""), view.pending.iter().filter(|p| p.gpu_request.is_some()).count() as f64));
+    out
+}
+
+async fn heartbeat(pool: &SqlitePool) -> Result<i64, sqlx::Error> {
+    let v: Option<(String,)> =
+        sqlx::query_as("SELECT value FROM gpudash_meta WHERE key = 'heartbeat'").fetch_optional(pool).await?;
+    Ok(v.and_then(|(s,)| s.parse().ok()).unwrap_or(0))
+}
+
+impl Recorder {
+    /// Opens the recorder: records the downtime since the last heartbeat as a gap and closes
+    /// what was left open (its end is not known).
+    pub async fn open(pool: SqlitePool, cfg: Config, now: i64) -> Result<Self, sqlx::Error> {
+        let hb = heartbeat(&pool).await?;
+        let mut tx = pool.begin().await?;
+        let closed_at = if hb > 0 { hb } else { now };
+        sqlx::query("UPDATE gaps SET end = ? WHERE end IS NULL").bind(closed_at).execute(&mut *tx).await?;
+        sqlx::query("UPDATE pod_intervals SET end = ?, end_known = 0 WHERE end IS NULL")
+            .bind(closed_at)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE diagnosis_events SET cleared = ? WHERE cleared IS NULL")
+            .bind(closed_at)
+            .execute(&mut *tx)
+            .await?;
+        if hb > 0 && now - hb > 2 * cfg.resolution.as_secs() as i64 {
+            sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?, ?, 'gpudash not running')")
+                .bind(hb)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        let rows: Vec<(i64, String, String, String)> =
+            sqlx::query_as("SELECT id, node, metric, resource FROM series").fetch_all(&pool).await?;
+        let series = rows.into_iter().map(|(id, n, m, r)| ((n, m, r), id)).collect();
+        Ok(Self {
+            pool,
+            cfg,
+            series,
+            last: HashMap::new(),
+            open_pods: HashMap::new(),
+            open_diags: HashMap::new(),
+            stale_gap: None,
+        })
+    }
+
+    async fn series_id(&mut self, tx: &mut Transaction<'_, Sqlite>, key: &SeriesKey) -> Result<i64, sqlx::Error> {
+        if let Some(id) = self.series.get(key) {
+            return Ok(*id);
+        }
+        sqlx::query("INSERT OR IGNORE INTO series (node, metric, resource) VALUES (?, ?, ?)")
+            .bind(&key.0)
+            .bind(&key.1)
+            .bind(&key.2)
+            .execute(&mut **tx)
+            .await?;
+        let (id,): (i64,) = sqlx::query_as("SELECT id FROM series WHERE node = ? AND metric = ? AND resource = ?")
+            .bind(&key.0)
+            .bind(&key.1)
+            .bind(&key.2)
+            .fetch_one(&mut **tx)
+            .await?;
+        Ok(id)
+    }
+
+    /// Records one view at `now` (Unix seconds) in one transaction. On error nothing of this
+    /// tick is written and the in-memory state is unchanged, so the next tick retries.
+    pub async fn record(&mut self, view: &ClusterView, now: i64) -> Result<(), sqlx::Error> {
+        let pool = self.pool.clone();
+        let mut tx = pool.begin().await?;
+        let mut new_series = Vec::new();
+        let mut new_last = Vec::new();
+        let mut opened_pods = Vec::new();
+        let mut closed_pods = Vec::new();
+        let mut opened_diags = Vec::new();
+        let mut closed_diags = Vec::new();
+        let mut stale_gap = self.stale_gap;
+        let down = view.source.stale_since.is_some() || !view.source.synced;
+        if down {
+            // What the cluster did meanwhile is unknown: record a gap, not values.
+            if stale_gap.is_none() {
+                let start = view
+                    .source
+                    .stale_since
+                    .as_deref()
+                    .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+                    .map_or(now, |t| t.as_second());
+                let r = sqlx::query("INSERT INTO gaps (start, reason) VALUES (?, 'cluster watch stale')")
+                    .bind(start)
+                    .execute(&mut *tx)
+                    .await?;
+                stale_gap = Some(r.last_insert_rowid());
+            }
+        } else {
+            if let Some(id) = stale_gap.take() {
+                sqlx::query("UPDATE gaps SET end = ? WHERE id = ?").bind(now).bind(id).execute(&mut *tx).await?;
+            }
+            let hb = self.cfg.heartbeat.as_secs() as i64;
+            for (key, v) in values(view) {
+                let known = self.series.contains_key(&key);
+                let id = self.series_id(&mut tx, &key).await?;
+                if !known {
+                    new_series.push((key.clone(), id));
+                }
+                let due = match self.last.get(&id) {
+                    Some((lv, lt)) => (*lv - v).abs() > f64::EPSILON || now - lt >= hb,
+                    None => true,
+                };
+                if due {
+                    sqlx::query("INSERT INTO samples (series, ts, value) VALUES (?, ?, ?)")
+                        .bind(id)
+                        .bind(now)
+                        .bind(v)
+                        .execute(&mut *tx)
+                        .await?;
+                    new_last.push((id, (v, now)));
+                }
+            }
+            // Pod intervals.
+            let mut current: HashMap<PodKey, (Option<String>, Option<(String, u64)>, String)> = HashMap::new();
+            for p in &view.pending {
+                let reasons = p.reasons.iter().map(|r| r.reason.as_str()).collect::<Vec<_>>().join("; ");
+                let gpu = p.gpu_request.as_ref().map(|g| (g.resource.clone(), g.count));
+                current.insert((p.namespace.clone(), p.name.clone(), "pending"), (None, gpu, reasons));
+            }
+            for n in &view.nodes {
+                for pm in &n.pods {
+                    let gpu = n.gpu_resources.iter().find_map(|g| {
+                        g.holders
+                            .iter()
+                            .find(|h| h.namespace == pm.namespace && h.name == pm.name)
+                            .map(|h| (g.resource.clone(), h.count))
+                    });
+                    current.insert(
+                        (pm.namespace.clone(), pm.name.clone(), "running"),
+                        (Some(n.name.clone()), gpu, String::new()),
+                    );
+                }
+            }
+            for (key, (id, reasons)) in &self.open_pods {
+                match current.get(key) {
+                    None => {
+                        sqlx::query("UPDATE pod_intervals SET end = ? WHERE id = ?")
+                            .bind(now)
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?;
+                        closed_pods.push(key.clone());
+                    }
+                    Some((_, _, r)) if key.2 == "pending" && r != reasons && !r.is_empty() => {
+                        // Keep every reason seen while it waited.
+                        let merged = if reasons.is_empty() || reasons.contains(r.as_str()) {
+                            r.clone()
+                        } else {
+                            format!("{reasons} | {r}")
+                        };
+                        sqlx::query("UPDATE pod_intervals SET reasons = ? WHERE id = ?")
+                            .bind(&merged)
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?;
+                        opened_pods.push((key.clone(), *id, merged));
+                    }
+                    Some(_) => {}
+                }
+            }
+            for (key, (node, gpu, reasons)) in &current {
+                if self.open_pods.contains_key(key) {
+                    continue;
+                }
+                let r = sqlx::query("INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, reasons, start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                    .bind(&key.0)
+                    .bind(&key.1)
+                    .bind(key.2)
+                    .bind(node)
+                    .bind(gpu.as_ref().map(|g| g.0.clone()))
+                    .bind(gpu.as_ref().map(|g| g.1 as i64))
+                    .bind(reasons)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                opened_pods.push((key.clone(), r.last_insert_rowid(), reasons.clone()));
+            }
+            // Diagnoses raised and cleared.
+            let mut cur_diags = HashSet::new();
+            for d in &view.diagnoses {
+                let key = (d.code.clone(), d.kind.clone(), d.namespace.clone().unwrap_or_default(), d.name.clone());
+                if !self.open_diags.contains_key(&key) {
+                    let sev = serde_json::to_value(d.severity)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    let r = sqlx::query("INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, raised) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                        .bind(&d.code)
+                        .bind(sev)
+                        .bind(&d.kind)
+                        .bind(&d.namespace)
+                        .bind(&d.name)
+                        .bind(&d.message)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                    opened_diags.push((key.clone(), r.last_insert_rowid()));
+                }
+                cur_diags.insert(key);
+            }
+            for (key, id) in &self.open_diags {
+                if !cur_diags.contains(key) {
+                    sqlx::query("UPDATE diagnosis_events SET cleared = ? WHERE id = ?")
+                        .bind(now)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                    closed_diags.push(key.clone());
+                }
+            }
+        }
+        sqlx::query("UPDATE gpudash_meta SET value = ? WHERE key = 'heartbeat'")
+            .bind(now.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        // Committed: now mirror it in memory.
+        self.stale_gap = stale_gap;
+        self.series.extend(new_series);
+        self.last.extend(new_last);
+        for k in closed_pods {
+            self.open_pods.remove(&k);
+        }
+        for (k, id, r) in opened_pods {
+            self.open_pods.insert(k, (id, r));
+        }
+        for k in closed_diags {
+            self.open_diags.remove(&k);
+        }
+        self.open_diags.extend(opened_diags);
+        Ok(())
+    }
+}
+
+/// Runs the recorder: one batch per resolution tick from the latest published view. Write
+/// failures (disk full, database locked) are reported in `status` and retried; the live view
+/// never waits on them.
+pub async fn run(
+    pool: SqlitePool,
+    cfg: Config,
+    views: tokio::sync::watch::Receiver<std::sync::Arc<crate::live::Snapshot>>,
+    status: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+) {
+    let set = |s: Option<String>| *status.lock().unwrap_or_else(|e| e.into_inner()) = s;
+    let mut rec = loop {
+        match Recorder::open(pool.clone(), cfg, jiff::Timestamp::now().as_second()).await {
+            Ok(r) => break r,
+            Err(e) => {
+                tracing::error!(error = %e, "history recorder cannot start; retrying in 30 s");
+                set(Some(format!("history recorder cannot start: {e}")));
+                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+            }
+        }
+    };
+    let mut tick = tokio::time::interval(cfg.resolution);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut failing = false;
+    loop {
+        tick.tick().await;
+        let snap = views.borrow().clone();
+        if snap.view.revision == 0 {
+            continue;
+        }
+        match rec.record(&snap.view, jiff::Timestamp::now().as_second()).await {
+            Ok(()) => {
+                if failing {
+                    tracing::info!("history writes recovered");
+                    set(None);
+                    failing = false;
+                }
+            }
+            Err(e) => {
+                if !failing {
+                    tracing::error!(error = %e, "history write failed; nothing of this batch was written, retrying each tick");
+                }
+                set(Some(format!(
+                    "history writes failing ({e}); the live view is unaffected and nothing recorded is lost"
+                )));
+                failing = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! History against real SQLite files: migrations, batches, gaps, retention, charts.
+
+use std::time::Duration;
+
+use app::model::{ClusterView, Diagnosis, GpuResource, Holder, NodeView, PendingPod, PodMemory, Severity, Source};
+
+use super::recorder::Recorder;
+use super::{charts, query, retention, Config};
+
+async fn db() -> (tempfile::TempDir, sqlx::SqlitePool) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    (dir, pool)
+}
+
+fn view(allocated: u64, pending: bool) -> ClusterView {
+    let holders: Vec<Holder> = (0..allocated)
+        .map(|i| Holder { namespace: "ml".into(), name: format!("m{i}"), count: 1, ..Holder::default() })
+        .collect();
+    ClusterView {
+        revision: 1,
+        source: Source { synced: true, ..Source::default() },
+        nodes: vec![NodeView {
+            name: "orin".into(),
+            gpu_resources: vec![GpuResource {
+                resource: "nvidia.com/gpu".into(),
+                capacity: 4,
+                allocatable: 4,
+                allocated,
+                holders,
+                ..GpuResource::default()
+            }],
+            pods: (0..allocated)
+                .map(|i| PodMemory { namespace: "ml".into(), name: format!("m{i}"), ..PodMemory::default() })
+                .collect(),
+            ..NodeView::default()
+        }],
+        pending: if pending {
+            vec![PendingPod { namespace: "ml".into(), name: "late".into(), ..PendingPod::default() }]
+        } else {
+            vec![]
+        },
+        diagnoses: if pending {
+            vec![Diagnosis {
+                code: "insufficient-gpu".into(),
+                severity: Severity::Critical,
+                kind: "Pod".into(),
+                namespace: Some("ml".into()),
+                name: "late".into(),
+                message: "m".into(),
+            }]
+        } else {
+            vec![]
+        },
+        ..ClusterView::default()
+    }
+}
+
+async fn count(pool: &sqlx::SqlitePool, sql: &str) -> i64 {
+    let q = sql.to_string();
+    let (n,): (i64,) =
+        sqlx::query_as(sqlx::AssertSqlSafe(q)).fetch_one(pool).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    n
+}
+
+fn cfg() -> Config {
+    Config { resolution: Duration::from_secs(10), heartbeat: Duration::from_secs(300), ..Config::default() }
+}
+
+#[tokio::test]
+async fn samples_are_written_on_change_and_on_heartbeat_only() {
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(1, false), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    let first = count(&pool, "SELECT COUNT(*) FROM samples").await;
+    assert!(first >= 8, "every series gets a first sample: {first}");
+    for t in (1010..1200).step_by(10) {
+        rec.record(&view(1, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(count(&pool, "SELECT COUNT(*) FROM samples").await, first, "a flat line costs nothing");
+    rec.record(&view(2, false), 1200).await.unwrap_or_else(|e| panic!("{e}"));
+    let alloc = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 2000).await.unwrap_or_default();
+    assert_eq!(alloc.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(), vec![(1000, 1.0), (1200, 2.0)]);
+    rec.record(&view(2, false), 1500).await.unwrap_or_else(|e| panic!("{e}"));
+    let alloc = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 2000).await.unwrap_or_default();
+    assert_eq!(alloc.len(), 3, "heartbeat after 300 s");
+}
+
+#[tokio::test]
+async fn pod_intervals_and_diagnoses_open_and_close() {
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(1, true), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(2, false), 160).await.unwrap_or_else(|e| panic!("{e}"));
+    let ivs = query::pod_intervals(&pool, Some(("ml", "late")), 0, 1000).await.unwrap_or_default();
+    assert_eq!(ivs.len(), 1);
+    assert_eq!((ivs[0].state.as_str(), ivs[0].start, ivs[0].end), ("pending", 100, Some(160)));
+    let running = query::pod_intervals(&pool, Some(("ml", "m1")), 0, 1000).await.unwrap_or_default();
+    assert_eq!((running[0].state.as_str(), running[0].start, running[0].end), ("running", 160, None));
+    assert_eq!(running[0].gpu_count, Some(1));
+    let d = query::diagnoses(&pool, 0, 1000).await.unwrap_or_default();
+    assert_eq!((d[0].raised, d[0].cleared), (100, Some(160)));
+}
+
+#[tokio::test]
+async fn downtime_and_stale_watches_are_gaps_never_zeros() {
+    let (dir, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(3, false), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut stale = view(0, false);
+    stale.source.stale_since = Some("1970-01-01T00:16:50Z".into());
+    rec.record(&stale, 1020).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(3, false), 1100).await.unwrap_or_else(|e| panic!("{e}"));
+    drop(rec);
+    pool.close().await;
+    // gpudash was down from 1100 to 5000.
+    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 5000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(3, false), 5000).await.unwrap_or_else(|e| panic!("{e}"));
+    let gaps = query::gaps(&pool, 0, 6000).await.unwrap_or_default();
+    assert_eq!(
+        gaps,
+        vec![(1010, 1100, "cluster watch stale".to_string()), (1100, 5000, "gpudash not running".to_string())]
+    );
+    let alloc = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 6000).await.unwrap_or_default();
+    assert!(alloc.iter().all(|p| p.value == 3.0), "no zeros were recorded: {alloc:?}");
+    let segs = query::segments(&alloc, &gaps, 400, 6000);
+    assert_eq!(segs.len(), 2, "the line breaks at the gaps: {segs:?}");
+    assert!(segs.iter().flatten().all(|(t, _)| !(1010..5000).contains(t) || *t == 1010), "{segs:?}");
+    // Intervals left open when gpudash stopped are closed at its last heartbeat, end unknown.
+    let ivs = query::pod_intervals(&pool, Some(("ml", "m0")), 0, 6000).await.unwrap_or_default();
+    assert_eq!((ivs[0].end, ivs[0].end_known), (Some(1100), false));
+}
+
+#[tokio::test]
+async fn retention_rolls_up_then_expires_and_respects_the_size_cap() {
+    let (_d, pool) = db().await;
+    let c = Config {
+        full_window: Duration::from_secs(86_400),
+        keep: Duration::from_secs(10 * 86_400),
+        rollup_width: Duration::from_secs(600),
+        ..cfg()
+    };
+    let mut rec = Recorder::open(pool.clone(), c, 0).await.unwrap_or_else(|e| panic!("{e}"));
+    let day = 86_400;
+    for i in 0..(3 * day / 60) {
+        let t = i * 60;
+        rec.record(&view(((i / 2) % 4) as u64, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    let before = count(&pool, "SELECT COUNT(*) FROM samples").await;
+    let now = 3 * day;
+    let p = retention::prune(&pool, &c, now).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(p.rolled_up > 0 && count(&pool, "SELECT COUNT(*) FROM samples").await < before);
+    assert_eq!(count(&pool, &format!("SELECT COUNT(*) FROM samples WHERE ts < {}", 2 * day)).await, 0);
+    let pts = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, day).await.unwrap_or_default();
+    let rolled: Vec<_> = pts.iter().filter(|p| p.min.is_some()).collect();
+    assert!(!rolled.is_empty());
+    assert!(rolled.iter().all(|p| p.min <= Some(p.value) && Some(p.value) <= p.max && p.ts % 600 == 0));
+    assert!(rolled.iter().any(|p| p.min == Some(0.0) && p.max == Some(3.0)), "min/max kept");
+    // Past the keep period everything goes.
+    retention::prune(&pool, &c, 20 * day).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(count(&pool, "SELECT COUNT(*) FROM rollups").await, 0);
+    // The size cap wins over the windows.
+    let baseline = retention::used_bytes(&pool).await.unwrap_or(0);
+    for i in 0..(2 * day / 60) {
+        rec.record(&view((i % 4) as u64, i % 2 == 0), 20 * day + i * 60).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    let used = retention::used_bytes(&pool).await.unwrap_or(0);
+    assert!(used > 2 * baseline, "{used} vs {baseline}");
+    let cap = (baseline + used) / 2;
+    let tiny = Config { max_bytes: cap, ..c };
+    let p = retention::prune(&pool, &tiny, 22 * day).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(p.capped > 0);
+    assert!(retention::used_bytes(&pool).await.unwrap_or(u64::MAX) <= cap);
+}
+
+#[tokio::test]
+async fn a_chart_from_recorded_data_has_axes_series_and_gaps() {
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    for (t, a) in [(1000, 1), (1600, 2), (2200, 3)] {
+        rec.record(&view(a, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    let mut stale = view(0, false);
+    stale.source.stale_since = Some("1970-01-01T00:40:00Z".into());
+    rec.record(&stale, 2400).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(1, false), 3000).await.unwrap_or_else(|e| panic!("{e}"));
+    let svg = charts::series_chart(
+        &pool,
+        "orin · nvidia.com/gpu",
+        charts::Unit::Count,
+        "orin",
+        &[("gpu_allocated", "nvidia.com/gpu", "allocated"), ("gpu_capacity", "nvidia.com/gpu", "capacity")],
+        900,
+        3600,
+        700,
+        false,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(svg.contains("allocated") && svg.contains("capacity"), "legend");
+    assert!(svg.contains("no data (cluster watch stale)"), "gap drawn and labelled");
+    assert!(svg.contains("<text") && svg.contains("00:"), "time axis");
+    assert!(svg.matches(r#"stroke-width="2" points"#).count() >= 3, "lines split at the gap:\n{svg}");
+}
+
+#[tokio::test]
+async fn charts_render_a_30_day_range() {
+    let (_d, pool) = db().await;
+    let svg = charts::series_chart(
+        &pool,
+        "empty",
+        charts::Unit::Bytes,
+        "none",
+        &[("mem_used", "", "used")],
+        0,
+        30 * 86_400,
+        700,
+        true,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(svg.starts_with("<svg"));
+}

@@ -1,0 +1,245 @@
+//! HTTP for history: JSON under `/api/v1/history/…` and SVG charts under `/charts/…`. Thin:
+//! parse the query, call a query or chart function, map the error.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use sqlx::SqlitePool;
+
+use crate::history::charts::{self, Unit};
+use crate::history::{query, range_seconds, Config};
+
+/// History's state as handlers see it.
+#[derive(Clone)]
+pub struct History {
+    /// The pool, when history is available.
+    pub pool: Option<SqlitePool>,
+    /// Why history is unavailable or failing, if it is.
+    pub status: Arc<Mutex<Option<String>>>,
+    /// Settings.
+    pub cfg: Config,
+}
+
+impl History {
+    /// The current problem, if any.
+    pub fn problem(&self) -> Option<String> {
+        self.status.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+type Q = Query<HashMap<String, String>>;
+
+fn err(code: StatusCode, msg: impl Into<String>) -> Response {
+    (code, Json(serde_json::json!({"error": msg.into()}))).into_response()
+}
+
+fn window(q: &HashMap<String, String>) -> Result<(i64, i64), Response> {
+    let name = q.get("range").map_or("24h", String::as_str);
+    let span =
+        range_seconds(name).ok_or_else(|| err(StatusCode::BAD_REQUEST, "range must be one of 1h, 24h, 7d, 30d"))?;
+    let to = jiff::Timestamp::now().as_second();
+    Ok((to - span, to))
+}
+
+fn pool(h: &History) -> Result<&SqlitePool, Response> {
+    h.pool.as_ref().ok_or_else(|| {
+        err(StatusCode::SERVICE_UNAVAILABLE, h.problem().unwrap_or_else(|| "history is not available".into()))
+    })
+}
+
+#[derive(Serialize)]
+struct SeriesOut {
+    node: String,
+    metric: String,
+    resource: String,
+    from: i64,
+    to: i64,
+    points: Vec<query::Point>,
+    gaps: Vec<(i64, i64, String)>,
+}
+
+/// `GET /api/v1/history/series?node=&metric=&resource=&range=`
+pub async fn series(State(h): State<History>, Query(q): Q) -> Response {
+    let (from, to) = match window(&q) {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let pool = match pool(&h) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let get = |k: &str| q.get(k).cloned().unwrap_or_default();
+    let (node, metric, resource) = (get("node"), get("metric"), get("resource"));
+    if metric.is_empty() {
+        return err(StatusCode::BAD_REQUEST, "metric is required (gpu_capacity, gpu_allocatable, gpu_allocated, gpu_holders, mem_allocatable, mem_requests, mem_limits, mem_used, pending, pending_gpu)");
+    }
+    let points = query::points(pool, &node, &metric, &resource, from, to).await;
+    let gaps = query::gaps(pool, from, to).await;
+    match (points, gaps) {
+        (Ok(points), Ok(gaps)) => Json(SeriesOut { node, metric, resource, from, to, points, gaps }).into_response(),
+        (Err(e), _) | (_, Err(e)) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("history query failed: {e}")),
+    }
+}
+
+/// `GET /api/v1/history/pods?namespace=&name=&range=`
+pub async fn pods(State(h): State<History>, Query(q): Q) -> Response {
+    let (from, to) = match window(&q) {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let pool = match pool(&h) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let pod = match (q.get("namespace"), q.get("name")) {
+        (Some(ns), Some(n)) if !n.is_empty() => Some((ns.as_str(), n.as_str())),
+        _ => None,
+    };
+    match query::pod_intervals(pool, pod, from, to).await {
+        Ok(v) => Json(serde_json::json!({"from": from, "to": to, "intervals": v})).into_response(),
+        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("history query failed: {e}")),
+    }
+}
+
+/// `GET /api/v1/history/diagnoses?range=`
+pub async fn diagnoses(State(h): State<History>, Query(q): Q) -> Response {
+    let (from, to) = match window(&q) {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let pool = match pool(&h) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    match query::diagnoses(pool, from, to).await {
+        Ok(v) => Json(serde_json::json!({"from": from, "to": to, "events": v})).into_response(),
+        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("history query failed: {e}")),
+    }
+}
+
+/// `GET /api/v1/history/status`
+pub async fn status(State(h): State<History>) -> Response {
+    let used = match &h.pool {
+        Some(p) => crate::history::retention::used_bytes(p).await.ok(),
+        None => None,
+    };
+    Json(serde_json::json!({"available": h.pool.is_some(), "problem": h.problem(), "used_bytes": used})).into_response()
+}
+
+fn svg(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "no-store")], body).into_response()
+}
+
+/// `GET /charts/{kind}.svg?node=&resource=&namespace=&name=&range=&theme=`
+pub async fn chart(
+    State(h): State<History>,
+    axum::extract::Path(file): axum::extract::Path<String>,
+    Query(q): Q,
+) -> Response {
+    let (from, to) = match window(&q) {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let pool = match pool(&h) {
+        Ok(p) => p.clone(),
+        Err(r) => return r,
+    };
+    let dark = q.get("theme").is_some_and(|t| t == "dark");
+    let get = |k: &str| q.get(k).cloned().unwrap_or_default();
+    let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
+    let max_step = max_step.max(h.cfg.rollup_width.as_secs() as i64 * 2);
+    let node = get("node");
+    let out = match file.as_str() {
+        "gpu.svg" => {
+            let r = get("resource");
+            let title = format!("{node} · {r}");
+            charts::series_chart(
+                &pool,
+                &title,
+                Unit::Count,
+                &node,
+                &[
+                    ("gpu_allocated", &r, "allocated"),
+                    ("gpu_allocatable", &r, "allocatable"),
+                    ("gpu_capacity", &r, "capacity"),
+                ],
+                from,
+                to,
+                max_step,
+                dark,
+            )
+            .await
+        }
+        "memory.svg" => {
+            let title = format!("{node} · memory");
+            charts::series_chart(
+                &pool,
+                &title,
+                Unit::Bytes,
+                &node,
+                &[
+                    ("mem_used", "", "used"),
+                    ("mem_requests", "", "requests"),
+                    ("mem_limits", "", "limits"),
+                    ("mem_allocatable", "", "board / allocatable"),
+                ],
+                from,
+                to,
+                max_step,
+                dark,
+            )
+            .await
+        }
+        "pending.svg" => {
+            charts::series_chart(
+                &pool,
+                "Pending pods",
+                Unit::Count,
+                "",
+                &[("pending", "", "pending"), ("pending_gpu", "", "pending for a GPU")],
+                from,
+                to,
+                max_step,
+                dark,
+            )
+            .await
+        }
+        "waits.svg" => waits_chart(&pool, from, to, dark).await,
+        "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, dark).await,
+        _ => return err(StatusCode::NOT_FOUND, "charts: gpu.svg, memory.svg, pending.svg, waits.svg, pod.svg"),
+    };
+    match out {
+        Ok(s) => svg(s),
+        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("chart failed: {e}")),
+    }
+}
+
+/// Wait times: each pending interval drawn at its start with its length (still waiting: up to now).
+async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, dark: bool) -> Result<String, String> {
+    let ivs = query::pod_intervals(pool, None, from, to).await.map_err(|e| e.to_string())?;
+    let segs: Vec<Vec<(i64, f64)>> = ivs
+        .iter()
+        .filter(|i| i.state == "pending")
+        .map(|i| {
+            let wait = (i.end.unwrap_or(to) - i.start).max(0) as f64;
+            let t = i.start.max(from);
+            vec![(t, 0.0), (t, wait)]
+        })
+        .collect();
+    let gaps = query::gaps(pool, from, to).await.map_err(|e| e.to_string())?;
+    charts::line_chart(
+        "How long pods waited to be scheduled",
+        Unit::Seconds,
+        &[charts::Line { label: "wait (one bar per pending pod)".into(), color: 2, segments: segs }],
+        &gaps,
+        from,
+        to,
+        dark,
+        (900, 280),
+    )
+}
