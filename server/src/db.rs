@@ -16,8 +16,11 @@ pub enum DbError {
     /// SQLite refused to open the file.
     #[error("cannot open {0}: {1}")]
     Open(PathBuf, #[source] sqlx::Error),
+    /// The file is not an SQLite database, or is damaged.
+    #[error("{0} is not a usable SQLite database: {1}")]
+    Corrupt(PathBuf, #[source] sqlx::Error),
     /// The schema could not be brought up to date (corrupt file, or written by a newer gpudash).
-    #[error("cannot migrate {0}: {1}")]
+    #[error("cannot migrate {0}: {1} (a corrupt file, or one written by a newer gpudash)")]
     Migrate(PathBuf, #[source] sqlx::migrate::MigrateError),
 }
 
@@ -42,11 +45,13 @@ pub async fn open(path: &Path) -> Result<SqlitePool, DbError> {
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(std::time::Duration::from_secs(5));
-    let pool = SqlitePoolOptions::new()
-        .max_connections(4)
-        .connect_with(opts)
-        .await
-        .map_err(|e| DbError::Open(path.to_path_buf(), e))?;
+    let pool = SqlitePoolOptions::new().max_connections(4).connect_with(opts).await.map_err(|e| match &e {
+        // SQLITE_NOTADB (26) and SQLITE_CORRUPT (11): the file is there but damaged.
+        sqlx::Error::Database(d) if matches!(d.code().as_deref(), Some("26") | Some("11")) => {
+            DbError::Corrupt(path.to_path_buf(), e)
+        }
+        _ => DbError::Open(path.to_path_buf(), e),
+    })?;
     sqlx::migrate!("../migrations").run(&pool).await.map_err(|e| DbError::Migrate(path.to_path_buf(), e))?;
     Ok(pool)
 }

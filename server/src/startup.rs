@@ -134,7 +134,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // or from a newer gpudash is left untouched and the live view runs without history.
     let pool = match crate::db::open(&db_path).await {
         Ok(p) => Some(p),
-        Err(e @ crate::db::DbError::Migrate(..)) => {
+        Err(e @ (crate::db::DbError::Migrate(..) | crate::db::DbError::Corrupt(..))) => {
             let msg =
                 format!("history disabled: {e} — the file was left untouched; move it aside or pass another --db");
             tracing::error!("{msg}");

@@ -117,6 +117,22 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         assert!(!links.is_empty());
         shot(&c, "diagnoses.png").await?;
 
+        // History: charts served as SVG images that load.
+        c.goto(&format!("{url}/history?range=1h")).await?;
+        hydrated(&c).await?;
+        let t = Instant::now();
+        loop {
+            let loaded = c.execute("const i = [...document.querySelectorAll('.chart img')]; return i.length > 3 && i.every(x => x.complete && x.naturalWidth > 0)", vec![]).await?;
+            if loaded == true {
+                break;
+            }
+            if t.elapsed() > Duration::from_secs(10) {
+                bail!("history charts did not load");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        shot(&c, "history.png").await?;
+
         // Kiosk at 1920×1080: dark, no controls, rotates to the pending page by itself.
         c.set_window_size(1920, 1080).await?;
         // Make the viewport itself 1920×1080 (the window size includes the browser's frame).

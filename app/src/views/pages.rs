@@ -186,6 +186,8 @@ pub fn PendingPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let boot = expect_context::<Boot>();
     let kiosk = boot.kiosk;
+    let boot_q = boot.keep_query();
+    let boot_hist = boot.href("/history");
     let now = live.now;
     let items = move || {
         live.view.with(|v| {
@@ -243,6 +245,11 @@ pub fn PendingPage() -> impl IntoView {
                         {(!kiosk).then(|| p.message.clone().map(|m| view! {
                             <details class="raw"><summary>"Scheduler message"</summary><pre>{m}</pre></details>
                         }))}
+                        {(!kiosk).then(|| {
+                            let sep = if boot_q.is_empty() { "?" } else { "&" };
+                            let href = format!("{}{sep}pod={}", boot_hist, percent_encode(&format!("{}/{}", p.namespace, p.name)));
+                            view! { <a class="timeline-link" href=href>"History of this pod"</a> }
+                        })}
                     </article>
                 }
             }/>

@@ -105,7 +105,12 @@ pub fn line_chart(
 ) -> Result<String, String> {
     let p = palette(dark);
     let ymax = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|(_, v)| *v).fold(0.0f64, f64::max);
-    let ymax = if ymax <= 0.0 { 1.0 } else { ymax * 1.15 };
+    let ymax = match (ymax <= 0.0, unit) {
+        (true, Unit::Seconds) => 60.0,
+        (true, Unit::Bytes) => 1024.0 * 1024.0 * 1024.0,
+        (true, Unit::Count) => 1.0,
+        (false, _) => ymax * 1.15,
+    };
     let to = to.max(from + 1);
     let mut svg = String::new();
     {
@@ -113,10 +118,10 @@ pub fn line_chart(
         root.fill(&p.bg).map_err(|e| e.to_string())?;
         let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, font(18))
+            .caption(title, font(22))
             .margin(12)
-            .x_label_area_size(28)
-            .y_label_area_size(if unit == Unit::Bytes { 80 } else { 50 })
+            .x_label_area_size(32)
+            .y_label_area_size(if unit == Unit::Count { 50 } else { 90 })
             .build_cartesian_2d(from..to, 0f64..ymax)
             .map_err(|e| e.to_string())?;
         let span = to - from;
@@ -126,7 +131,7 @@ pub fn line_chart(
             .y_labels(6)
             .x_label_formatter(&|t| fmt_time(*t, span))
             .y_label_formatter(&|v| fmt_y(*v, unit))
-            .label_style(font(13))
+            .label_style(font(16))
             .axis_style(p.fg)
             .bold_line_style(p.grid)
             .light_line_style(p.bg)
@@ -163,7 +168,7 @@ pub fn line_chart(
                 .position(SeriesLabelPosition::UpperLeft)
                 .background_style(p.bg.mix(0.85))
                 .border_style(p.grid)
-                .label_font(font(13))
+                .label_font(font(16))
                 .draw()
                 .map_err(|e| e.to_string())?;
         }
@@ -218,9 +223,9 @@ pub async fn pod_timeline(
         root.fill(&p.bg).map_err(|e| e.to_string())?;
         let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("{ns}/{name}"), font(18))
+            .caption(format!("{ns}/{name}"), font(22))
             .margin(12)
-            .x_label_area_size(28)
+            .x_label_area_size(32)
             .y_label_area_size(80)
             .build_cartesian_2d(from..to, 0f64..2f64)
             .map_err(|e| e.to_string())?;
@@ -235,7 +240,7 @@ pub async fn pod_timeline(
                 _ => String::new(),
             })
             .x_label_formatter(&|t| fmt_time(*t, span))
-            .label_style(font(13))
+            .label_style(font(16))
             .axis_style(p.fg)
             .bold_line_style(p.grid)
             .light_line_style(p.bg)

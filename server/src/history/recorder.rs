@@ -67,7 +67,8 @@ impl Recorder {
             .bind(closed_at)
             .execute(&mut *tx)
             .await?;
-        if hb > 0 && now - hb > 2 * cfg.resolution.as_secs() as i64 {
+        // Timestamps are whole seconds: a restart within two seconds is not a visible gap.
+        if hb > 0 && now - hb > (2 * cfg.resolution.as_secs() as i64).max(2) {
             sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?, ?, 'gpudash not running')")
                 .bind(hb)
                 .bind(now)
@@ -303,6 +304,13 @@ pub async fn run(
             }
         }
     };
+    // Record the first view as soon as it exists, then once per tick.
+    let mut views = views;
+    while views.borrow().view.revision == 0 {
+        if views.changed().await.is_err() {
+            return;
+        }
+    }
     let mut tick = tokio::time::interval(cfg.resolution);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut failing = false;
