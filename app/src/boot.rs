@@ -19,6 +19,8 @@ pub enum Page {
     Diagnoses,
     /// `/history`: charts of the recorded history.
     History,
+    /// `/fit`: will my next model fit?
+    Fit,
     /// Anything else.
     NotFound,
 }
@@ -32,6 +34,7 @@ impl Page {
             "/pending" => Self::Pending,
             "/diagnoses" => Self::Diagnoses,
             "/history" => Self::History,
+            "/fit" => Self::Fit,
             _ => match p.strip_prefix("/nodes/") {
                 Some(n) if !n.is_empty() && !n.contains('/') => Self::Node(percent_decode(n)),
                 _ => Self::NotFound,
@@ -77,6 +80,9 @@ pub struct Boot {
     /// A pod (`namespace/name`) whose timeline the history page shows.
     #[serde(default)]
     pub pod: Option<String>,
+    /// The what-if form as submitted and its answer.
+    #[serde(default)]
+    pub fit: Option<(crate::model::FitInput, crate::model::FitResult)>,
     /// Why history is unavailable, when it is.
     #[serde(default)]
     pub history_problem: Option<String>,

@@ -46,6 +46,82 @@ pub struct AppState {
     pub access: Arc<Access>,
     /// Recorded history.
     pub history: crate::history_http::History,
+    /// The watched state, for the what-if check.
+    pub fit: Option<FitSource>,
+}
+
+/// What the what-if check reads.
+#[derive(Clone)]
+pub struct FitSource {
+    /// The watchers' stores.
+    pub stores: crate::watch::Stores,
+    /// Unified-memory settings.
+    pub opts: crate::derive::Options,
+}
+
+impl FitSource {
+    fn run(&self, input: &app::model::FitInput) -> app::model::FitResult {
+        let parsed = if input.yaml.trim().is_empty() {
+            crate::fit::workload::from_form(input)
+        } else {
+            crate::fit::workload::from_yaml(&input.yaml)
+        };
+        match parsed {
+            Ok(w) => {
+                let inputs = self.stores.inputs();
+                let opts = self.opts.clone();
+                crate::fit::fit(&inputs, &w, &|n| crate::derive::node::unified_memory(n, opts.matches(n)))
+            }
+            Err(e) => app::model::FitResult { error: Some(e), ..app::model::FitResult::default() },
+        }
+    }
+}
+
+async fn fit_api(State(st): State<AppState>, body: axum::body::Bytes) -> Response {
+    let input: app::model::FitInput = match serde_json::from_slice(&body) {
+        Ok(i) => i,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                axum::Json(serde_json::json!({"error": {"field": "body", "message": e.to_string()}})),
+            )
+                .into_response()
+        }
+    };
+    let Some(src) = &st.fit else { return (StatusCode::SERVICE_UNAVAILABLE, "not ready\n").into_response() };
+    let r = src.run(&input);
+    let code = if r.error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
+    (code, axum::Json(r)).into_response()
+}
+
+async fn fit_form(State(st): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "too large\n").into_response(),
+    };
+    let mut input = app::model::FitInput::default();
+    for pair in String::from_utf8_lossy(&bytes).split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let v = app::boot::percent_decode(v);
+        match k {
+            "yaml" => input.yaml = v,
+            "gpu_resource" => input.gpu_resource = v,
+            "gpu_count" => input.gpu_count = v,
+            "cpu_request" => input.cpu_request = v,
+            "cpu_limit" => input.cpu_limit = v,
+            "memory_request" => input.memory_request = v,
+            "memory_limit" => input.memory_limit = v,
+            "node_selector" => input.node_selector = v,
+            "tolerations" => input.tolerations = v,
+            "runtime_class" => input.runtime_class = v,
+            "replicas" => input.replicas = v,
+            _ => {}
+        }
+    }
+    let result = st.fit.as_ref().map(|s| s.run(&input)).unwrap_or_default();
+    let req = Request::from_parts(parts, axum::body::Body::empty());
+    render(st, req, Some((input, result))).await
 }
 
 impl axum::extract::FromRef<AppState> for crate::history_http::History {
@@ -120,12 +196,17 @@ async fn stream(State(st): State<AppState>) -> Sse<impl Stream<Item = Result<Eve
 }
 
 async fn page(State(st): State<AppState>, req: Request) -> Response {
+    render(st, req, None).await
+}
+
+async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, app::model::FitResult)>) -> Response {
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
     let sub = path.strip_prefix(st.base.as_str()).unwrap_or(&path).to_string();
     let view = st.snapshots.borrow().view.clone();
     let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, view);
     boot.history_problem = st.history.problem();
+    boot.fit = fit;
     let status = if boot.page == Page::NotFound { StatusCode::NOT_FOUND } else { StatusCode::OK };
     let opts = st.leptos.clone();
     let render =
@@ -149,6 +230,8 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
         .route("/pending", get(page))
         .route("/diagnoses", get(page))
         .route("/history", get(page))
+        .route("/fit", get(page).post(fit_form))
+        .route("/api/v1/fit", axum::routing::post(fit_api))
         .route("/api/v1/history/series", get(crate::history_http::series))
         .route("/api/v1/history/pods", get(crate::history_http::pods))
         .route("/api/v1/history/diagnoses", get(crate::history_http::diagnoses))

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod cli;
 pub mod db;
 pub mod derive;
+pub mod fit;
 pub mod history;
 pub mod history_http;
 pub mod http;

@@ -156,6 +156,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
     let opts = Options { unified_selector };
+    let fit_opts = opts.clone();
     let history = crate::history_http::History { pool: pool.clone(), status: history_status, cfg: hcfg };
     if let Some(p) = pool.clone() {
         tokio::spawn(crate::history::recorder::run(p.clone(), hcfg, rx.clone(), history.status.clone()));
@@ -178,6 +179,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         stream_clients: Arc::default(),
         access: Arc::new(access),
         history,
+        fit: Some(crate::http::FitSource { stores: stores.clone(), opts: fit_opts }),
     };
     let app = http::router(st, &ancestors);
     let addr = listener.local_addr().context("listener address")?;

@@ -50,6 +50,7 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         Page::Pending => "Pending pods · gpudash".to_string(),
         Page::Diagnoses => "Diagnoses · gpudash".to_string(),
         Page::History => "History · gpudash".to_string(),
+        Page::Fit => "Will it fit? · gpudash".to_string(),
         _ => "gpudash".to_string(),
     };
     view! {
@@ -94,6 +95,7 @@ pub fn App(boot: Boot) -> impl IntoView {
         Page::Pending => view! { <PendingPage/> }.into_any(),
         Page::Diagnoses => view! { <DiagnosesPage/> }.into_any(),
         Page::History => view! { <super::history::HistoryPage/> }.into_any(),
+        Page::Fit => view! { <super::fit::FitPage/> }.into_any(),
         Page::NotFound => view! { <NotFoundPage/> }.into_any(),
     };
     view! {

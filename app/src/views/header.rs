@@ -80,6 +80,7 @@ pub fn Header() -> impl IntoView {
     let (p_href, p_cls, _) = link("/pending", Page::Pending, "Pending");
     let (d_href, d_cls, _) = link("/diagnoses", Page::Diagnoses, "Diagnoses");
     let (h_href, h_cls, h_label) = link("/history", Page::History, "History");
+    let (f_href, f_cls, f_label) = link("/fit", Page::Fit, "Will it fit?");
     view! {
         <header class="top">
             <Show when=move || chrome>
@@ -89,6 +90,7 @@ pub fn Header() -> impl IntoView {
                     <a class=p_cls href=p_href.clone()>"Pending (" {pending} ")"</a>
                     <a class=d_cls href=d_href.clone()>"Diagnoses (" {diags} ")"</a>
                     <a class=h_cls href=h_href.clone()>{h_label}</a>
+                    <a class=f_cls href=f_href.clone()>{f_label}</a>
                 </nav>
             </Show>
             <div class="status" data-state=move || st.get().state role="status" aria-live="polite">

@@ -2,6 +2,7 @@
 
 mod app;
 mod cards;
+mod fit;
 mod header;
 mod history;
 mod pages;

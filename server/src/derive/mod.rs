@@ -104,7 +104,8 @@ impl Options {
         Ok(out)
     }
 
-    fn matches(&self, node: &Node) -> bool {
+    /// Whether the selector marks this node as a unified-memory board.
+    pub fn matches(&self, node: &Node) -> bool {
         if self.unified_selector.is_empty() {
             return false;
         }
@@ -358,4 +359,4 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -8,7 +8,7 @@ fn typed<T: serde::de::DeserializeOwned>(v: serde_yaml::Value) -> T {
 }
 
 /// Loads `kubectl get -o yaml`-shaped documents (objects and Lists) into typed inputs.
-fn load(text: &str) -> Inputs {
+pub(crate) fn load(text: &str) -> Inputs {
     let mut inputs = Inputs { node_metrics: Some(Vec::new()), pod_metrics: Some(Vec::new()), ..Inputs::default() };
     for doc in serde_yaml::Deserializer::from_str(text) {
         let v = <serde_yaml::Value as serde::Deserialize>::deserialize(doc).unwrap_or_else(|e| panic!("fixture: {e}"));

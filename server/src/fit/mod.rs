@@ -1,0 +1,337 @@
+//! "Will my next model fit?": the default scheduler's filters for these workloads, applied to
+//! the watched state — node unschedulable and readiness, taints and tolerations (NoSchedule,
+//! NoExecute), node selector and required node affinity, resource fit including extended
+//! resources and pod count — with reasons in the scheduler's words and suggestions computed from
+//! the state. Pure: no I/O; it changes nothing in the cluster.
+
+pub mod workload;
+
+use std::collections::BTreeMap;
+
+use app::model::{FitResult, Headroom, NodeFit};
+use k8s_openapi::api::core::v1::{Node, NodeSelectorRequirement, Pod, Taint, Toleration};
+
+use crate::derive::{node as dnode, pods, Inputs};
+use crate::quantity::{Bytes, Quantity};
+use workload::Workload;
+
+const TAINT: &str = "node(s) had untolerated taint(s)";
+const SELECTOR: &str = "node(s) didn't match Pod's node affinity/selector";
+const UNSCHEDULABLE: &str = "node(s) were unschedulable";
+
+fn tolerates(t: &Toleration, taint: &Taint) -> bool {
+    if let Some(e) = t.effect.as_deref().filter(|e| !e.is_empty()) {
+        if e != taint.effect {
+            return false;
+        }
+    }
+    match t.operator.as_deref().unwrap_or("Equal") {
+        "Exists" => t.key.as_deref().unwrap_or("").is_empty() || t.key.as_deref() == Some(taint.key.as_str()),
+        _ => {
+            t.key.as_deref() == Some(taint.key.as_str())
+                && t.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or("")
+        }
+    }
+}
+
+fn requirement(req: &NodeSelectorRequirement, value: Option<&str>) -> bool {
+    let values = req.values.as_deref().unwrap_or(&[]);
+    let num = |s: &str| s.trim().parse::<i64>().ok();
+    match req.operator.as_str() {
+        "In" => value.is_some_and(|v| values.iter().any(|x| x == v)),
+        "NotIn" => !value.is_some_and(|v| values.iter().any(|x| x == v)),
+        "Exists" => value.is_some(),
+        "DoesNotExist" => value.is_none(),
+        "Gt" => matches!((value.and_then(num), values.first().and_then(|x| num(x))), (Some(a), Some(b)) if a > b),
+        "Lt" => matches!((value.and_then(num), values.first().and_then(|x| num(x))), (Some(a), Some(b)) if a < b),
+        _ => false,
+    }
+}
+
+/// nodeSelector and required node affinity (terms OR'd, expressions AND'd).
+pub fn matches_affinity(pod: &Pod, node: &Node) -> bool {
+    let labels = dnode::labels(node);
+    let spec = pod.spec.as_ref();
+    if let Some(sel) = spec.and_then(|s| s.node_selector.as_ref()) {
+        if !sel.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+            return false;
+        }
+    }
+    let terms = spec
+        .and_then(|s| s.affinity.as_ref())
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        .map(|r| &r.node_selector_terms);
+    match terms {
+        None => true,
+        Some(terms) => terms.iter().any(|t| {
+            let exprs =
+                t.match_expressions.iter().flatten().all(|r| requirement(r, labels.get(&r.key).map(String::as_str)));
+            let name = node.metadata.name.as_deref();
+            let fields = t.match_fields.iter().flatten().all(|r| r.key == "metadata.name" && requirement(r, name));
+            (t.match_expressions.is_some() || t.match_fields.is_some()) && exprs && fields
+        }),
+    }
+}
+
+/// Taints with a NoSchedule or NoExecute effect that the pod does not tolerate (a NotReady node
+/// carries `node.kubernetes.io/not-ready`, an unreachable one `node.kubernetes.io/unreachable`).
+pub fn untolerated(pod: &Pod, node: &Node) -> Vec<Taint> {
+    let mut taints: Vec<Taint> = node.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default();
+    let (ready, _) = dnode::conditions(node);
+    if !ready
+        && !taints.iter().any(|t| {
+            t.key.starts_with("node.kubernetes.io/not-ready") || t.key.starts_with("node.kubernetes.io/unreachable")
+        })
+    {
+        taints.push(Taint {
+            key: "node.kubernetes.io/not-ready".into(),
+            effect: "NoSchedule".into(),
+            ..Taint::default()
+        });
+    }
+    let tols = pod.spec.as_ref().and_then(|s| s.tolerations.as_deref()).unwrap_or(&[]);
+    taints.into_iter().filter(|t| t.effect != "PreferNoSchedule" && !tols.iter().any(|x| tolerates(x, t))).collect()
+}
+
+fn alloc_milli(node: &Node, res: &str) -> i128 {
+    node.status
+        .as_ref()
+        .and_then(|s| s.allocatable.as_ref())
+        .and_then(|a| a.get(res))
+        .and_then(|q| Quantity::parse(&q.0).ok())
+        .and_then(|q| q.scaled_ceil(3))
+        .unwrap_or(0)
+}
+
+struct NodeUse {
+    requested: pods::Amounts,
+    pods: i128,
+    limits: u64,
+}
+
+fn usage(inputs: &Inputs) -> BTreeMap<String, NodeUse> {
+    let mut out: BTreeMap<String, NodeUse> = BTreeMap::new();
+    for p in &inputs.pods {
+        if !pods::holds_resources(p) {
+            continue;
+        }
+        let Some(n) = pods::node_of(p) else { continue };
+        let u = out.entry(n.to_string()).or_insert(NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 });
+        for (k, v) in pods::effective_requests(p) {
+            *u.requested.entry(k).or_default() += v;
+        }
+        u.pods += 1;
+        u.limits = u.limits.saturating_add(pods::memory_limit(p).0);
+    }
+    out
+}
+
+fn fmt_amount(res: &str, milli: i128) -> String {
+    if res == "memory" {
+        Bytes(u64::try_from(milli.max(0) / 1000).unwrap_or(0)).to_string()
+    } else if res == "cpu" {
+        format!("{milli}m")
+    } else {
+        pods::units(milli).to_string()
+    }
+}
+
+/// Places the workload on the watched state.
+pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitResult {
+    let mut pod = w.pod.clone();
+    let mut suggestions = Vec::new();
+    let mut classes: Vec<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
+    classes.sort_unstable();
+    let want_class = pod.spec.as_ref().and_then(|s| s.runtime_class_name.clone());
+    let mut summary_prefix = None;
+    if let Some(c) = &want_class {
+        match inputs.runtime_classes.iter().find(|r| r.metadata.name.as_deref() == Some(c.as_str())) {
+            None => {
+                let have = if classes.is_empty() { "none".to_string() } else { classes.join(", ") };
+                suggestions.push(format!("missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod — use an existing class or create it"));
+                summary_prefix = Some(format!("pod rejected: RuntimeClass \"{c}\" not found"));
+            }
+            Some(rc) => {
+                // The RuntimeClass's scheduling constraints and overhead apply to the pod.
+                if let (Some(sched), Some(spec)) = (rc.scheduling.as_ref(), pod.spec.as_mut()) {
+                    if let Some(sel) = &sched.node_selector {
+                        spec.node_selector.get_or_insert_with(BTreeMap::new).extend(sel.clone());
+                    }
+                    if let Some(t) = &sched.tolerations {
+                        spec.tolerations.get_or_insert_with(Vec::new).extend(t.clone());
+                    }
+                }
+                if let (Some(o), Some(spec)) =
+                    (rc.overhead.as_ref().and_then(|o| o.pod_fixed.clone()), pod.spec.as_mut())
+                {
+                    spec.overhead = Some(o);
+                }
+            }
+        }
+    }
+    let req = pods::effective_requests(&pod);
+    let wants_nvidia = req.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0);
+    if want_class.is_none() && wants_nvidia && classes.iter().any(|c| c.starts_with("nvidia")) {
+        suggestions.push(
+            "set runtimeClassName: nvidia — on K3s a GPU pod without it may run on the CPU without any error".into(),
+        );
+    }
+    let (mem_limit, unbounded) = pods::memory_limit(&pod);
+    let mem_req = req.get("memory").copied().unwrap_or(0) / 1000;
+    let use_by = usage(inputs);
+    let empty = NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 };
+    let mut nodes = Vec::new();
+    let mut histogram: BTreeMap<String, u32> = BTreeMap::new();
+    let mut sorted: Vec<&std::sync::Arc<Node>> = inputs.nodes.iter().collect();
+    sorted.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    for n in sorted {
+        let name = n.metadata.name.clone().unwrap_or_default();
+        let u = use_by.get(&name).unwrap_or(&empty);
+        let unsched = n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false)
+            && !pod.spec.as_ref().and_then(|s| s.tolerations.as_ref()).is_some_and(|t| {
+                t.iter().any(|x| {
+                    tolerates(
+                        x,
+                        &Taint {
+                            key: "node.kubernetes.io/unschedulable".into(),
+                            effect: "NoSchedule".into(),
+                            ..Taint::default()
+                        },
+                    )
+                })
+            });
+        let taints = untolerated(&pod, n);
+        let affinity = matches_affinity(&pod, n);
+        // Resource fit, every insufficient resource as the scheduler lists them.
+        let mut insufficient = Vec::new();
+        let mut capacity_for = u32::MAX;
+        for (res, want) in req.iter().filter(|(_, v)| **v > 0) {
+            let free = alloc_milli(n, res) - u.requested.get(res).copied().unwrap_or(0);
+            if free < *want {
+                insufficient.push(format!("Insufficient {res}"));
+            }
+            capacity_for = capacity_for.min(u32::try_from((free.max(0) / want).min(10_000)).unwrap_or(0));
+        }
+        let pods_free = alloc_milli(n, "pods") / 1000 - u.pods;
+        if pods_free < 1 {
+            insufficient.push("Too many pods".into());
+        }
+        capacity_for = capacity_for.min(u32::try_from(pods_free.clamp(0, 10_000)).unwrap_or(0));
+        let reasons: Vec<String> = if unsched {
+            vec![UNSCHEDULABLE.into()]
+        } else if !taints.is_empty() {
+            vec![TAINT.into()]
+        } else if !affinity {
+            vec![SELECTOR.into()]
+        } else {
+            insufficient.clone()
+        };
+        for r in &reasons {
+            *histogram.entry(r.clone()).or_default() += 1;
+        }
+        let fits = reasons.is_empty();
+        let headroom = unified(n).then(|| {
+            let board = alloc_milli(n, "memory") / 1000;
+            let used_req = u.requested.get("memory").copied().unwrap_or(0) / 1000;
+            let new_limit = if unbounded > 0 { board } else { i128::from(mem_limit) };
+            Headroom {
+                board_bytes: u64::try_from(board.max(0)).unwrap_or(0),
+                after_requests_bytes: i64::try_from(board - used_req - mem_req).unwrap_or(i64::MIN),
+                after_limits_bytes: i64::try_from(board - i128::from(u.limits) - new_limit).unwrap_or(i64::MIN),
+            }
+        });
+        // Suggestions for nodes that fail on one thing only.
+        let only_resources = !unsched && taints.is_empty() && affinity;
+        if only_resources && insufficient.len() == 1 {
+            let res = insufficient[0].trim_start_matches("Insufficient ").to_string();
+            if res == "nvidia.com/gpu" || res == "nvidia.com/gpu.shared" {
+                let physical = n
+                    .metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get("nvidia.com/gpu.count"))
+                    .and_then(|c| c.parse::<u64>().ok())
+                    .unwrap_or(1)
+                    .max(1);
+                let need =
+                    pods::units(u.requested.get(&res).copied().unwrap_or(0) + req.get(&res).copied().unwrap_or(0));
+                let replicas = need.div_ceil(physical).max(2);
+                let per_pod = pods::units(req.get(&res).copied().unwrap_or(0));
+                if per_pod == 1 {
+                    suggestions.push(format!("node {name} would fit with time-slicing replicas ≥ {replicas} (the models would share the GPU's compute and memory, without isolation)"));
+                } else {
+                    suggestions
+                        .push(format!("node {name} would fit if the pod asked for 1 {res} instead of {per_pod}"));
+                }
+            } else if res == "memory" {
+                let free = alloc_milli(n, "memory") - u.requested.get("memory").copied().unwrap_or(0);
+                if free > 0 {
+                    suggestions
+                        .push(format!("fits on {name} if the memory request is ≤ {}", fmt_amount("memory", free)));
+                }
+            }
+        }
+        if insufficient.is_empty() && !unsched {
+            if !taints.is_empty() && affinity {
+                let t: Vec<String> = taints
+                    .iter()
+                    .map(|t| {
+                        format!(
+                            "{}{}:{}",
+                            t.key,
+                            t.value.as_deref().map(|v| format!("={v}")).unwrap_or_default(),
+                            t.effect
+                        )
+                    })
+                    .collect();
+                suggestions
+                    .push(format!("node {name} has room but taint {} — add a toleration to use it", t.join(", ")));
+            } else if taints.is_empty() && !affinity {
+                suggestions.push(format!("node {name} has room but does not match the pod's node selector/affinity"));
+            }
+        }
+        if let Some(h) = &headroom {
+            if fits && h.after_limits_bytes < 0 && unbounded == 0 {
+                let max_limit = i128::from(mem_limit) + i128::from(h.after_limits_bytes);
+                if max_limit > 0 {
+                    suggestions.push(format!("fits on {name} if the memory limit is ≤ {} (otherwise limits on the board exceed its {} shared by CPU and GPU)", fmt_amount("memory", max_limit * 1000), Bytes(h.board_bytes)));
+                } else {
+                    suggestions.push(format!("fits on {name}, but the memory limits of the pods already there exceed the board's {}: lower them before adding a model", Bytes(h.board_bytes)));
+                }
+            }
+        }
+        nodes.push(NodeFit {
+            node: name,
+            fits,
+            reasons,
+            capacity_for: if fits { capacity_for.max(1) } else { 0 },
+            headroom,
+        });
+    }
+    let total = nodes.len();
+    let available: Vec<&str> = nodes.iter().filter(|n| n.fits).map(|n| n.node.as_str()).collect();
+    let placeable = if summary_prefix.is_some() {
+        0
+    } else {
+        nodes.iter().map(|n| u64::from(n.capacity_for)).sum::<u64>().min(u64::from(w.replicas)) as u32
+    };
+    let summary = if let Some(p) = summary_prefix {
+        p
+    } else if available.is_empty() {
+        let mut items: Vec<String> = histogram.iter().map(|(r, c)| format!("{c} {r}")).collect();
+        items.sort();
+        format!("0/{total} nodes are available: {}.", items.join(", "))
+    } else {
+        format!(
+            "{}/{total} nodes can run it ({}); {placeable} of {} replica(s) can be placed.",
+            available.len(),
+            available.join(", "),
+            w.replicas
+        )
+    };
+    FitResult { summary, replicas: w.replicas, placeable, nodes, suggestions, error: None }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,201 @@
+//! The what-if check against the simulator's edge scenario (the same objects the demo serves).
+
+use app::model::FitInput;
+
+use super::workload::{from_form, from_yaml};
+use super::*;
+use crate::derive::tests::load;
+
+fn edge() -> Inputs {
+    load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""))
+}
+
+fn unified(n: &Node) -> bool {
+    dnode::unified_memory(n, false)
+}
+
+fn run(yaml: &str) -> FitResult {
+    let w = from_yaml(yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    fit(&edge(), &w, &unified)
+}
+
+fn node<'a>(r: &'a FitResult, name: &str) -> &'a NodeFit {
+    r.nodes.iter().find(|n| n.node == name).unwrap_or_else(|| panic!("{name}"))
+}
+
+const SECOND_MODEL: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: second-model, namespace: vision}
+spec:
+  runtimeClassName: nvidia
+  nodeSelector: {factory.example.com/line: press-3}
+  containers:
+  - name: m
+    image: registry.factory.local/vision/second:1.0
+    resources: {limits: {nvidia.com/gpu: "1", memory: 2Gi}, requests: {memory: 1Gi}}
+"#;
+
+#[test]
+fn the_second_model_on_the_orin_nano_does_not_fit_and_would_with_two_replicas() {
+    let r = run(SECOND_MODEL);
+    assert_eq!(r.summary, "0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.");
+    assert_eq!(node(&r, "orin-nano-01").reasons, vec!["Insufficient nvidia.com/gpu"]);
+    assert!(r.suggestions.iter().any(|s| s == "node orin-nano-01 would fit with time-slicing replicas ≥ 2 (the models would share the GPU's compute and memory, without isolation)"), "{:?}", r.suggestions);
+    assert_eq!(r.placeable, 0);
+    let h = node(&r, "orin-nano-01").headroom.clone().unwrap_or_default();
+    assert!(h.board_bytes > 7 << 30);
+}
+
+#[test]
+fn taints_need_tolerations() {
+    let base = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}], "nodeSelector": {"kubernetes.io/hostname": "k3s-server-01"}TOL}}"#;
+    let r = run(&base.replace("TOL", ""));
+    assert_eq!(node(&r, "k3s-server-01").reasons, vec![TAINT]);
+    assert!(
+        r.summary.starts_with("0/6 nodes are available: 1 node(s) had untolerated taint(s), 5 node(s) didn't match"),
+        "{}",
+        r.summary
+    );
+    for tol in [
+        r#"{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}"#,
+        r#"{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}"#,
+        r#"{"operator": "Exists"}"#,
+    ] {
+        let r = run(&base.replace("TOL", &format!(r#", "tolerations": [{tol}]"#)));
+        assert!(node(&r, "k3s-server-01").fits, "{tol}: {:?}", node(&r, "k3s-server-01"));
+    }
+    let wrong_effect = run(&base.replace("TOL", r#", "tolerations": [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoExecute"}]"#));
+    assert!(!node(&wrong_effect, "k3s-server-01").fits);
+    let form = FitInput {
+        cpu_request: "100m".into(),
+        tolerations: "node-role.kubernetes.io/control-plane:NoSchedule".into(),
+        node_selector: "kubernetes.io/hostname=k3s-server-01".into(),
+        ..FitInput::default()
+    };
+    assert!(node(&fit(&edge(), &from_form(&form).unwrap_or_else(|e| panic!("{e:?}")), &unified), "k3s-server-01").fits);
+}
+
+fn affinity(expr: &str) -> Vec<String> {
+    let yaml = format!(
+        r#"{{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "x"}}, "spec": {{"containers": [{{"name": "c", "resources": {{"requests": {{"cpu": "10m"}}}}}}],
+        "tolerations": [{{"operator": "Exists"}}],
+        "affinity": {{"nodeAffinity": {{"requiredDuringSchedulingIgnoredDuringExecution": {{"nodeSelectorTerms": [{expr}]}}}}}}}}}}"#
+    );
+    run(&yaml).nodes.into_iter().filter(|n| n.fits).map(|n| n.node).collect()
+}
+
+#[test]
+fn node_affinity_supports_every_operator() {
+    let e =
+        |k: &str, op: &str, v: &str| format!(r#"{{"matchExpressions": [{{"key": "{k}", "operator": "{op}"{v}}}]}}"#);
+    assert_eq!(
+        affinity(&e("kubernetes.io/arch", "In", r#", "values": ["amd64"]"#)),
+        vec!["gpu-x86-01", "k3s-server-01"]
+    );
+    assert_eq!(
+        affinity(&e("kubernetes.io/arch", "NotIn", r#", "values": ["amd64"]"#)),
+        vec!["orin-agx-01", "orin-nano-01", "orin-nx-02", "xavier-nx-03"]
+    );
+    assert_eq!(affinity(&e("nvidia.com/mig.strategy", "Exists", "")), vec!["gpu-x86-01"]);
+    assert_eq!(affinity(&e("nvidia.com/gpu.present", "DoesNotExist", "")), vec!["k3s-server-01", "xavier-nx-03"]);
+    assert_eq!(
+        affinity(&e("nvidia.com/gpu.replicas", "Gt", r#", "values": ["1"]"#)),
+        vec!["orin-agx-01", "orin-nx-02"]
+    );
+    assert_eq!(
+        affinity(&e("nvidia.com/gpu.replicas", "Lt", r#", "values": ["2"]"#)),
+        vec!["gpu-x86-01", "orin-nano-01"]
+    );
+    // Terms are OR'd; matchFields on metadata.name.
+    let two = format!(
+        "{}, {}",
+        e("kubernetes.io/hostname", "In", r#", "values": ["orin-nano-01"]"#),
+        r#"{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["xavier-nx-03"]}]}"#
+    );
+    assert_eq!(affinity(&two), vec!["orin-nano-01", "xavier-nx-03"]);
+}
+
+#[test]
+fn unified_memory_headroom_counts_requests_and_limits_against_the_board() {
+    let yaml = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": {"nodeSelector": {"kubernetes.io/hostname": "orin-agx-01"}, "containers": [{"name": "c", "resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "4Gi"}}}]}}"#;
+    let r = run(yaml);
+    let agx = node(&r, "orin-agx-01");
+    assert!(agx.fits);
+    let h = agx.headroom.clone().unwrap_or_default();
+    let board = 64_335_836i64 * 1024;
+    assert_eq!(h.board_bytes as i64, board);
+    assert_eq!(h.after_requests_bytes, board - (24 << 30) - (2 << 30));
+    assert_eq!(h.after_limits_bytes, board - (33 << 30) - (4 << 30));
+    assert!(node(&r, "gpu-x86-01").headroom.is_none(), "discrete-GPU servers have no unified headroom");
+    // On the Orin NX the limits already exceed the board: suggest a limit that keeps it whole.
+    let nx = run(&yaml.replace("orin-agx-01", "orin-nx-02"));
+    assert!(node(&nx, "orin-nx-02").headroom.as_ref().is_some_and(|h| h.after_limits_bytes < 0));
+    assert!(
+        nx.suggestions
+            .iter()
+            .any(|s| s.starts_with("fits on orin-nx-02, but the memory limits of the pods already there exceed")),
+        "{:?}",
+        nx.suggestions
+    );
+    // On the AGX a 40 GiB limit would overcommit: the suggestion names the largest safe limit.
+    let big = run(&yaml.replace("4Gi", "40Gi"));
+    assert!(
+        big.suggestions.iter().any(|s| s.starts_with("fits on orin-agx-01 if the memory limit is ≤ 28.4 GiB")),
+        "{:?}",
+        big.suggestions
+    );
+}
+
+#[test]
+fn a_missing_runtime_class_is_reported_as_the_api_would() {
+    let r = run(&SECOND_MODEL.replace("runtimeClassName: nvidia", "runtimeClassName: nvidia-legacy"));
+    assert_eq!(r.summary, "pod rejected: RuntimeClass \"nvidia-legacy\" not found");
+    assert!(
+        r.suggestions[0].starts_with(
+            "missing RuntimeClass nvidia-legacy on this cluster (it has: nvidia, nvidia-cdi, nvidia-experimental)"
+        ),
+        "{:?}",
+        r.suggestions
+    );
+}
+
+#[test]
+fn replicas_are_counted_across_nodes() {
+    let d = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: embed}
+spec:
+  replicas: 5
+  template:
+    spec:
+      runtimeClassName: nvidia
+      containers: [{name: c, resources: {limits: {nvidia.com/mig-1g.5gb: "1"}}}]
+"#;
+    let r = run(d);
+    assert_eq!((r.replicas, r.placeable), (5, 5));
+    assert_eq!(node(&r, "gpu-x86-01").capacity_for, 5);
+    let r = run(&d.replace("replicas: 5", "replicas: 9"));
+    assert_eq!(r.placeable, 5, "7 slices, 2 held");
+}
+
+#[test]
+fn bad_input_points_at_the_field() {
+    let e = from_yaml(&SECOND_MODEL.replace("memory: 2Gi", "memory: 2GB")).err().unwrap_or_default();
+    assert_eq!(e.field, "spec.containers[0].resources.limits.memory");
+    assert!(e.message.contains("2GB"));
+    assert_eq!(from_yaml("kind: Pod\nspec: [").err().unwrap_or_default().field, "yaml");
+    assert_eq!(from_yaml("apiVersion: v1\nkind: Secret\n").err().unwrap_or_default().field, "kind");
+    assert_eq!(
+        from_yaml("apiVersion: v1\nkind: Pod\nspec: {containers: []}\n").err().unwrap_or_default().field,
+        "spec.containers"
+    );
+    assert_eq!(from_yaml(&"#".repeat(70_000)).err().unwrap_or_default().field, "yaml");
+    let f = FitInput { memory_limit: "lots".into(), ..FitInput::default() };
+    assert_eq!(from_form(&f).err().unwrap_or_default().field, "memory_limit");
+    let f = FitInput { gpu_count: "0.5".into(), ..FitInput::default() };
+    assert_eq!(from_form(&f).err().unwrap_or_default().field, "gpu_count");
+    let f = FitInput { tolerations: "a=b:Sometimes".into(), ..FitInput::default() };
+    assert_eq!(from_form(&f).err().unwrap_or_default().field, "tolerations");
+}

@@ -1,0 +1,192 @@
+//! The workload to place: from a pasted Pod/Deployment (YAML or JSON) or from the form's
+//! fields, with errors that point at the field.
+
+use std::collections::BTreeMap;
+
+use app::model::{FitError, FitInput};
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ResourceRequirements, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use serde_json::Value;
+
+use crate::quantity::Quantity;
+
+/// Largest pasted manifest accepted.
+pub const MAX_YAML: usize = 64 * 1024;
+
+/// What is being placed.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// One replica's pod.
+    pub pod: Pod,
+    /// Replicas.
+    pub replicas: u32,
+}
+
+fn err(field: impl Into<String>, message: impl Into<String>) -> FitError {
+    FitError { field: field.into(), message: message.into() }
+}
+
+fn check_quantities(spec: &Value, path: &str) -> Result<(), FitError> {
+    for list in ["initContainers", "containers"] {
+        for (i, c) in spec.get(list).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            for kind in ["requests", "limits"] {
+                for (res, q) in
+                    c.pointer(&format!("/resources/{kind}")).and_then(Value::as_object).into_iter().flatten()
+                {
+                    let field = format!("{path}.{list}[{i}].resources.{kind}.{res}");
+                    let s = match q {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => return Err(err(field, "must be a quantity such as 2Gi or 500m")),
+                    };
+                    Quantity::parse(&s).map_err(|e| err(field.clone(), e.to_string()))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parses a pasted Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet or Job.
+pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
+    if text.len() > MAX_YAML {
+        return Err(err("yaml", format!("{} bytes is more than the {} KiB accepted", text.len(), MAX_YAML / 1024)));
+    }
+    let y: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| err("yaml", e.to_string()))?;
+    let v: Value = serde_json::to_value(y).map_err(|e| err("yaml", e.to_string()))?;
+    let kind =
+        v.get("kind").and_then(Value::as_str).ok_or_else(|| err("kind", "missing: paste a Pod or a Deployment"))?;
+    let (spec_path, spec, replicas) = match kind {
+        "Pod" => ("spec", v.get("spec").cloned(), 1),
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" | "DaemonSet" => {
+            let r = match v.pointer("/spec/replicas") {
+                None | Some(Value::Null) => 1,
+                Some(r) => r
+                    .as_u64()
+                    .filter(|r| *r <= 10_000)
+                    .ok_or_else(|| err("spec.replicas", "must be a whole number up to 10000"))?,
+            };
+            ("spec.template.spec", v.pointer("/spec/template/spec").cloned(), r as u32)
+        }
+        k => {
+            return Err(err(
+                "kind",
+                format!("{k} is not a workload gpudash can place (Pod, Deployment, ReplicaSet, StatefulSet, Job)"),
+            ))
+        }
+    };
+    let spec = spec.filter(Value::is_object).ok_or_else(|| err(spec_path, "missing"))?;
+    check_quantities(&spec, spec_path)?;
+    let spec: PodSpec = serde_json::from_value(spec).map_err(|e| err(spec_path, e.to_string()))?;
+    if spec.containers.is_empty() {
+        return Err(err(format!("{spec_path}.containers"), "at least one container is needed"));
+    }
+    Ok(Workload { pod: Pod { spec: Some(spec), ..Pod::default() }, replicas })
+}
+
+fn quantity_field(field: &str, s: &str) -> Result<Option<K8sQuantity>, FitError> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    Quantity::parse(s).map_err(|e| err(field, e.to_string()))?;
+    Ok(Some(K8sQuantity(s.to_string())))
+}
+
+fn pairs(field: &str, s: &str) -> Result<BTreeMap<String, String>, FitError> {
+    let mut out = BTreeMap::new();
+    for part in s.split([',', '\n']).map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| err(field, format!("{part:?}: expected key=value")))?;
+        out.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(out)
+}
+
+fn tolerations(s: &str) -> Result<Vec<Toleration>, FitError> {
+    let mut out = Vec::new();
+    for part in s.split([',', '\n']).map(str::trim).filter(|p| !p.is_empty()) {
+        let (kv, effect) = match part.rsplit_once(':') {
+            Some((kv, e)) => (kv, Some(e.trim().to_string())),
+            None => (part, None),
+        };
+        if let Some(e) = &effect {
+            if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&e.as_str()) {
+                return Err(err(
+                    "tolerations",
+                    format!("{part:?}: effect must be NoSchedule, PreferNoSchedule or NoExecute"),
+                ));
+            }
+        }
+        let t = match kv.split_once('=') {
+            Some((k, v)) => Toleration {
+                key: Some(k.trim().into()),
+                operator: Some("Equal".into()),
+                value: Some(v.trim().into()),
+                effect,
+                ..Toleration::default()
+            },
+            None => Toleration {
+                key: Some(kv.trim().into()),
+                operator: Some("Exists".into()),
+                effect,
+                ..Toleration::default()
+            },
+        };
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// Builds the workload from the form's fields.
+pub fn from_form(f: &FitInput) -> Result<Workload, FitError> {
+    let mut requests = BTreeMap::new();
+    let mut limits = BTreeMap::new();
+    let gpu_res = if f.gpu_resource.trim().is_empty() { "nvidia.com/gpu" } else { f.gpu_resource.trim() };
+    if let Some(q) = quantity_field("gpu_count", &f.gpu_count)? {
+        let whole = crate::quantity::GpuCount::parse(&q.0).map_err(|e| err("gpu_count", e.to_string()))?;
+        if whole.0 > 0 {
+            requests.insert(gpu_res.to_string(), q.clone());
+            limits.insert(gpu_res.to_string(), q);
+        }
+    }
+    for (field, val, map_req) in [("cpu_request", &f.cpu_request, true), ("cpu_limit", &f.cpu_limit, false)] {
+        if let Some(q) = quantity_field(field, val)? {
+            if map_req {
+                requests.insert("cpu".into(), q)
+            } else {
+                limits.insert("cpu".into(), q)
+            };
+        }
+    }
+    if let Some(q) = quantity_field("memory_request", &f.memory_request)? {
+        requests.insert("memory".into(), q);
+    }
+    if let Some(q) = quantity_field("memory_limit", &f.memory_limit)? {
+        limits.insert("memory".into(), q);
+    }
+    let replicas = match f.replicas.trim() {
+        "" => 1,
+        r => r
+            .parse::<u32>()
+            .ok()
+            .filter(|r| (1..=10_000).contains(r))
+            .ok_or_else(|| err("replicas", "must be a whole number from 1 to 10000"))?,
+    };
+    let node_selector = pairs("node_selector", &f.node_selector)?;
+    let spec = PodSpec {
+        containers: vec![Container {
+            name: "model".into(),
+            resources: Some(ResourceRequirements {
+                requests: Some(requests),
+                limits: Some(limits).filter(|l| !l.is_empty()),
+                ..ResourceRequirements::default()
+            }),
+            ..Container::default()
+        }],
+        node_selector: Some(node_selector).filter(|n| !n.is_empty()),
+        tolerations: Some(tolerations(&f.tolerations)?).filter(|t| !t.is_empty()),
+        runtime_class_name: Some(f.runtime_class.trim().to_string()).filter(|r| !r.is_empty()),
+        ..PodSpec::default()
+    };
+    Ok(Workload { pod: Pod { spec: Some(spec), ..Pod::default() }, replicas })
+}

@@ -1,0 +1,102 @@
+//! The what-if check over HTTP and in the browser, against the simulator's edge scenario.
+
+use std::time::Duration;
+
+use fantoccini::Locator;
+use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
+use gpudash_tests::{kubeconfig_file, screenshot_dir, with_browser, Gpudash};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, kc) = kubeconfig_file(&sim.url());
+    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string()]).await.unwrap_or_else(|e| panic!("{e}"));
+    let http = reqwest::Client::new();
+    let post = |body: serde_json::Value| http.post(format!("{}/api/v1/fit", gd.url)).json(&body).send();
+    // The seed's story: a second model on the one-GPU Orin Nano.
+    let r = post(json!({"gpu_count": "1", "memory_request": "1Gi", "memory_limit": "2Gi", "node_selector": "factory.example.com/line=press-3", "runtime_class": "nvidia"})).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 200);
+    let v: serde_json::Value = r.json().await.unwrap_or_default();
+    assert_eq!(v["summary"], "0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.");
+    let nano =
+        v["nodes"].as_array().into_iter().flatten().find(|n| n["node"] == "orin-nano-01").cloned().unwrap_or_default();
+    assert_eq!(nano["reasons"][0], "Insufficient nvidia.com/gpu");
+    assert!(
+        v["suggestions"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s.as_str().unwrap_or("").contains("time-slicing replicas ≥ 2"))),
+        "{v}"
+    );
+    // A pasted Deployment that fits on the MIG slices.
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: e}\nspec:\n  replicas: 2\n  template:\n    spec:\n      runtimeClassName: nvidia\n      containers: [{name: c, resources: {limits: {nvidia.com/mig-1g.5gb: \"1\"}}}]\n";
+    let v: serde_json::Value =
+        post(json!({"yaml": yaml})).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
+    assert_eq!(v["placeable"], 2, "{v}");
+    assert!(v["summary"].as_str().unwrap_or("").starts_with("1/6 nodes can run it (gpu-x86-01)"), "{v}");
+    // Bad input: the field is named.
+    let r = post(json!({"memory_limit": "12GB"})).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 422);
+    let v: serde_json::Value = r.json().await.unwrap_or_default();
+    assert_eq!(v["error"]["field"], "memory_limit");
+    let r =
+        http.post(format!("{}/api/v1/fit", gd.url)).body("{not json").send().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 400);
+    let huge = json!({"yaml": "#".repeat(100_000)});
+    let v: serde_json::Value = post(huge).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
+    assert_eq!(v["error"]["field"], "yaml");
+    let r = http
+        .post(format!("{}/api/v1/fit", gd.url))
+        .body(vec![b' '; 1 << 20])
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.status().as_u16(), 413);
+    // Read-only: the cluster saw GETs only.
+    assert!(
+        sim.sim.verb_counts().keys().all(|v| v == "get" || v == "list" || v == "watch"),
+        "{:?}",
+        sim.sim.verb_counts()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fit_page_checks_a_form_in_the_browser() {
+    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let url = gd.url.clone();
+    let result = with_browser(|c| async move {
+        c.goto(&format!("{url}/fit")).await?;
+        c.find(Locator::Css("input[name=gpu_count]")).await?.send_keys("1").await?;
+        c.find(Locator::Css("input[name=memory_limit]")).await?.send_keys("2Gi").await?;
+        c.find(Locator::Css("input[name=node_selector]"))
+            .await?
+            .send_keys("kubernetes.io/hostname=orin-nano-01")
+            .await?;
+        c.find(Locator::Css("input[name=runtime_class]")).await?.send_keys("nvidia").await?;
+        c.find(Locator::Css(".fit-form button[type=submit]")).await?.click().await?;
+        let verdict =
+            c.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(".fit-result")).await?.text().await?;
+        assert!(verdict.contains("It does not fit"), "{verdict}");
+        assert!(verdict.contains("Insufficient nvidia.com/gpu"), "{verdict}");
+        assert!(verdict.contains("time-slicing replicas ≥ 2"), "{verdict}");
+        let png = c.screenshot().await?;
+        std::fs::write(screenshot_dir().join("fit.png"), png)?;
+        // A bad quantity is pointed at.
+        c.goto(&format!("{url}/fit")).await?;
+        c.find(Locator::Css("input[name=memory_request]")).await?.send_keys("2 gigs").await?;
+        c.find(Locator::Css(".fit-form button[type=submit]")).await?.click().await?;
+        let e = c.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(".fit-error")).await?.text().await?;
+        assert!(e.contains("memory_request"), "{e}");
+        let marked = c
+            .execute("return document.querySelector('input[name=memory_request]').getAttribute('aria-invalid')", vec![])
+            .await?;
+        assert_eq!(marked, "true");
+        Ok(())
+    })
+    .await;
+    if let Err(e) = result {
+        panic!("{e:#}\n{}", gd.proc.output());
+    }
+}
