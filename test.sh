@@ -9,15 +9,18 @@ cd "$(dirname "$0")"
 ensure_rust
 ensure_test_tools
 build_site
+# The same package set as the test run below, so that dependencies are built once with one
+# feature set and the end-to-end tests find target/debug/gpudash.
+packages=(-p gpudash-sim -p app -p gpudash -p gpudash-tests)
 say "building gpudash"
-cargo build -p gpudash
+cargo build "${packages[@]}"
 # One cargo invocation for every package, so that features unify once (app gets `ssr` from the
 # server) and nothing is built twice.
 say "tests: simulator, view model and views, server (quantities, derivation, scheduler messages,"
 say "database), end-to-end (kubectl, Python client, kube-rs watcher, gpudash serve, headless Chromium)"
 log=$(mktemp)
 set +e
-cargo test -p gpudash-sim -p app -p gpudash -p gpudash-tests 2>&1 | tee "$log"
+cargo test "${packages[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$log")

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The benchmark: builds release, then runs gpudash-bench (see docs/benchmarks.md for the method).
+#   ./bench.sh                          # demo, 100 and 1000 nodes; 1 and 200 clients; 200 changes/s
+#   ./bench.sh --sizes demo --clients 1 --seconds 10
+#   ./bench.sh --peer …                 # also installs and runs kubectl-view-allocations
+set -euo pipefail
+cd "$(dirname "$0")"
+. scripts/setup.sh
+ensure_rust
+if [[ " $* " == *" --peer "* ]] && [ ! -x target/peer/bin/kubectl-view-allocations ]; then
+  say "installing kubectl-view-allocations (the peer) from crates.io into target/peer"
+  cargo install --locked --root target/peer kubectl-view-allocations
+fi
+args=()
+for a in "$@"; do [ "$a" = "--peer" ] || args+=("$a"); done
+build_site
+say "building release binaries"
+cargo build --release -p gpudash -p gpudash-bench
+exec target/release/gpudash-bench "${args[@]}"

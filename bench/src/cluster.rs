@@ -1,0 +1,96 @@
+//! Generated clusters: a mix of Jetson boards with time-slicing, MIG servers, whole-GPU servers
+//! and CPU nodes, ~30 pods a node with GPU pods within capacity, and some Pending pods.
+
+use serde_json::{json, Value};
+
+/// A generated cluster.
+pub struct Generated {
+    /// Objects for the simulator.
+    pub objects: Vec<Value>,
+    /// Allocated GPU units per node, as generated (to check the peer and gpudash against).
+    pub allocated: Vec<(String, u64)>,
+}
+
+fn node(name: &str, kind: usize) -> (Value, Vec<(&'static str, u64)>) {
+    let (arch, labels, gpus, mem): (&str, Value, Vec<(&'static str, u64)>, &str) = match kind {
+        0 => ("arm64", json!({"nvidia.com/gpu.count": "1", "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing", "nvidia.com/gpu.product": "NVIDIA-Jetson-AGX-Orin-64GB-SHARED"}), vec![("nvidia.com/gpu", 4)], "64335836Ki"),
+        1 => ("amd64", json!({"nvidia.com/gpu.count": "2", "nvidia.com/mig.strategy": "mixed", "nvidia.com/gpu.product": "NVIDIA-A100-PCIE-40GB"}), vec![("nvidia.com/gpu", 1), ("nvidia.com/mig-1g.5gb", 7)], "263846012Ki"),
+        2 => ("amd64", json!({"nvidia.com/gpu.count": "2", "nvidia.com/gpu.product": "NVIDIA-L4"}), vec![("nvidia.com/gpu", 2)], "131923006Ki"),
+        _ => ("amd64", json!({}), vec![], "32853524Ki"),
+    };
+    let mut l = labels.as_object().cloned().unwrap_or_default();
+    l.insert("kubernetes.io/arch".into(), json!(arch));
+    l.insert("kubernetes.io/hostname".into(), json!(name));
+    l.insert("node.kubernetes.io/instance-type".into(), json!("k3s"));
+    let mut cap = serde_json::Map::new();
+    cap.insert("cpu".into(), json!("16"));
+    cap.insert("memory".into(), json!(mem));
+    cap.insert("pods".into(), json!("110"));
+    for (r, n) in &gpus {
+        cap.insert((*r).into(), json!(n.to_string()));
+    }
+    let kernel = if arch == "arm64" { "5.15.148-tegra" } else { "6.8.0-49-generic" };
+    let n = json!({
+        "apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": l},
+        "status": {"capacity": cap, "allocatable": cap,
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
+            "nodeInfo": {"architecture": arch, "kernelVersion": kernel, "bootID": "", "containerRuntimeVersion": "containerd://1.7.23-k3s2", "kubeProxyVersion": "v1.31.6+k3s1", "kubeletVersion": "v1.31.6+k3s1", "machineID": "", "operatingSystem": "linux", "osImage": "Ubuntu 22.04.5 LTS", "systemUUID": ""}}
+    });
+    (n, gpus)
+}
+
+/// A pod on `node` (or Pending when `node` is None) requesting `gpu`.
+pub fn pod(ns: &str, name: &str, node: Option<&str>, gpu: Option<(&str, u64)>, mem_gi: u64) -> Value {
+    let mut limits = serde_json::Map::new();
+    limits.insert("memory".into(), json!(format!("{}Gi", mem_gi + 1)));
+    if let Some((r, n)) = gpu {
+        limits.insert(r.into(), json!(n.to_string()));
+    }
+    let mut p = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+        "spec": {"runtimeClassName": "nvidia", "schedulerName": "default-scheduler",
+                 "containers": [{"name": "c", "image": "registry.local/model:1", "resources": {"requests": {"cpu": "250m", "memory": format!("{mem_gi}Gi")}, "limits": limits}}]},
+        "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "True"}]}
+    });
+    match node {
+        Some(n) => p["spec"]["nodeName"] = json!(n),
+        None => {
+            p["status"] = json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."}]});
+        }
+    }
+    p
+}
+
+/// `nodes` nodes with ~`pods_per_node` pods each.
+pub fn generate(nodes: usize, pods_per_node: usize) -> Generated {
+    let mut objects = vec![
+        json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "probe-node", "labels": {"gpudash.dev/seq": "0"}}, "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "conditions": [{"type": "Ready", "status": "True"}]}}),
+    ];
+    let mut allocated = Vec::new();
+    for i in 0..nodes {
+        let name = format!("node-{i:04}");
+        let (n, gpus) = node(&name, i % 5 % 4);
+        objects.push(n);
+        let mut alloc = 0;
+        let mut slots: Vec<(&str, u64)> = gpus.iter().flat_map(|(r, c)| std::iter::repeat_n(*r, *c as usize)).map(|r| (r, 1)).collect();
+        for j in 0..pods_per_node {
+            let gpu = slots.pop();
+            if gpu.is_some() {
+                alloc += 1;
+            }
+            objects.push(pod(&format!("ns-{}", j % 7), &format!("p-{i:04}-{j:02}"), Some(&name), gpu, 1 + (j as u64 % 3)));
+        }
+        allocated.push((name, alloc));
+        if i % 50 == 0 {
+            let pname = format!("waiting-{i:04}");
+            objects.push(pod("ml", &pname, None, Some(("nvidia.com/gpu", 1)), 2));
+            objects.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": format!("{pname}.1"), "namespace": "ml"},
+                "involvedObject": {"kind": "Pod", "name": pname, "namespace": "ml"}, "reason": "FailedScheduling", "type": "Warning",
+                "message": "0/3 nodes are available: 1 Insufficient nvidia.com/gpu."}));
+        }
+    }
+    Generated { objects, allocated }
+}

@@ -1,0 +1,314 @@
+//! `gpudash-bench`: builds nothing itself (run it through `./bench.sh`, which builds release),
+//! starts the simulator with a generated cluster and churn, runs `gpudash serve` against it with
+//! N stream clients, and prints one table row per size and client count.
+
+mod cluster;
+mod history;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use futures::StreamExt;
+use gpudash_sim::{start, Scenario, Simulator, TimelineMode};
+use serde_json::json;
+
+struct Killer(Child);
+impl Drop for Killer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn cpu_ticks(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = s.rsplit_once(") ").map(|x| x.1).unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    f.get(11).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0)
+}
+
+/// CPU use in percent of one core over `d`, and the RSS at the end, in MiB.
+async fn cpu_and_rss(pid: u32, d: Duration) -> (f64, f64) {
+    let t0 = cpu_ticks(pid);
+    tokio::time::sleep(d).await;
+    let t1 = cpu_ticks(pid);
+    ((t1 - t0) as f64 / 100.0 / d.as_secs_f64() * 100.0, rss_kib(pid) as f64 / 1024.0)
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+#[derive(Default)]
+struct Row {
+    size: String,
+    objects: usize,
+    clients: usize,
+    sync_s: f64,
+    idle_rss: f64,
+    idle_cpu: f64,
+    churn_rss: f64,
+    churn_cpu: f64,
+    p50: f64,
+    p95: f64,
+    p99: f64,
+    seen: usize,
+    bytes_per_push: f64,
+    pushes_per_s: f64,
+}
+
+async fn page_weight(url: &str) -> anyhow::Result<u64> {
+    let http = reqwest::Client::new();
+    let mut total = 0;
+    for path in ["/", "/pkg/gpudash.css", "/pkg/gpudash.js", "/pkg/gpudash_bg.wasm"] {
+        let body = http.get(format!("{url}{path}")).header("accept-encoding", "gzip").send().await?.bytes().await?;
+        total += body.len() as u64;
+    }
+    Ok(total)
+}
+
+async fn run(size: &str, nodes: usize, clients: usize, churn: u32, secs: u64) -> anyhow::Result<(Row, u64, app::model::ClusterView)> {
+    let (scenario, expected) = if size == "demo" {
+        let mut s = gpudash_sim::demo_scenario();
+        s.timelines.clear();
+        let extra = cluster::generate(0, 0);
+        let text = serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": extra.objects}))?;
+        s.objects.extend(Scenario::from_text("probe", &text).map_err(|e| anyhow::anyhow!("{e}"))?.objects);
+        (s, Vec::new())
+    } else {
+        let g = cluster::generate(nodes, 30);
+        let text = serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": g.objects}))?;
+        (Scenario::from_text("generated", &text).map_err(|e| anyhow::anyhow!("{e}"))?, g.allocated)
+    };
+    let objects = scenario.objects.len();
+    let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await?;
+    let dir = tempfile::tempdir()?;
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(&kc, sim.kubeconfig())?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let url = format!("http://127.0.0.1:{port}");
+    let bin = root().join("target/release/gpudash");
+    let t0 = Instant::now();
+    let child = Command::new(&bin)
+        .args(["serve", "--kubeconfig"])
+        .arg(&kc)
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--db"])
+        .arg(dir.path().join("h.db"))
+        .arg("--site-root")
+        .arg(root().join("target/site"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("{} (build it with cargo build --release -p gpudash)", bin.display()))?;
+    let pid = child.id();
+    let _k = Killer(child);
+    let http = reqwest::Client::new();
+    loop {
+        if let Ok(r) = http.get(format!("{url}/readyz")).send().await {
+            if r.status().is_success() {
+                break;
+            }
+        }
+        if t0.elapsed() > Duration::from_secs(300) {
+            bail!("gpudash did not sync within 300 s");
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let sync_s = t0.elapsed().as_secs_f64();
+    let weight = page_weight(&url).await?;
+    let (idle_cpu, idle_rss) = cpu_and_rss(pid, Duration::from_secs(3)).await;
+
+    // Stream clients: note when each probe sequence number first arrives.
+    let sent: Arc<Mutex<HashMap<u64, Instant>>> = Arc::default();
+    let lat: Arc<Mutex<Vec<f64>>> = Arc::default();
+    let bytes0: Arc<Mutex<(u64, u64)>> = Arc::default();
+    let mut tasks = Vec::new();
+    for c in 0..clients {
+        let (sent, lat, bytes0, url) = (sent.clone(), lat.clone(), bytes0.clone(), url.clone());
+        tasks.push(tokio::spawn(async move {
+            let Ok(r) = reqwest::get(format!("{url}/api/v1/stream")).await else { return };
+            let mut s = r.bytes_stream();
+            let mut buf: Vec<u8> = Vec::new();
+            let mut last_seq = 0u64;
+            while let Some(Ok(chunk)) = s.next().await {
+                if c == 0 {
+                    bytes0.lock().unwrap_or_else(|e| e.into_inner()).0 += chunk.len() as u64;
+                }
+                buf.extend_from_slice(&chunk);
+                while let Some(end) = buf.windows(2).position(|w| w == b"\n\n") {
+                    let ev: Vec<u8> = buf.drain(..end + 2).collect();
+                    let text = String::from_utf8_lossy(&ev);
+                    if c == 0 && text.contains("data:") {
+                        bytes0.lock().unwrap_or_else(|e| e.into_inner()).1 += 1;
+                    }
+                    let key = "\"gpudash.dev/seq\",\"";
+                    if let Some(i) = text.find(key) {
+                        let rest = &text[i + key.len()..];
+                        let seq: u64 = rest.split('"').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+                        if seq > last_seq {
+                            last_seq = seq;
+                            if let Some(t) = sent.lock().unwrap_or_else(|e| e.into_inner()).get(&seq) {
+                                lat.lock().unwrap_or_else(|e| e.into_inner()).push(t.elapsed().as_secs_f64() * 1000.0);
+                            }
+                        }
+                    }
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    *bytes0.lock().unwrap_or_else(|e| e.into_inner()) = (0, 0);
+    // Churn: every tenth change moves the probe; the rest flip pods between nodes' states.
+    let churn_task = {
+        let simh = sim.sim.clone();
+        let sent = sent.clone();
+        tokio::spawn(async move {
+            let period = Duration::from_secs_f64(1.0 / f64::from(churn.max(1)));
+            let mut tick = tokio::time::interval(period);
+            for i in 1u64.. {
+                tick.tick().await;
+                if i % 10 == 0 {
+                    let seq = i / 10;
+                    sent.lock().unwrap_or_else(|e| e.into_inner()).insert(seq, Instant::now());
+                    let _ = simh.apply(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "probe-node", "labels": {"gpudash.dev/seq": seq.to_string()}},
+                        "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "conditions": [{"type": "Ready", "status": "True"}]}}));
+                } else {
+                    let name = format!("churn-{}", i % 50);
+                    if i % 2 == 0 {
+                        let _ = simh.apply(cluster::pod("churn", &name, None, Some(("nvidia.com/gpu", 1)), 1));
+                    } else {
+                        simh.delete("Pod", "churn", &name);
+                    }
+                }
+            }
+        })
+    };
+    let (churn_cpu, churn_rss) = cpu_and_rss(pid, Duration::from_secs(secs)).await;
+    churn_task.abort();
+    let elapsed = secs as f64;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for t in tasks {
+        t.abort();
+    }
+    let mut l = lat.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let (b, n) = *bytes0.lock().unwrap_or_else(|e| e.into_inner());
+    let row = Row {
+        size: size.into(),
+        objects,
+        clients,
+        sync_s,
+        idle_rss,
+        idle_cpu,
+        churn_rss,
+        churn_cpu,
+        seen: l.len(),
+        p50: pct(&mut l, 0.50),
+        p95: pct(&mut l, 0.95),
+        p99: pct(&mut l, 0.99),
+        bytes_per_push: if n > 0 { b as f64 / n as f64 } else { f64::NAN },
+        pushes_per_s: n as f64 / elapsed,
+    };
+    // gpudash's allocated GPUs per node, to compare with the peer.
+    let view: serde_json::Value = http.get(format!("{url}/api/v1/cluster")).send().await?.json().await?;
+    let ours: Vec<(String, u64)> = view["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| (n["name"].as_str().unwrap_or("").to_string(), n["gpu_resources"].as_array().into_iter().flatten().filter_map(|g| g["allocated"].as_u64()).sum()))
+        .collect();
+    if !expected.is_empty() {
+        let mismatched = expected.iter().filter(|(n, a)| ours.iter().find(|(m, _)| m == n).map(|x| x.1) != Some(*a)).count();
+        if mismatched > 0 {
+            eprintln!("WARNING: gpudash disagrees with the generator on {mismatched} nodes' allocated GPUs");
+        }
+    }
+    peer(&kc, &ours, size, sync_s);
+    drop(sim);
+    let view: app::model::ClusterView = serde_json::from_value(view)?;
+    Ok((row, weight, view))
+}
+
+/// kubectl-view-allocations, when installed (./bench.sh --peer installs it), on the same cluster.
+fn peer(kc: &Path, ours: &[(String, u64)], size: &str, our_sync: f64) {
+    let Some(bin) = ["target/peer/bin/kubectl-view-allocations"].iter().map(|p| root().join(p)).find(|p| p.exists()) else { return };
+    let t = Instant::now();
+    let Ok(mut child) = Command::new(&bin).args(["-r", "gpu", "-o", "csv"]).env("KUBECONFIG", kc).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() else { return };
+    let pid = child.id();
+    let mut peak = 0;
+    while child.try_wait().ok().flatten().is_none() {
+        let hwm = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+            .unwrap_or(0);
+        peak = peak.max(hwm);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let wall = t.elapsed().as_secs_f64();
+    let out = child.wait_with_output().map(|o| String::from_utf8_lossy(&o.stdout).to_string()).unwrap_or_default();
+    // CSV columns: Date,Kind,resource,node,pod,Requested,...
+    let mut theirs: HashMap<String, f64> = HashMap::new();
+    for line in out.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() > 5 && f[1] == "node" {
+            if let Ok(v) = f[5].parse::<f64>() {
+                *theirs.entry(f[3].to_string()).or_default() += v;
+            }
+        }
+    }
+    let agree = ours.iter().filter(|(n, a)| *a > 0).all(|(n, a)| theirs.get(n).is_some_and(|t| (*t - *a as f64).abs() < 0.5));
+    println!("| {size} | kubectl-view-allocations | {wall:.2} s | {:.1} MiB peak | gpudash first view {our_sync:.2} s | agree on allocated GPUs per node: {agree} |", peak as f64 / 1024.0);
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let get = |k: &str, d: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| d.to_string());
+    let sizes = get("--sizes", "demo,100,1000");
+    let clients = get("--clients", "1,200");
+    let churn: u32 = get("--churn", "200").parse().unwrap_or(200);
+    let secs: u64 = get("--seconds", "15").parse().unwrap_or(15);
+    println!("| size | objects | clients | initial sync | objects/s | idle RSS | idle CPU | churn RSS | churn CPU | change→client p50 / p95 / p99 | probes seen | bytes/push | pushes/s |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut weight = 0;
+    let mut growth = Vec::new();
+    for size in sizes.split(',') {
+        let nodes = if size == "demo" { 0 } else { size.parse().unwrap_or(10) };
+        for c in clients.split(',').filter_map(|c| c.parse::<usize>().ok()) {
+            let (r, w, view) = run(size, nodes, c, churn, secs).await?;
+            weight = w;
+            if c == 1 {
+                let hours = if view.nodes.len() > 200 { 1 } else { 6 };
+                growth.push((size.to_string(), history::growth_per_day(&view, hours).await?, hours));
+            }
+            println!(
+                "| {} | {} | {} | {:.2} s | {:.0} | {:.1} MiB | {:.1} % | {:.1} MiB | {:.1} % | {:.1} / {:.1} / {:.1} ms | {} | {:.0} | {:.1} |",
+                r.size, r.objects, r.clients, r.sync_s, r.objects as f64 / r.sync_s, r.idle_rss, r.idle_cpu, r.churn_rss, r.churn_cpu, r.p50, r.p95, r.p99, r.seen, r.bytes_per_push, r.pushes_per_s
+            );
+        }
+    }
+    println!("\npage weight (HTML + CSS + JS + WASM, gzip as served): {:.1} KiB", weight as f64 / 1024.0);
+    for (size, g, hours) in growth {
+        println!("SQLite growth, {size}: {:.2} MiB per simulated day ({:.1} MiB per 30 days; measured over {hours} simulated hours)", g / 1048576.0, g * 30.0 / 1048576.0);
+    }
+    history::report().await?;
+    Ok(())
+}
