@@ -32,7 +32,13 @@ pub fn start(boot: &Boot, live: Live) {
         rotate.forget();
     }
 
-    let Ok(es) = web_sys::EventSource::new(&url) else {
+    start_stream(&url, live);
+}
+
+/// Opens the stream: full views as `message` events, deltas as `delta` events.
+fn start_stream(url: &str, live: Live) {
+    let url2 = url.to_string();
+    let Ok(es) = web_sys::EventSource::new(url) else {
         return;
     };
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
@@ -49,6 +55,22 @@ pub fn start(boot: &Boot, live: Live) {
     });
     es.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
+    let es2 = es.clone();
+    let on_delta = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        let Some(text) = e.data().as_string() else { return };
+        let Ok(d) = serde_json::from_str::<crate::model::ViewDelta>(&text) else { return };
+        live.conn.set(super::views::Conn::Live);
+        let mut applied = false;
+        live.view.update(|v| applied = d.apply(v));
+        if !applied {
+            // Out of step (should not happen: the server sends deltas only on top of what it
+            // sent this connection). Reconnect to get a full view.
+            es2.close();
+            start_stream(&url2, live);
+        }
+    });
+    let _ = es.add_event_listener_with_callback("delta", on_delta.as_ref().unchecked_ref());
+    on_delta.forget();
     let on_error = Closure::<dyn FnMut()>::new(move || {
         if !matches!(live.conn.get_untracked(), super::views::Conn::Lost(_)) {
             live.conn.set(super::views::Conn::Lost(now_secs()));

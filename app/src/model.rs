@@ -397,3 +397,123 @@ pub struct FitResult {
     /// Input error; when set, nothing else is meaningful.
     pub error: Option<FitError>,
 }
+
+/// What changed between two revisions: what the live stream sends after the first full view,
+/// so that a change on one node costs one node's worth of bytes, not the whole cluster's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ViewDelta {
+    /// The revision this applies to.
+    pub base: u64,
+    /// The revision it produces.
+    pub revision: u64,
+    /// As in [`ClusterView`].
+    pub generated_at: String,
+    /// Replaced whole.
+    pub source: Source,
+    /// Replaced whole.
+    pub totals: Totals,
+    /// Replaced whole (short lists).
+    pub pending: Vec<PendingPod>,
+    /// Replaced whole.
+    pub diagnoses: Vec<Diagnosis>,
+    /// Nodes added or changed.
+    pub nodes_changed: Vec<NodeView>,
+    /// Nodes removed, by name.
+    pub nodes_removed: Vec<String>,
+}
+
+impl ViewDelta {
+    /// The delta from `old` to `new` (both with nodes sorted by name).
+    pub fn between(old: &ClusterView, new: &ClusterView) -> Self {
+        let mut changed = Vec::new();
+        let mut removed = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < old.nodes.len() || j < new.nodes.len() {
+            match (old.nodes.get(i), new.nodes.get(j)) {
+                (Some(a), Some(b)) if a.name == b.name => {
+                    if a != b {
+                        changed.push(b.clone());
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), Some(b)) if a.name < b.name => {
+                    removed.push(a.name.clone());
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    changed.push(b.clone());
+                    j += 1;
+                }
+                (Some(a), None) => {
+                    removed.push(a.name.clone());
+                    i += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        Self {
+            base: old.revision,
+            revision: new.revision,
+            generated_at: new.generated_at.clone(),
+            source: new.source.clone(),
+            totals: new.totals.clone(),
+            pending: new.pending.clone(),
+            diagnoses: new.diagnoses.clone(),
+            nodes_changed: changed,
+            nodes_removed: removed,
+        }
+    }
+
+    /// Applies to `view`; false (and `view` untouched) when `view` is not at `base`.
+    pub fn apply(self, view: &mut ClusterView) -> bool {
+        if view.revision != self.base {
+            return false;
+        }
+        view.nodes.retain(|n| !self.nodes_removed.contains(&n.name));
+        for n in self.nodes_changed {
+            match view.nodes.binary_search_by(|x| x.name.cmp(&n.name)) {
+                Ok(i) => view.nodes[i] = n,
+                Err(i) => view.nodes.insert(i, n),
+            }
+        }
+        view.revision = self.revision;
+        view.generated_at = self.generated_at;
+        view.source = self.source;
+        view.totals = self.totals;
+        view.pending = self.pending;
+        view.diagnoses = self.diagnoses;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, ready: bool) -> NodeView {
+        NodeView { name: name.into(), ready, ..NodeView::default() }
+    }
+
+    #[test]
+    fn a_delta_turns_the_old_view_into_the_new_one() {
+        let old = ClusterView {
+            revision: 4,
+            nodes: vec![node("a", true), node("b", true), node("d", true)],
+            ..ClusterView::default()
+        };
+        let new = ClusterView {
+            revision: 5,
+            nodes: vec![node("a", true), node("b", false), node("c", true)],
+            totals: Totals { nodes: 3, ..Totals::default() },
+            ..ClusterView::default()
+        };
+        let d = ViewDelta::between(&old, &new);
+        assert_eq!(d.nodes_changed.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), vec!["b", "c"]);
+        assert_eq!(d.nodes_removed, vec!["d"]);
+        let mut v = old.clone();
+        assert!(d.clone().apply(&mut v));
+        assert_eq!(v, new);
+        assert!(!d.apply(&mut v), "a delta applies only to its base revision");
+    }
+}

@@ -13,9 +13,24 @@ pub struct Generated {
 
 fn node(name: &str, kind: usize) -> (Value, Vec<(&'static str, u64)>) {
     let (arch, labels, gpus, mem): (&str, Value, Vec<(&'static str, u64)>, &str) = match kind {
-        0 => ("arm64", json!({"nvidia.com/gpu.count": "1", "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing", "nvidia.com/gpu.product": "NVIDIA-Jetson-AGX-Orin-64GB-SHARED"}), vec![("nvidia.com/gpu", 4)], "64335836Ki"),
-        1 => ("amd64", json!({"nvidia.com/gpu.count": "2", "nvidia.com/mig.strategy": "mixed", "nvidia.com/gpu.product": "NVIDIA-A100-PCIE-40GB"}), vec![("nvidia.com/gpu", 1), ("nvidia.com/mig-1g.5gb", 7)], "263846012Ki"),
-        2 => ("amd64", json!({"nvidia.com/gpu.count": "2", "nvidia.com/gpu.product": "NVIDIA-L4"}), vec![("nvidia.com/gpu", 2)], "131923006Ki"),
+        0 => (
+            "arm64",
+            json!({"nvidia.com/gpu.count": "1", "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing", "nvidia.com/gpu.product": "NVIDIA-Jetson-AGX-Orin-64GB-SHARED"}),
+            vec![("nvidia.com/gpu", 4)],
+            "64335836Ki",
+        ),
+        1 => (
+            "amd64",
+            json!({"nvidia.com/gpu.count": "2", "nvidia.com/mig.strategy": "mixed", "nvidia.com/gpu.product": "NVIDIA-A100-PCIE-40GB"}),
+            vec![("nvidia.com/gpu", 1), ("nvidia.com/mig-1g.5gb", 7)],
+            "263846012Ki",
+        ),
+        2 => (
+            "amd64",
+            json!({"nvidia.com/gpu.count": "2", "nvidia.com/gpu.product": "NVIDIA-L4"}),
+            vec![("nvidia.com/gpu", 2)],
+            "131923006Ki",
+        ),
         _ => ("amd64", json!({}), vec![], "32853524Ki"),
     };
     let mut l = labels.as_object().cloned().unwrap_or_default();
@@ -75,13 +90,20 @@ pub fn generate(nodes: usize, pods_per_node: usize) -> Generated {
         let (n, gpus) = node(&name, i % 5 % 4);
         objects.push(n);
         let mut alloc = 0;
-        let mut slots: Vec<(&str, u64)> = gpus.iter().flat_map(|(r, c)| std::iter::repeat_n(*r, *c as usize)).map(|r| (r, 1)).collect();
+        let mut slots: Vec<(&str, u64)> =
+            gpus.iter().flat_map(|(r, c)| std::iter::repeat_n(*r, *c as usize)).map(|r| (r, 1)).collect();
         for j in 0..pods_per_node {
             let gpu = slots.pop();
             if gpu.is_some() {
                 alloc += 1;
             }
-            objects.push(pod(&format!("ns-{}", j % 7), &format!("p-{i:04}-{j:02}"), Some(&name), gpu, 1 + (j as u64 % 3)));
+            objects.push(pod(
+                &format!("ns-{}", j % 7),
+                &format!("p-{i:04}-{j:02}"),
+                Some(&name),
+                gpu,
+                1 + (j as u64 % 3),
+            ));
         }
         allocated.push((name, alloc));
         if i % 50 == 0 {

@@ -48,12 +48,29 @@ pub async fn chart_30d() -> anyhow::Result<Duration> {
     .bind(now)
     .execute(&pool)
     .await?;
-    sqlx::query("INSERT INTO samples (series, ts, value) VALUES (2, ?1, 4), (3, ?1, 4)").bind(start).execute(&pool).await?;
+    sqlx::query("INSERT INTO samples (series, ts, value) VALUES (2, ?1, 4), (3, ?1, 4)")
+        .bind(start)
+        .execute(&pool)
+        .await?;
     retention::prune(&pool, &Config::default(), now).await?;
     let t = Instant::now();
-    let svg = charts::series_chart(&pool, "n · nvidia.com/gpu", charts::Unit::Count, "n", &[("gpu_allocated", "nvidia.com/gpu", "allocated"), ("gpu_allocatable", "nvidia.com/gpu", "allocatable"), ("gpu_capacity", "nvidia.com/gpu", "capacity")], start, now, 1200, true)
-        .await
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let svg = charts::series_chart(
+        &pool,
+        "n · nvidia.com/gpu",
+        charts::Unit::Count,
+        "n",
+        &[
+            ("gpu_allocated", "nvidia.com/gpu", "allocated"),
+            ("gpu_allocatable", "nvidia.com/gpu", "allocatable"),
+            ("gpu_capacity", "nvidia.com/gpu", "capacity"),
+        ],
+        start,
+        now,
+        1200,
+        true,
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!(e))?;
     let d = t.elapsed();
     anyhow::ensure!(svg.contains("allocated"), "chart is empty");
     Ok(d)

@@ -31,7 +31,9 @@ fn root() -> PathBuf {
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }
 
@@ -39,7 +41,8 @@ fn cpu_ticks(pid: u32) -> u64 {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let after = s.rsplit_once(") ").map(|x| x.1).unwrap_or("");
     let f: Vec<&str> = after.split_whitespace().collect();
-    f.get(11).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0)
+    f.get(11).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0)
 }
 
 /// CPU use in percent of one core over `d`, and the RSS at the end, in MiB.
@@ -86,7 +89,13 @@ async fn page_weight(url: &str) -> anyhow::Result<u64> {
     Ok(total)
 }
 
-async fn run(size: &str, nodes: usize, clients: usize, churn: u32, secs: u64) -> anyhow::Result<(Row, u64, app::model::ClusterView)> {
+async fn run(
+    size: &str,
+    nodes: usize,
+    clients: usize,
+    churn: u32,
+    secs: u64,
+) -> anyhow::Result<(Row, u64, app::model::ClusterView)> {
     let (scenario, expected) = if size == "demo" {
         let mut s = gpudash_sim::demo_scenario();
         s.timelines.clear();
@@ -233,10 +242,16 @@ async fn run(size: &str, nodes: usize, clients: usize, churn: u32, secs: u64) ->
         .as_array()
         .into_iter()
         .flatten()
-        .map(|n| (n["name"].as_str().unwrap_or("").to_string(), n["gpu_resources"].as_array().into_iter().flatten().filter_map(|g| g["allocated"].as_u64()).sum()))
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap_or("").to_string(),
+                n["gpu_resources"].as_array().into_iter().flatten().filter_map(|g| g["allocated"].as_u64()).sum(),
+            )
+        })
         .collect();
     if !expected.is_empty() {
-        let mismatched = expected.iter().filter(|(n, a)| ours.iter().find(|(m, _)| m == n).map(|x| x.1) != Some(*a)).count();
+        let mismatched =
+            expected.iter().filter(|(n, a)| ours.iter().find(|(m, _)| m == n).map(|x| x.1) != Some(*a)).count();
         if mismatched > 0 {
             eprintln!("WARNING: gpudash disagrees with the generator on {mismatched} nodes' allocated GPUs");
         }
@@ -249,15 +264,30 @@ async fn run(size: &str, nodes: usize, clients: usize, churn: u32, secs: u64) ->
 
 /// kubectl-view-allocations, when installed (./bench.sh --peer installs it), on the same cluster.
 fn peer(kc: &Path, ours: &[(String, u64)], size: &str, our_sync: f64) {
-    let Some(bin) = ["target/peer/bin/kubectl-view-allocations"].iter().map(|p| root().join(p)).find(|p| p.exists()) else { return };
+    let Some(bin) = ["target/peer/bin/kubectl-view-allocations"].iter().map(|p| root().join(p)).find(|p| p.exists())
+    else {
+        return;
+    };
     let t = Instant::now();
-    let Ok(mut child) = Command::new(&bin).args(["-r", "gpu", "-o", "csv"]).env("KUBECONFIG", kc).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() else { return };
+    let Ok(mut child) = Command::new(&bin)
+        .args(["-r", "gpu", "-o", "csv"])
+        .env("KUBECONFIG", kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        return;
+    };
     let pid = child.id();
     let mut peak = 0;
     while child.try_wait().ok().flatten().is_none() {
         let hwm = std::fs::read_to_string(format!("/proc/{pid}/status"))
             .ok()
-            .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmHWM:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            })
             .unwrap_or(0);
         peak = peak.max(hwm);
         std::thread::sleep(Duration::from_millis(5));
@@ -274,14 +304,17 @@ fn peer(kc: &Path, ours: &[(String, u64)], size: &str, our_sync: f64) {
             }
         }
     }
-    let agree = ours.iter().filter(|(n, a)| *a > 0).all(|(n, a)| theirs.get(n).is_some_and(|t| (*t - *a as f64).abs() < 0.5));
+    let agree =
+        ours.iter().filter(|(_, a)| *a > 0).all(|(n, a)| theirs.get(n).is_some_and(|t| (*t - *a as f64).abs() < 0.5));
     println!("| {size} | kubectl-view-allocations | {wall:.2} s | {:.1} MiB peak | gpudash first view {our_sync:.2} s | agree on allocated GPUs per node: {agree} |", peak as f64 / 1024.0);
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let get = |k: &str, d: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| d.to_string());
+    let get = |k: &str, d: &str| {
+        args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| d.to_string())
+    };
     let sizes = get("--sizes", "demo,100,1000");
     let clients = get("--clients", "1,200");
     let churn: u32 = get("--churn", "200").parse().unwrap_or(200);

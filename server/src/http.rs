@@ -184,10 +184,19 @@ async fn stream(State(st): State<AppState>) -> Sse<impl Stream<Item = Result<Eve
     let mut shutdown = st.shutdown.clone();
     st.stream_clients.fetch_add(1, Ordering::Relaxed);
     let guard = ClientGuard(st.stream_clients.clone());
+    // The first event is the full view; then a delta when this client has the delta's base
+    // revision (it may have skipped revisions under load: then the full view again).
+    let mut sent = 0u64;
     let events = WatchStream::new(st.snapshots.clone())
         .map(move |snap| {
             let _alive = &guard;
-            Ok(Event::default().id(snap.view.revision.to_string()).data(&*snap.json))
+            let id = snap.view.revision.to_string();
+            let ev = match &snap.delta {
+                Some((base, d)) if sent != 0 && *base == sent => Event::default().event("delta").id(id).data(&**d),
+                _ => Event::default().id(id).data(&*snap.json),
+            };
+            sent = snap.view.revision;
+            Ok(ev)
         })
         .take_until(async move {
             let _ = shutdown.wait_for(|s| *s).await;

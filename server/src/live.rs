@@ -17,13 +17,15 @@ pub struct Snapshot {
     pub view: ClusterView,
     /// `view` as JSON, shared by every stream client and API request.
     pub json: Arc<str>,
+    /// The change from the previous revision, as JSON: (previous revision, delta).
+    pub delta: Option<(u64, Arc<str>)>,
 }
 
 impl Snapshot {
     /// Wraps a view, serialising it once.
     pub fn new(view: ClusterView) -> Self {
         let json: Arc<str> = serde_json::to_string(&view).unwrap_or_else(|_| "{}".into()).into();
-        Self { view, json }
+        Self { view, json, delta: None }
     }
 }
 
@@ -49,7 +51,11 @@ pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>
         if changed {
             revision += 1;
             view.revision = revision;
-            tx.send_replace(Arc::new(Snapshot::new(view)));
+            let prev = tx.borrow().clone();
+            let delta = app::model::ViewDelta::between(&prev.view, &view);
+            let mut snap = Snapshot::new(view);
+            snap.delta = serde_json::to_string(&delta).ok().map(|d| (prev.view.revision, d.into()));
+            tx.send_replace(Arc::new(snap));
         }
     }
 }

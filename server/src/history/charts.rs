@@ -177,6 +177,37 @@ pub fn line_chart(
     Ok(svg)
 }
 
+/// Reduces a segment to at most four points per pixel column (first, min, max, last), so that a
+/// 30-day chart draws thousands of points, not hundreds of thousands, and looks the same.
+pub fn decimate(seg: &[(i64, f64)], from: i64, to: i64, columns: i64) -> Vec<(i64, f64)> {
+    if seg.len() <= (columns * 4) as usize {
+        return seg.to_vec();
+    }
+    let width = ((to - from) / columns.max(1)).max(1);
+    let mut out = Vec::with_capacity((columns * 4) as usize);
+    let mut i = 0;
+    while i < seg.len() {
+        let col = (seg[i].0 - from).div_euclid(width);
+        let mut j = i;
+        let (mut lo, mut hi) = (i, i);
+        while j < seg.len() && (seg[j].0 - from).div_euclid(width) == col {
+            if seg[j].1 < seg[lo].1 {
+                lo = j;
+            }
+            if seg[j].1 > seg[hi].1 {
+                hi = j;
+            }
+            j += 1;
+        }
+        let mut idx = vec![i, lo, hi, j - 1];
+        idx.sort_unstable();
+        idx.dedup();
+        out.extend(idx.into_iter().map(|k| seg[k]));
+        i = j;
+    }
+    out
+}
+
 /// Loads a set of series and draws them.
 #[allow(clippy::too_many_arguments)]
 pub async fn series_chart(
@@ -197,7 +228,7 @@ pub async fn series_chart(
         let pts: Vec<_> = pts.into_iter().filter(|p| p.ts <= to).collect();
         let segs = segments(&pts, &gaps, max_step, to)
             .into_iter()
-            .map(|s| s.into_iter().map(|(t, v)| (t.max(from), v)).collect())
+            .map(|s| decimate(&s.into_iter().map(|(t, v)| (t.max(from), v)).collect::<Vec<_>>(), from, to, 900))
             .collect();
         lines.push(Line { label: (*label).to_string(), color: i, segments: segs });
     }
@@ -288,5 +319,16 @@ mod tests {
         assert_eq!(svg.matches(r#"stroke-width="3" points"#).count(), 2, "two legend marks:\n{svg}");
         assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;"), "text must be escaped");
         assert!(svg.contains("00:0"), "time axis labels");
+    }
+
+    #[test]
+    fn decimation_keeps_extremes_and_bounds_the_point_count() {
+        let seg: Vec<(i64, f64)> = (0..100_000).map(|t| (t, if t == 50_123 { 99.0 } else { (t % 7) as f64 })).collect();
+        let d = decimate(&seg, 0, 100_000, 900);
+        assert!(d.len() <= 3600, "{}", d.len());
+        assert!(d.contains(&(50_123, 99.0)), "the spike survives");
+        assert_eq!(d.first(), seg.first());
+        assert_eq!(d.last(), seg.last());
+        assert!(d.windows(2).all(|w| w[0].0 <= w[1].0));
     }
 }

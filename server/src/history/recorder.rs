@@ -142,18 +142,23 @@ impl Recorder {
                 sqlx::query("UPDATE gaps SET end = ? WHERE id = ?").bind(now).bind(id).execute(&mut *tx).await?;
             }
             let hb = self.cfg.heartbeat.as_secs() as i64;
+            let deadband: HashMap<String, f64> =
+                view.nodes.iter().map(|n| (n.name.clone(), n.memory.allocatable_bytes as f64 / 256.0)).collect();
             for (key, v) in values(view) {
                 let known = self.series.contains_key(&key);
                 let id = self.series_id(&mut tx, &key).await?;
                 if !known {
                     new_series.push((key.clone(), id));
                 }
+                // Memory use moves all the time: record it when it moved by more than the
+                // deadband (1/256 of the board), so a board that idles costs heartbeats only.
+                let band = if key.1 == "mem_used" { deadband.get(&key.0).copied().unwrap_or(0.0) } else { 0.0 };
                 let due = match self.last.get(&id) {
-                    Some((lv, lt)) => (*lv - v).abs() > f64::EPSILON || now - lt >= hb,
+                    Some((lv, lt)) => (*lv - v).abs() > band.max(f64::EPSILON) || now - lt >= hb,
                     None => true,
                 };
                 if due {
-                    sqlx::query("INSERT INTO samples (series, ts, value) VALUES (?, ?, ?)")
+                    sqlx::query("INSERT OR REPLACE INTO samples (series, ts, value) VALUES (?, ?, ?)")
                         .bind(id)
                         .bind(now)
                         .bind(v)
