@@ -327,7 +327,9 @@ async fn main() -> anyhow::Result<()> {
         let nodes = if size == "demo" { 0 } else { size.parse().unwrap_or(10) };
         for c in clients.split(',').filter_map(|c| c.parse::<usize>().ok()) {
             let (r, w, view) = run(size, nodes, c, churn, secs).await?;
-            weight = w;
+            if size == "demo" || weight == 0 {
+                weight = w;
+            }
             if c == 1 {
                 let hours = if view.nodes.len() > 200 { 1 } else { 6 };
                 growth.push((size.to_string(), history::growth_per_day(&view, hours).await?, hours));
@@ -338,7 +340,10 @@ async fn main() -> anyhow::Result<()> {
             );
         }
     }
-    println!("\npage weight (HTML + CSS + JS + WASM, gzip as served): {:.1} KiB", weight as f64 / 1024.0);
+    println!(
+        "\npage weight of the overview (HTML + CSS + JS + WASM, as served with gzip; first size run): {:.1} KiB",
+        weight as f64 / 1024.0
+    );
     for (size, g, hours) in growth {
         println!("SQLite growth, {size}: {:.2} MiB per simulated day ({:.1} MiB per 30 days; measured over {hours} simulated hours)", g / 1048576.0, g * 30.0 / 1048576.0);
     }

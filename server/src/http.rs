@@ -48,6 +48,9 @@ pub struct AppState {
     pub history: crate::history_http::History,
     /// The watched state, for the what-if check.
     pub fit: Option<FitSource>,
+    /// The CSP every response carries (frame-ancestors from the allow-list, …); pages add
+    /// their script nonce to it.
+    pub csp_base: Arc<str>,
 }
 
 /// What the what-if check reads.
@@ -158,7 +161,7 @@ fn json(body: Arc<str>) -> Response {
 
 async fn cluster(State(st): State<AppState>) -> Response {
     let snap = st.snapshots.borrow().clone();
-    json(snap.json.clone())
+    json(snap.json())
 }
 
 async fn metrics(State(st): State<AppState>) -> Response {
@@ -193,7 +196,7 @@ async fn stream(State(st): State<AppState>) -> Sse<impl Stream<Item = Result<Eve
             let id = snap.view.revision.to_string();
             let ev = match &snap.delta {
                 Some((base, d)) if sent != 0 && *base == sent => Event::default().event("delta").id(id).data(&**d),
-                _ => Event::default().id(id).data(&*snap.json),
+                _ => Event::default().id(id).data(&*snap.json()),
             };
             sent = snap.view.revision;
             Ok(ev)
@@ -218,12 +221,31 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     boot.fit = fit;
     let status = if boot.page == Page::NotFound { StatusCode::NOT_FOUND } else { StatusCode::OK };
     let opts = st.leptos.clone();
-    let render =
-        leptos_axum::render_app_to_stream_with_context(|| {}, move || app::views::shell(opts.clone(), boot.clone()));
+    // A fresh nonce per page: the only inline script (Leptos' hydration loader) carries it, and
+    // the page's CSP allows no other inline script.
+    let nonce = leptos::nonce::Nonce::new();
+    let csp = format!(
+        "{}; default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+        st.csp_base
+    );
+    let n2 = nonce.clone();
+    let render = leptos_axum::render_app_to_stream_with_context(
+        move || leptos::prelude::provide_context(n2.clone()),
+        move || app::views::shell(opts.clone(), boot.clone()),
+    );
     let mut resp = render(req).await;
+    if let Ok(v) = HeaderValue::from_str(&csp) {
+        resp.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
+    }
     *resp.status_mut() = status;
     resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp
+}
+
+/// The CSP directives every response carries.
+pub fn csp_base(frame_ancestors: &[String]) -> String {
+    let ancestors = if frame_ancestors.is_empty() { "'none'".to_string() } else { frame_ancestors.join(" ") };
+    format!("frame-ancestors {ancestors}; object-src 'none'; base-uri 'none'; form-action 'self'")
 }
 
 /// Largest request body accepted (the fit check's YAML is the biggest legitimate one).
@@ -233,6 +255,7 @@ pub const BODY_LIMIT: usize = 256 * 1024;
 pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
     let pkg = std::path::Path::new(st.leptos.site_root.as_ref()).join(st.leptos.site_pkg_dir.as_ref());
     let access = st.access.clone();
+    let st_csp = st.csp_base.clone();
     // Everything but the live stream gets a time limit; the stream is long-lived by design.
     let bounded: Router<AppState> = Router::new()
         .route("/", get(page))
@@ -265,11 +288,10 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
     } else {
         Router::new().nest(&base, inner).route(&format!("{base}/"), get(page)).with_state(st)
     };
-    let ancestors = if frame_ancestors.is_empty() { "'none'".to_string() } else { frame_ancestors.join(" ") };
-    let csp = format!("frame-ancestors {ancestors}; object-src 'none'; base-uri 'none'; form-action 'self'");
+    let csp = st_csp.to_string();
     app.layer(axum::middleware::from_fn_with_state(access, crate::auth::guard))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
-        .layer(SetResponseHeaderLayer::overriding(
+        .layer(SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_str(&csp).unwrap_or_else(|_| HeaderValue::from_static("frame-ancestors 'none'")),
         ))

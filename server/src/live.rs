@@ -15,8 +15,9 @@ use crate::watch::Stores;
 pub struct Snapshot {
     /// The view.
     pub view: ClusterView,
-    /// `view` as JSON, shared by every stream client and API request.
-    pub json: Arc<str>,
+    /// `view` as JSON, made on first use and shared by every stream client and API request
+    /// (when every client is up to date, only deltas are ever serialised).
+    json: std::sync::OnceLock<Arc<str>>,
     /// The change from the previous revision, as JSON: (previous revision, delta).
     pub delta: Option<(u64, Arc<str>)>,
 }
@@ -24,8 +25,12 @@ pub struct Snapshot {
 impl Snapshot {
     /// Wraps a view, serialising it once.
     pub fn new(view: ClusterView) -> Self {
-        let json: Arc<str> = serde_json::to_string(&view).unwrap_or_else(|_| "{}".into()).into();
-        Self { view, json, delta: None }
+        Self { view, json: std::sync::OnceLock::new(), delta: None }
+    }
+
+    /// The full view as JSON.
+    pub fn json(&self) -> Arc<str> {
+        self.json.get_or_init(|| serde_json::to_string(&self.view).unwrap_or_else(|_| "{}".into()).into()).clone()
     }
 }
 

@@ -180,6 +180,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         access: Arc::new(access),
         history,
         fit: Some(crate::http::FitSource { stores: stores.clone(), opts: fit_opts }),
+        csp_base: crate::http::csp_base(&ancestors).into(),
     };
     let app = http::router(st, &ancestors);
     let addr = listener.local_addr().context("listener address")?;

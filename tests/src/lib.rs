@@ -241,3 +241,21 @@ where
         Err(p) => std::panic::resume_unwind(p),
     }
 }
+
+/// Sends a POST that declares a `len`-byte body but sends only its first bytes, and returns the
+/// status line: for checking that oversized bodies are refused from their declared length
+/// (a client still sending a large body would see the connection close instead).
+pub fn post_declared(url: &str, path: &str, len: usize) -> String {
+    use std::io::{Read, Write};
+    let addr = url.trim_start_matches("http://").split('/').next().unwrap_or("");
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else { return String::new() };
+    let head =
+        format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n\r\n{{");
+    if s.write_all(head.as_bytes()).is_err() {
+        return String::new();
+    }
+    let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n]).lines().next().unwrap_or("").to_string()
+}

@@ -212,12 +212,12 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
 
 /// Derives the ClusterView.
 pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, now: jiff::Timestamp) -> ClusterView {
-    // Pods by node, holding their resources.
-    let mut by_node: HashMap<&str, Vec<&Pod>> = HashMap::new();
+    // Pods by node, holding their resources, with their effective requests computed once.
+    let mut by_node: HashMap<&str, Vec<(&Pod, pods::Amounts)>> = HashMap::new();
     for p in &inputs.pods {
         if pods::holds_resources(p) {
             if let Some(n) = pods::node_of(p) {
-                by_node.entry(n).or_default().push(p);
+                by_node.entry(n).or_default().push((p, pods::effective_requests(p)));
             }
         }
     }
@@ -254,12 +254,12 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
         .iter()
         .map(|n| {
             let name = n.metadata.name.clone().unwrap_or_default();
-            let held: &[&Pod] = by_node.get(name.as_str()).map_or(&[], Vec::as_slice);
+            let held: &[(&Pod, pods::Amounts)] = by_node.get(name.as_str()).map_or(&[], Vec::as_slice);
             let mut resources = node::accelerator_resources(n);
-            for p in held {
-                for (k, v) in pods::effective_requests(p) {
-                    if node::is_accelerator(&k) && v > 0 && !resources.contains(&k) {
-                        resources.push(k);
+            for (_, req) in held {
+                for (k, v) in req {
+                    if *v > 0 && node::is_accelerator(k) && !resources.contains(k) {
+                        resources.push(k.clone());
                     }
                 }
             }
@@ -269,8 +269,8 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
                 .map(|r| {
                     let mut holders: Vec<Holder> = held
                         .iter()
-                        .filter_map(|p| {
-                            let c = pods::units(*pods::effective_requests(p).get(r)?);
+                        .filter_map(|(p, req)| {
+                            let c = pods::units(*req.get(r)?);
                             (c > 0).then(|| {
                                 let (namespace, name) = pods::key(p);
                                 Holder {
@@ -299,8 +299,8 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
             };
             let mut pod_mem = Vec::new();
             let mut namespaces: Vec<String> = Vec::new();
-            for p in held {
-                let req = pods::effective_requests(p).get("memory").map_or(0, |m| pods::units(*m));
+            for (p, req) in held {
+                let req = req.get("memory").map_or(0, |m| pods::units(*m));
                 let (lim, unbounded) = pods::memory_limit(p);
                 memory.requested_bytes = memory.requested_bytes.saturating_add(req);
                 memory.limits_bytes = memory.limits_bytes.saturating_add(lim);
