@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
     /// Watch a cluster (or the built-in simulator with --demo) and serve the dashboard.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run only the simulated K3s API and write a kubeconfig for it.
     Sim(SimArgs),
 }

@@ -38,7 +38,7 @@ fn err(code: StatusCode, msg: impl Into<String>) -> Response {
     (code, Json(serde_json::json!({"error": msg.into()}))).into_response()
 }
 
-fn window(q: &HashMap<String, String>) -> Result<(i64, i64), Response> {
+fn window(q: &HashMap<String, String>) -> Result<(i64, i64), Box<Response>> {
     let name = q.get("range").map_or("24h", String::as_str);
     let span =
         range_seconds(name).ok_or_else(|| err(StatusCode::BAD_REQUEST, "range must be one of 1h, 24h, 7d, 30d"))?;
@@ -46,9 +46,9 @@ fn window(q: &HashMap<String, String>) -> Result<(i64, i64), Response> {
     Ok((to - span, to))
 }
 
-fn pool(h: &History) -> Result<&SqlitePool, Response> {
+fn pool(h: &History) -> Result<&SqlitePool, Box<Response>> {
     h.pool.as_ref().ok_or_else(|| {
-        err(StatusCode::SERVICE_UNAVAILABLE, h.problem().unwrap_or_else(|| "history is not available".into()))
+        Box::new(err(StatusCode::SERVICE_UNAVAILABLE, h.problem().unwrap_or_else(|| "history is not available".into())))
     })
 }
 
@@ -67,11 +67,11 @@ struct SeriesOut {
 pub async fn series(State(h): State<History>, Query(q): Q) -> Response {
     let (from, to) = match window(&q) {
         Ok(w) => w,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let pool = match pool(&h) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let (node, metric, resource) = (get("node"), get("metric"), get("resource"));
@@ -90,11 +90,11 @@ pub async fn series(State(h): State<History>, Query(q): Q) -> Response {
 pub async fn pods(State(h): State<History>, Query(q): Q) -> Response {
     let (from, to) = match window(&q) {
         Ok(w) => w,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let pool = match pool(&h) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let pod = match (q.get("namespace"), q.get("name")) {
         (Some(ns), Some(n)) if !n.is_empty() => Some((ns.as_str(), n.as_str())),
@@ -110,11 +110,11 @@ pub async fn pods(State(h): State<History>, Query(q): Q) -> Response {
 pub async fn diagnoses(State(h): State<History>, Query(q): Q) -> Response {
     let (from, to) = match window(&q) {
         Ok(w) => w,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let pool = match pool(&h) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     match query::diagnoses(pool, from, to).await {
         Ok(v) => Json(serde_json::json!({"from": from, "to": to, "events": v})).into_response(),
@@ -143,11 +143,11 @@ pub async fn chart(
 ) -> Response {
     let (from, to) = match window(&q) {
         Ok(w) => w,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let pool = match pool(&h) {
         Ok(p) => p.clone(),
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let dark = q.get("theme").is_some_and(|t| t == "dark");
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();

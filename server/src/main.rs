@@ -8,7 +8,7 @@ use gpudash::cli::{Cli, Cmd};
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
-        Cmd::Serve(a) => gpudash::startup::serve(a).await,
+        Cmd::Serve(a) => gpudash::startup::serve(*a).await,
         Cmd::Sim(a) => gpudash::startup::sim(a).await,
     };
     match result {

@@ -168,7 +168,9 @@ impl Recorder {
                 }
             }
             // Pod intervals.
-            let mut current: HashMap<PodKey, (Option<String>, Option<(String, u64)>, String)> = HashMap::new();
+            // (node, GPU resource and count, reasons) per pod and state.
+            type Seen = (Option<String>, Option<(String, u64)>, String);
+            let mut current: HashMap<PodKey, Seen> = HashMap::new();
             for p in &view.pending {
                 let reasons = p.reasons.iter().map(|r| r.reason.as_str()).collect::<Vec<_>>().join("; ");
                 let gpu = p.gpu_request.as_ref().map(|g| (g.resource.clone(), g.count));
