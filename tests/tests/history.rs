@@ -178,3 +178,54 @@ async fn the_history_api_and_charts_serve_recorded_data() {
         assert!(body.starts_with("<svg") && body.contains("<text"), "{chart}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locked_database_pauses_history_but_not_the_live_view() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("history.db");
+    let (p, url) = start(&db, &["--history-resolution", "0.1"]);
+    wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Another process holds an exclusive lock longer than gpudash's 5 s busy timeout.
+    let db2 = db.clone();
+    let locker = tokio::task::spawn_blocking(move || {
+        sqlite(&db2, "c.isolation_level = None\nc.execute('BEGIN EXCLUSIVE')\nimport time\ntime.sleep(9)\nc.execute('COMMIT')\nprint('released')")
+    });
+    let t = std::time::Instant::now();
+    let mut saw_problem = false;
+    while t.elapsed() < Duration::from_secs(8) {
+        let st: serde_json::Value = reqwest::get(format!("{url}/api/v1/history/status"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json()
+            .await
+            .unwrap_or_default();
+        if st["problem"].as_str().is_some_and(|p| p.contains("history writes failing")) {
+            saw_problem = true;
+        }
+        let live = reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(live.status().as_u16(), 200, "the live view must not wait on the database");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(saw_problem, "the write failure is reported");
+    assert_eq!(locker.await.unwrap_or_default(), "released");
+    // Once the lock is gone, recording resumes and the problem clears.
+    let t = std::time::Instant::now();
+    loop {
+        let st: serde_json::Value = reqwest::get(format!("{url}/api/v1/history/status"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json()
+            .await
+            .unwrap_or_default();
+        if st["problem"].is_null() {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(15), "history did not recover: {st}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(p);
+    assert_eq!(sqlite(&db, "print(c.execute('PRAGMA integrity_check').fetchone()[0])"), "ok");
+}
