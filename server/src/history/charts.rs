@@ -224,7 +224,16 @@ pub async fn series_chart(
     let gaps = query::gaps(pool, from, to).await.map_err(|e| e.to_string())?;
     let mut lines = Vec::new();
     for (i, (metric, resource, label)) in metrics.iter().enumerate() {
-        let pts = query::points(pool, node, metric, resource, from, to).await.map_err(|e| e.to_string())?;
+        // Beyond two days, let SQLite bucket the samples to about one per pixel column.
+        let long = to - from > 2 * 86_400;
+        let width = (to - from) / 900;
+        let pts = if long {
+            query::points_bucketed(pool, node, metric, resource, from, to, width).await
+        } else {
+            query::points(pool, node, metric, resource, from, to).await
+        }
+        .map_err(|e| e.to_string())?;
+        let max_step = if long { max_step.max(2 * width) } else { max_step };
         let pts: Vec<_> = pts.into_iter().filter(|p| p.ts <= to).collect();
         let segs = segments(&pts, &gaps, max_step, to)
             .into_iter()

@@ -64,6 +64,64 @@ pub async fn points(
     Ok(out)
 }
 
+/// As [`points`], but full-resolution samples are bucketed by SQLite into `width`-second buckets
+/// (each bucket gives its minimum and then its maximum), so that long ranges read a few thousand
+/// rows instead of every sample.
+pub async fn points_bucketed(
+    pool: &SqlitePool,
+    node: &str,
+    metric: &str,
+    resource: &str,
+    from: i64,
+    to: i64,
+    width: i64,
+) -> Result<Vec<Point>, sqlx::Error> {
+    let id: Option<(i64,)> = sqlx::query_as("SELECT id FROM series WHERE node = ? AND metric = ? AND resource = ?")
+        .bind(node)
+        .bind(metric)
+        .bind(resource)
+        .fetch_optional(pool)
+        .await?;
+    let Some((id,)) = id else { return Ok(Vec::new()) };
+    let width = width.max(1);
+    let rollups: Vec<(i64, f64, f64, f64)> = sqlx::query_as(
+        "SELECT bucket, min, avg, max FROM rollups WHERE series = ? AND bucket BETWEEN ? AND ? ORDER BY bucket",
+    )
+    .bind(id)
+    .bind(from)
+    .bind(to)
+    .fetch_all(pool)
+    .await?;
+    let before: Option<(i64, f64)> =
+        sqlx::query_as("SELECT ts, value FROM samples WHERE series = ? AND ts < ? ORDER BY ts DESC LIMIT 1")
+            .bind(id)
+            .bind(from)
+            .fetch_optional(pool)
+            .await?;
+    let buckets: Vec<(i64, i64, f64, f64)> = sqlx::query_as(
+        "SELECT (ts / ?1) * ?1 AS b, MIN(ts), MIN(value), MAX(value) FROM samples WHERE series = ?2 AND ts BETWEEN ?3 AND ?4 GROUP BY b ORDER BY b",
+    )
+    .bind(width)
+    .bind(id)
+    .bind(from)
+    .bind(to)
+    .fetch_all(pool)
+    .await?;
+    let mut out: Vec<Point> = rollups
+        .into_iter()
+        .map(|(ts, min, avg, max)| Point { ts, value: avg, min: Some(min), max: Some(max) })
+        .collect();
+    out.extend(before.into_iter().map(|(ts, value)| Point { ts, value, min: None, max: None }));
+    for (b, first, lo, hi) in buckets {
+        out.push(Point { ts: first, value: lo, min: Some(lo), max: Some(hi) });
+        if hi > lo {
+            out.push(Point { ts: (b + width / 2).max(first + 1), value: hi, min: Some(lo), max: Some(hi) });
+        }
+    }
+    out.sort_by_key(|p| p.ts);
+    Ok(out)
+}
+
 /// Gaps overlapping `[from, to]`; an open gap ends at `to`.
 pub async fn gaps(pool: &SqlitePool, from: i64, to: i64) -> Result<Vec<(i64, i64, String)>, sqlx::Error> {
     let rows: Vec<(i64, Option<i64>, String)> = sqlx::query_as(

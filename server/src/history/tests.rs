@@ -222,3 +222,21 @@ async fn charts_render_a_30_day_range() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(svg.starts_with("<svg"));
 }
+
+#[tokio::test]
+async fn long_ranges_are_bucketed_by_sqlite_and_keep_extremes() {
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 0).await.unwrap_or_else(|e| panic!("{e}"));
+    for i in 0..2000i64 {
+        let alloc = if i == 1234 { 4 } else { (i % 2) as u64 };
+        rec.record(&view(alloc, false), i * 60).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    let all = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 120_000).await.unwrap_or_default();
+    let b = query::points_bucketed(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 120_000, 1200)
+        .await
+        .unwrap_or_default();
+    assert!(b.len() < all.len() / 5, "{} vs {}", b.len(), all.len());
+    assert!(b.iter().any(|p| p.value == 4.0), "the spike survives bucketing");
+    assert!(b.iter().any(|p| p.value == 0.0));
+    assert!(b.windows(2).all(|w| w[0].ts <= w[1].ts));
+}
