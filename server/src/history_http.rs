@@ -52,6 +52,13 @@ fn pool(h: &History) -> Result<&SqlitePool, Box<Response>> {
     })
 }
 
+/// The time window and the pool every history read needs, in that order of checking: a bad
+/// range is 400 even when history is unavailable (503).
+fn scope<'a>(h: &'a History, q: &HashMap<String, String>) -> Result<(i64, i64, &'a SqlitePool), Box<Response>> {
+    let (from, to) = window(q)?;
+    Ok((from, to, pool(h)?))
+}
+
 #[derive(Serialize)]
 struct SeriesOut {
     node: String,
@@ -65,12 +72,8 @@ struct SeriesOut {
 
 /// `GET /api/v1/history/series?node=&metric=&resource=&range=`
 pub async fn series(State(h): State<History>, Query(q): Q) -> Response {
-    let (from, to) = match window(&q) {
-        Ok(w) => w,
-        Err(r) => return *r,
-    };
-    let pool = match pool(&h) {
-        Ok(p) => p,
+    let (from, to, pool) = match scope(&h, &q) {
+        Ok(s) => s,
         Err(r) => return *r,
     };
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
@@ -88,12 +91,8 @@ pub async fn series(State(h): State<History>, Query(q): Q) -> Response {
 
 /// `GET /api/v1/history/pods?namespace=&name=&range=`
 pub async fn pods(State(h): State<History>, Query(q): Q) -> Response {
-    let (from, to) = match window(&q) {
-        Ok(w) => w,
-        Err(r) => return *r,
-    };
-    let pool = match pool(&h) {
-        Ok(p) => p,
+    let (from, to, pool) = match scope(&h, &q) {
+        Ok(s) => s,
         Err(r) => return *r,
     };
     let pod = match (q.get("namespace"), q.get("name")) {
@@ -108,12 +107,8 @@ pub async fn pods(State(h): State<History>, Query(q): Q) -> Response {
 
 /// `GET /api/v1/history/diagnoses?range=`
 pub async fn diagnoses(State(h): State<History>, Query(q): Q) -> Response {
-    let (from, to) = match window(&q) {
-        Ok(w) => w,
-        Err(r) => return *r,
-    };
-    let pool = match pool(&h) {
-        Ok(p) => p,
+    let (from, to, pool) = match scope(&h, &q) {
+        Ok(s) => s,
         Err(r) => return *r,
     };
     match query::diagnoses(pool, from, to).await {
@@ -141,12 +136,8 @@ pub async fn chart(
     axum::extract::Path(file): axum::extract::Path<String>,
     Query(q): Q,
 ) -> Response {
-    let (from, to) = match window(&q) {
-        Ok(w) => w,
-        Err(r) => return *r,
-    };
-    let pool = match pool(&h) {
-        Ok(p) => p.clone(),
+    let (from, to, pool) = match scope(&h, &q) {
+        Ok((from, to, p)) => (from, to, p.clone()),
         Err(r) => return *r,
     };
     let dark = q.get("theme").is_some_and(|t| t == "dark");

@@ -17,23 +17,23 @@ pub struct Point {
     pub max: Option<f64>,
 }
 
-/// A series' points in `[from, to]`, including the last point before `from` (the value in force
-/// at `from`), rollups first then full-resolution samples, in time order.
-pub async fn points(
+/// The series' id, and the points both readers start from: rollups in `[from, to]` and the
+/// last sample before `from` (the value in force at `from`). None when the series is unknown.
+async fn series_start(
     pool: &SqlitePool,
     node: &str,
     metric: &str,
     resource: &str,
     from: i64,
     to: i64,
-) -> Result<Vec<Point>, sqlx::Error> {
+) -> Result<Option<(i64, Vec<Point>)>, sqlx::Error> {
     let id: Option<(i64,)> = sqlx::query_as("SELECT id FROM series WHERE node = ? AND metric = ? AND resource = ?")
         .bind(node)
         .bind(metric)
         .bind(resource)
         .fetch_optional(pool)
         .await?;
-    let Some((id,)) = id else { return Ok(Vec::new()) };
+    let Some((id,)) = id else { return Ok(None) };
     let rollups: Vec<(i64, f64, f64, f64)> = sqlx::query_as(
         "SELECT bucket, min, avg, max FROM rollups WHERE series = ? AND bucket BETWEEN ? AND ? ORDER BY bucket",
     )
@@ -48,6 +48,27 @@ pub async fn points(
             .bind(from)
             .fetch_optional(pool)
             .await?;
+    let mut out: Vec<Point> = rollups
+        .into_iter()
+        .map(|(ts, min, avg, max)| Point { ts, value: avg, min: Some(min), max: Some(max) })
+        .collect();
+    out.extend(before.map(|(ts, value)| Point { ts, value, min: None, max: None }));
+    Ok(Some((id, out)))
+}
+
+/// A series' points in `[from, to]`, including the last point before `from` (the value in force
+/// at `from`), rollups first then full-resolution samples, in time order.
+pub async fn points(
+    pool: &SqlitePool,
+    node: &str,
+    metric: &str,
+    resource: &str,
+    from: i64,
+    to: i64,
+) -> Result<Vec<Point>, sqlx::Error> {
+    let Some((id, mut out)) = series_start(pool, node, metric, resource, from, to).await? else {
+        return Ok(Vec::new());
+    };
     let samples: Vec<(i64, f64)> =
         sqlx::query_as("SELECT ts, value FROM samples WHERE series = ? AND ts BETWEEN ? AND ? ORDER BY ts")
             .bind(id)
@@ -55,11 +76,7 @@ pub async fn points(
             .bind(to)
             .fetch_all(pool)
             .await?;
-    let mut out: Vec<Point> = rollups
-        .into_iter()
-        .map(|(ts, min, avg, max)| Point { ts, value: avg, min: Some(min), max: Some(max) })
-        .collect();
-    out.extend(before.into_iter().chain(samples).map(|(ts, value)| Point { ts, value, min: None, max: None }));
+    out.extend(samples.into_iter().map(|(ts, value)| Point { ts, value, min: None, max: None }));
     out.sort_by_key(|p| p.ts);
     Ok(out)
 }
@@ -76,28 +93,10 @@ pub async fn points_bucketed(
     to: i64,
     width: i64,
 ) -> Result<Vec<Point>, sqlx::Error> {
-    let id: Option<(i64,)> = sqlx::query_as("SELECT id FROM series WHERE node = ? AND metric = ? AND resource = ?")
-        .bind(node)
-        .bind(metric)
-        .bind(resource)
-        .fetch_optional(pool)
-        .await?;
-    let Some((id,)) = id else { return Ok(Vec::new()) };
+    let Some((id, mut out)) = series_start(pool, node, metric, resource, from, to).await? else {
+        return Ok(Vec::new());
+    };
     let width = width.max(1);
-    let rollups: Vec<(i64, f64, f64, f64)> = sqlx::query_as(
-        "SELECT bucket, min, avg, max FROM rollups WHERE series = ? AND bucket BETWEEN ? AND ? ORDER BY bucket",
-    )
-    .bind(id)
-    .bind(from)
-    .bind(to)
-    .fetch_all(pool)
-    .await?;
-    let before: Option<(i64, f64)> =
-        sqlx::query_as("SELECT ts, value FROM samples WHERE series = ? AND ts < ? ORDER BY ts DESC LIMIT 1")
-            .bind(id)
-            .bind(from)
-            .fetch_optional(pool)
-            .await?;
     let buckets: Vec<(i64, i64, f64, f64)> = sqlx::query_as(
         "SELECT (ts / ?1) * ?1 AS b, MIN(ts), MIN(value), MAX(value) FROM samples WHERE series = ?2 AND ts BETWEEN ?3 AND ?4 GROUP BY b ORDER BY b",
     )
@@ -107,11 +106,6 @@ pub async fn points_bucketed(
     .bind(to)
     .fetch_all(pool)
     .await?;
-    let mut out: Vec<Point> = rollups
-        .into_iter()
-        .map(|(ts, min, avg, max)| Point { ts, value: avg, min: Some(min), max: Some(max) })
-        .collect();
-    out.extend(before.into_iter().map(|(ts, value)| Point { ts, value, min: None, max: None }));
     for (b, first, lo, hi) in buckets {
         out.push(Point { ts: first, value: lo, min: Some(lo), max: Some(hi) });
         if hi > lo {
