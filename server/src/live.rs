@@ -46,12 +46,15 @@ pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>
         let inputs = stores.inputs();
         let source = stores.state.source();
         let mut view = derive(&inputs, &opts, source, revision, jiff::Timestamp::now());
+        // Compare ignoring revision and time, without cloning the whole view: borrow the
+        // current revision's stamps for the comparison, then put the new ones back.
         let changed = {
             let cur = tx.borrow();
-            let mut cmp = view.clone();
-            cmp.revision = cur.view.revision;
-            cmp.generated_at = cur.view.generated_at.clone();
-            cmp != cur.view
+            let generated = std::mem::replace(&mut view.generated_at, cur.view.generated_at.clone());
+            view.revision = cur.view.revision;
+            let changed = view != cur.view;
+            view.generated_at = generated;
+            changed
         };
         if changed {
             revision += 1;

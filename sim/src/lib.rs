@@ -370,7 +370,7 @@ impl Simulator {
 /// Fills in the timestamps the control plane would have set but a hand-written scenario may
 /// omit: condition transition times and event times (set to now, so ages start at zero).
 fn fill_times(mut obj: Value) -> Value {
-    let now = jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default();
+    let now = store::now_rfc3339();
     if let Some(conds) = obj.pointer_mut("/status/conditions").and_then(Value::as_array_mut) {
         for c in conds {
             if c.is_object() && c.get("lastTransitionTime").is_none() {

@@ -92,7 +92,8 @@ fn uid_for(kind: &str, ns: &str, name: &str) -> String {
     )
 }
 
-fn now_rfc3339() -> String {
+/// Now, to the second, as the API server writes times.
+pub(crate) fn now_rfc3339() -> String {
     jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default()
 }
 

@@ -177,8 +177,12 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
     });
     for p in &inputs.pods {
         let no_class = p.spec.as_ref().is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
-        let wants_gpu = pods::effective_requests(p).iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0);
-        if nvidia_class && no_class && wants_gpu && pods::holds_resources(p) {
+        // Cheap checks first: the requests are computed only for the few pods they concern.
+        if nvidia_class
+            && no_class
+            && pods::holds_resources(p)
+            && pods::effective_requests(p).iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0)
+        {
             let (ns, name) = pods::key(p);
             out.push(diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,
                 "Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may run on the CPU without any error — set runtimeClassName: nvidia.".into()));
