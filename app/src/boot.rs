@@ -26,6 +26,13 @@ pub enum Page {
 }
 
 impl Page {
+    /// Whether the page loads the WASM bundle and goes live. History (charts are images) and
+    /// the what-if form (it posts; the server answers) are plain documents, which keeps their
+    /// views and types out of the bundle every other page downloads.
+    pub fn hydrates(&self) -> bool {
+        !matches!(self, Self::History | Self::Fit)
+    }
+
     /// The page for a path below the base path.
     pub fn from_path(path: &str) -> Self {
         let p = path.trim_end_matches('/');
@@ -80,7 +87,8 @@ pub struct Boot {
     /// A pod (`namespace/name`) whose timeline the history page shows.
     #[serde(default)]
     pub pod: Option<String>,
-    /// The what-if form as submitted and its answer.
+    /// The what-if form as submitted and its answer (server only: `/fit` does not hydrate).
+    #[cfg(not(feature = "hydrate"))]
     #[serde(default)]
     pub fit: Option<(crate::model::FitInput, crate::model::FitResult)>,
     /// Why history is unavailable, when it is.

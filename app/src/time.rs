@@ -65,19 +65,26 @@ pub fn clock(unix: i64) -> String {
     format!("{:02}:{:02}:{:02} UTC", t / 3600, (t % 3600) / 60, t % 60)
 }
 
+/// `n / d` to one decimal place, rounded half up (integer arithmetic: the browser bundle
+/// carries no float formatting).
+pub fn tenths(n: u64, d: u64) -> String {
+    let t = (u128::from(n) * 10 + u128::from(d) / 2) / u128::from(d.max(1));
+    format!("{}.{}", t / 10, t % 10)
+}
+
 /// Human bytes in binary units.
 pub fn bytes(b: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b as f64;
     let mut i = 0;
-    while v >= 1024.0 && i < UNITS.len() - 1 {
-        v /= 1024.0;
+    let mut unit = 1u64;
+    while i < UNITS.len() - 1 && b / unit >= 1024 {
+        unit *= 1024;
         i += 1;
     }
     if i == 0 {
         format!("{b} B")
     } else {
-        format!("{v:.1} {}", UNITS[i])
+        format!("{} {}", tenths(b, unit), UNITS[i])
     }
 }
 
@@ -104,6 +111,13 @@ mod tests {
         assert_eq!(human_duration(2 * 86_400 + 4 * 3600), "2d 4h");
         assert_eq!(human_duration(-5), "0s");
         assert_eq!(bytes(1536 << 20), "1.5 GiB");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1024), "1.0 KiB");
+        assert_eq!(bytes((7 << 30) + (461 << 20)), "7.5 GiB");
+        assert_eq!(bytes(u64::MAX), "16.0 EiB".replace("EiB", "PiB").replace("16.0", "16384.0"));
+        assert_eq!(tenths(1, 3), "0.3");
+        assert_eq!(tenths(2, 3), "0.7");
+        assert_eq!(tenths(5, 0), "5.0");
         assert_eq!(clock(3661), "01:01:01 UTC");
     }
 }

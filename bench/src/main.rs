@@ -79,12 +79,18 @@ struct Row {
     pushes_per_s: f64,
 }
 
-async fn page_weight(url: &str) -> anyhow::Result<u64> {
+/// The overview's weight as sent: `(gzip, brotli)` bytes. Chromium asks for brotli only over
+/// HTTPS, so a kiosk on plain HTTP gets the gzip figure.
+async fn page_weight(url: &str) -> anyhow::Result<(u64, u64)> {
     let http = reqwest::Client::new();
-    let mut total = 0;
+    let mut total = (0, 0);
     for path in ["/", "/pkg/gpudash.css", "/pkg/gpudash.js", "/pkg/gpudash_bg.wasm"] {
-        let body = http.get(format!("{url}{path}")).header("accept-encoding", "gzip").send().await?.bytes().await?;
-        total += body.len() as u64;
+        for (enc, sum) in [("gzip", &mut total.0), ("br", &mut total.1)] {
+            let r = http.get(format!("{url}{path}")).header("accept-encoding", enc).send().await?;
+            let sent = r.headers().get("content-encoding").and_then(|v| v.to_str().ok()).unwrap_or("identity");
+            anyhow::ensure!(sent == enc, "{path}: asked for {enc}, got {sent}");
+            *sum += r.bytes().await?.len() as u64;
+        }
     }
     Ok(total)
 }
@@ -95,7 +101,7 @@ async fn run(
     clients: usize,
     churn: u32,
     secs: u64,
-) -> anyhow::Result<(Row, u64, app::model::ClusterView)> {
+) -> anyhow::Result<(Row, (u64, u64), app::model::ClusterView)> {
     let (scenario, expected) = if size == "demo" {
         let mut s = gpudash_sim::demo_scenario();
         s.timelines.clear();
@@ -321,13 +327,13 @@ async fn main() -> anyhow::Result<()> {
     let secs: u64 = get("--seconds", "15").parse().unwrap_or(15);
     println!("| size | objects | clients | initial sync | objects/s | idle RSS | idle CPU | churn RSS | churn CPU | change→client p50 / p95 / p99 | probes seen | bytes/push | pushes/s |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let mut weight = 0;
+    let mut weight = (0, 0);
     let mut growth = Vec::new();
     for size in sizes.split(',') {
         let nodes = if size == "demo" { 0 } else { size.parse().unwrap_or(10) };
         for c in clients.split(',').filter_map(|c| c.parse::<usize>().ok()) {
             let (r, w, view) = run(size, nodes, c, churn, secs).await?;
-            if size == "demo" || weight == 0 {
+            if size == "demo" || weight.0 == 0 {
                 weight = w;
             }
             if c == 1 {
@@ -341,8 +347,9 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     println!(
-        "\npage weight of the overview (HTML + CSS + JS + WASM, as served with gzip; first size run): {:.1} KiB",
-        weight as f64 / 1024.0
+        "\npage weight of the overview (HTML + CSS + JS + WASM as served; first size run): {:.1} KiB gzip, {:.1} KiB brotli",
+        weight.0 as f64 / 1024.0,
+        weight.1 as f64 / 1024.0
     );
     for (size, g, hours) in growth {
         println!("SQLite growth, {size}: {:.2} MiB per simulated day ({:.1} MiB per 30 days; measured over {hours} simulated hours)", g / 1048576.0, g * 30.0 / 1048576.0);

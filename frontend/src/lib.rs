@@ -10,7 +10,8 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    let boot = web_sys_boot().unwrap_or_default();
+    // Pages that do not hydrate carry no boot state (and do not load this module).
+    let Some(boot) = web_sys_boot() else { return };
     leptos::mount::hydrate_body(move || leptos::prelude::view! { <App boot/> });
     // A marker for tests and for operators' devtools: hydration finished without a panic.
     if let Some(html) = leptos::prelude::document().document_element() {

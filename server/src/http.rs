@@ -251,6 +251,26 @@ pub fn csp_base(frame_ancestors: &[String]) -> String {
 /// Largest request body accepted (the fit check's YAML is the biggest legitimate one).
 pub const BODY_LIMIT: usize = 256 * 1024;
 
+/// The browser bundle: files sent as `cargo xtask site` compressed them (brotli or gzip, by the
+/// request's `Accept-Encoding`), revalidated by `Last-Modified` on each page load, since their
+/// names do not change between builds.
+fn bundle(
+    pkg: std::path::PathBuf,
+) -> impl tower::Service<
+    Request,
+    Response = Response<tower_http::services::fs::ServeFileSystemResponseBody>,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone
+       + Send
+       + Sync
+       + 'static {
+    tower::ServiceBuilder::new()
+        .layer(SetResponseHeaderLayer::appending(header::VARY, HeaderValue::from_static("accept-encoding")))
+        .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
+        .service(ServeDir::new(pkg).append_index_html_on_directories(false).precompressed_br().precompressed_gzip())
+}
+
 /// The router, mounted under the base path, with access control, limits and security headers.
 pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
     let pkg = std::path::Path::new(st.leptos.site_root.as_ref()).join(st.leptos.site_pkg_dir.as_ref());
@@ -275,7 +295,7 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
         .route("/metrics", get(metrics))
         .route("/api/v1/cluster", get(cluster))
         .route("/login", get(crate::auth::login_form).post(crate::auth::login_submit).with_state(access.clone()))
-        .nest_service("/pkg", ServeDir::new(pkg).append_index_html_on_directories(false))
+        .nest_service("/pkg", bundle(pkg))
         .fallback(page)
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,

@@ -118,8 +118,14 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         shot(&c, "diagnoses.png").await?;
 
         // History: charts served as SVG images that load.
+        // History is a plain document (charts are images): it loads no WASM.
         c.goto(&format!("{url}/history?range=1h")).await?;
-        hydrated(&c).await?;
+        let loaded = c
+            .execute("return performance.getEntriesByType('resource').map(e => e.name).filter(n => /gpudash(_bg\\.wasm|\\.js)/.test(n)).length", vec![])
+            .await?;
+        assert_eq!(loaded, 0, "the history page loads the bundle");
+        let status = text(&c, ".status").await?;
+        assert!(status.contains("Snapshot"), "{status}");
         let t = Instant::now();
         loop {
             let loaded = c.execute("const i = [...document.querySelectorAll('.chart img')]; return i.length > 3 && i.every(x => x.complete && x.naturalWidth > 0)", vec![]).await?;

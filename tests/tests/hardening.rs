@@ -49,6 +49,37 @@ async fn every_route_carries_the_security_headers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bundle_is_sent_precompressed_and_the_overview_weighs_under_200_kib() {
+    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let http = reqwest::Client::new();
+    let mut gzip_total = 0usize;
+    for path in ["/", "/pkg/gpudash.css", "/pkg/gpudash.js", "/pkg/gpudash_bg.wasm"] {
+        let mut sizes = Vec::new();
+        for enc in ["gzip", "br", "identity"] {
+            let r = http
+                .get(format!("{}{path}", gd.url))
+                .header("accept-encoding", enc)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(r.status().as_u16(), 200, "{path}");
+            let h = r.headers().clone();
+            let got = h.get("content-encoding").and_then(|v| v.to_str().ok()).unwrap_or("identity").to_string();
+            assert_eq!(got, enc, "{path}: asked for {enc}");
+            if path.starts_with("/pkg/") {
+                let vary = h.get("vary").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+                assert!(vary.contains("accept-encoding"), "{path}: {h:?}");
+            }
+            sizes.push(r.bytes().await.unwrap_or_default().len());
+        }
+        assert!(sizes[0] < sizes[2] && sizes[1] < sizes[2], "{path}: {sizes:?}");
+        gzip_total += sizes[0];
+    }
+    // Chromium asks for brotli only over HTTPS: a kiosk on plain HTTP gets gzip.
+    assert!(gzip_total <= 200 * 1024, "the overview weighs {gzip_total} bytes with gzip");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn static_files_refuse_traversal_and_listing() {
     let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
     let port = gd.url.rsplit(':').next().unwrap_or("0").to_string();

@@ -48,6 +48,9 @@ fn site() -> anyhow::Result<()> {
     let wasm_out = pkg.join("gpudash_bg.wasm");
     let opt = root.join("node_modules/.bin/wasm-opt");
     if opt.exists() {
+        // Keep wasm-bindgen's output next to the site for size analysis (it has the name section).
+        let unopt = target.join("site/gpudash_bg.unopt.wasm");
+        std::fs::copy(&wasm_out, &unopt).with_context(|| format!("copying to {}", unopt.display()))?;
         run(Command::new(&opt)
             .arg("-Oz")
             .arg("--enable-bulk-memory")
@@ -58,10 +61,33 @@ fn site() -> anyhow::Result<()> {
     }
     std::fs::copy(root.join("style/main.css"), pkg.join("gpudash.css")).context("copying style/main.css")?;
     for f in ["gpudash.js", "gpudash_bg.wasm", "gpudash.css"] {
+        let (gz, br) = precompress(&pkg.join(f))?;
         let len = std::fs::metadata(pkg.join(f)).map(|m| m.len()).unwrap_or(0);
-        eprintln!("xtask: {f}: {len} bytes");
+        eprintln!("xtask: {f}: {len} bytes, {gz} gzip, {br} brotli");
     }
     Ok(())
+}
+
+/// Writes `F.gz` (zopfli: gzip any browser reads, ~5 % smaller than zlib's best) and `F.br`
+/// (brotli, quality 11) next to `F`; the server sends them as they are instead of compressing
+/// the bundle on every request — the board gpudash runs on is small.
+fn precompress(path: &Path) -> anyhow::Result<(usize, usize)> {
+    use std::io::Write;
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut gz = Vec::new();
+    zopfli::compress(zopfli::Options::default(), zopfli::Format::Gzip, &data[..], &mut gz)
+        .with_context(|| format!("gzip {}", path.display()))?;
+    let mut br = Vec::new();
+    {
+        let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
+        let mut w = brotli::CompressorWriter::with_params(&mut br, 64 * 1024, &params);
+        w.write_all(&data).with_context(|| format!("brotli {}", path.display()))?;
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::write(dir.join(format!("{name}.gz")), &gz).with_context(|| format!("writing {name}.gz"))?;
+    std::fs::write(dir.join(format!("{name}.br")), &br).with_context(|| format!("writing {name}.br"))?;
+    Ok((gz.len(), br.len()))
 }
 
 fn main() -> anyhow::Result<()> {

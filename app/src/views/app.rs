@@ -1,5 +1,6 @@
 //! The document shell, the root component, and the live state every view reads.
 
+use leptos::either::EitherOf8;
 use leptos::prelude::*;
 
 use crate::boot::{Boot, Page, Theme};
@@ -35,7 +36,8 @@ pub struct Live {
 
 /// The HTML document (server side).
 pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoView {
-    let json = boot.to_embedded_json();
+    let hydrates = boot.page.hydrates();
+    let json = if hydrates { boot.to_embedded_json() } else { String::new() };
     let theme = match boot.theme {
         Theme::Auto => "auto",
         Theme::Light => "light",
@@ -62,8 +64,10 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
                 <meta name="color-scheme" content="light dark"/>
                 <title>{title}</title>
                 <link rel="stylesheet" href=css/>
-                <script type="application/json" id="gd-boot" inner_html=json></script>
-                <HydrationScripts options root=root/>
+                {hydrates.then(|| view! {
+                    <script type="application/json" id="gd-boot" inner_html=json></script>
+                    <HydrationScripts options root=root/>
+                })}
             </head>
             <body>
                 <App boot/>
@@ -71,6 +75,26 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         </html>
     }
 }
+
+/// `/history` (server only: charts are images, the page does not hydrate).
+#[cfg(not(feature = "hydrate"))]
+fn history_page() -> impl IntoView {
+    view! { <super::history::HistoryPage/> }
+}
+
+/// The browser never hydrates `/history` ([`Page::hydrates`]), so the bundle leaves it out.
+#[cfg(feature = "hydrate")]
+fn history_page() -> impl IntoView {}
+
+/// `/fit` (server only: a form that posts; the page does not hydrate).
+#[cfg(not(feature = "hydrate"))]
+fn fit_page() -> impl IntoView {
+    view! { <super::fit::FitPage/> }
+}
+
+/// The browser never hydrates `/fit` ([`Page::hydrates`]), so the bundle leaves it out.
+#[cfg(feature = "hydrate")]
+fn fit_page() -> impl IntoView {}
 
 /// The root component; `boot` is the same on the server and in the browser.
 #[component]
@@ -89,14 +113,14 @@ pub fn App(boot: Boot) -> impl IntoView {
     let page = boot.page.clone();
     let kiosk = boot.kiosk;
     let content = move || match &page {
-        Page::Overview if kiosk && live.rotated.get() => view! { <PendingPage/> }.into_any(),
-        Page::Overview => view! { <OverviewPage/> }.into_any(),
-        Page::Node(n) => view! { <NodePage name=n.clone()/> }.into_any(),
-        Page::Pending => view! { <PendingPage/> }.into_any(),
-        Page::Diagnoses => view! { <DiagnosesPage/> }.into_any(),
-        Page::History => view! { <super::history::HistoryPage/> }.into_any(),
-        Page::Fit => view! { <super::fit::FitPage/> }.into_any(),
-        Page::NotFound => view! { <NotFoundPage/> }.into_any(),
+        Page::Overview if kiosk && live.rotated.get() => EitherOf8::A(view! { <PendingPage/> }),
+        Page::Overview => EitherOf8::B(view! { <OverviewPage/> }),
+        Page::Node(n) => EitherOf8::C(view! { <NodePage name=n.clone()/> }),
+        Page::Pending => EitherOf8::D(view! { <PendingPage/> }),
+        Page::Diagnoses => EitherOf8::E(view! { <DiagnosesPage/> }),
+        Page::History => EitherOf8::F(history_page()),
+        Page::Fit => EitherOf8::G(fit_page()),
+        Page::NotFound => EitherOf8::H(view! { <NotFoundPage/> }),
     };
     view! {
         <div class="app">

@@ -1,5 +1,6 @@
 //! Building blocks: the replica-slot grid, the memory bars, and the node card.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
@@ -115,7 +116,7 @@ fn pct(v: u64, scale: u64) -> String {
     if scale == 0 {
         return "0%".into();
     }
-    format!("{:.1}%", (v as f64 / scale as f64 * 100.0).min(100.0))
+    format!("{}%", crate::time::tenths(v.min(scale).saturating_mul(100), scale))
 }
 
 /// The memory bars: use, requests and limits against the board (or node) total.
@@ -189,9 +190,9 @@ pub fn NodeCard(node: NodeView) -> impl IntoView {
                 {(pending > 0).then(|| view! { <span class="badge warn pending-count">"◔ " {pending} " pending"</span> })}
             </header>
             {if no_gpu {
-                view! { <p class="muted">"No GPU resources advertised"</p> }.into_any()
+                Either::Left(view! { <p class="muted">"No GPU resources advertised"</p> })
             } else {
-                gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view().into_any()
+                Either::Right(gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view())
             }}
             <MemoryBars m=node.memory.clone() unified=node.unified_memory/>
             {problems.into_iter().map(|(cls, icon, code, msg)| view! {

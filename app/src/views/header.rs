@@ -67,7 +67,24 @@ pub fn Header() -> impl IntoView {
         SourceMode::Demo => "SIMULATED cluster (demo)".to_string(),
         SourceMode::Cluster => live.view.with(|v| format!("cluster {}", v.source.server)),
     };
-    let st = Memo::new(move |_| status(&live));
+    let hydrates = boot.page.hydrates();
+    let st = Memo::new(move |_| {
+        let mut s = status(&live);
+        // A page that does not hydrate is a snapshot: say so rather than "Live".
+        if !hydrates && s.state == "live" {
+            s = Status {
+                state: "snapshot",
+                text: live.view.with(|v| {
+                    format!(
+                        "Snapshot · revision {} · as of {} (reload for the latest)",
+                        v.revision,
+                        clock(parse_rfc3339(&v.generated_at).unwrap_or(0))
+                    )
+                }),
+            };
+        }
+        s
+    });
     let pending = move || live.view.with(|v| v.totals.pending);
     let diags = move || live.view.with(|v| v.diagnoses.len());
     let current = boot.page.clone();
@@ -95,7 +112,7 @@ pub fn Header() -> impl IntoView {
             </Show>
             <div class="status" data-state=move || st.get().state role="status" aria-live="polite">
                 <span class="source" data-mode=move || if mode() == SourceMode::Demo { "demo" } else { "cluster" }>{source}</span>
-                <span class="state-icon" aria-hidden="true">{move || match st.get().state { "live" => "●", "connecting" => "◌", _ => "▲" }}</span>
+                <span class="state-icon" aria-hidden="true">{move || match st.get().state { "live" => "●", "connecting" => "◌", "snapshot" => "◷", _ => "▲" }}</span>
                 <span class="status-text">{move || st.get().text}</span>
             </div>
         </header>

@@ -2,8 +2,11 @@
 
 mod app;
 mod cards;
+// Pages that do not hydrate (`Page::hydrates`) stay out of the browser bundle.
+#[cfg(not(feature = "hydrate"))]
 mod fit;
 mod header;
+#[cfg(not(feature = "hydrate"))]
 mod history;
 mod pages;
 

@@ -1,5 +1,6 @@
 //! The pages: overview, node, pending, diagnoses.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
@@ -96,10 +97,10 @@ pub fn NodePage(name: String) -> impl IntoView {
     let now = live.now;
     view! {
         {move || match node() {
-            None => view! { <h1 class="page-title">"Node " {name.clone()}</h1><p class="muted">"No such node in the cluster (it may have been removed)."</p> }.into_any(),
+            None => Either::Left(view! { <h1 class="page-title">"Node " {name.clone()}</h1><p class="muted">"No such node in the cluster (it may have been removed)."</p> }),
             Some(n) => {
                 let holders: Vec<_> = n.gpu_resources.iter().flat_map(|g| g.holders.iter().map(move |h| (g.resource.clone(), h.clone()))).collect();
-                view! {
+                Either::Right(view! {
                     <h1 class="page-title">"Node " {n.name.clone()}</h1>
                     <div class="node-page">
                         <NodeCard node=n.clone()/>
@@ -147,7 +148,7 @@ pub fn NodePage(name: String) -> impl IntoView {
                         </section>
                         {n.gpu_resources.is_empty().then(|| view! { <MemoryBars m=n.memory.clone() unified=n.unified_memory/> })}
                     </div>
-                }.into_any()
+                })
             }
         }}
     }
@@ -278,7 +279,7 @@ pub fn DiagnosesPage() -> impl IntoView {
                     <li class="diagnosis-item" data-code=d.code.clone()>
                         <span class=cls>{lbl}</span>
                         <b class="mono code">{d.code.clone()}</b>
-                        {match href { Some(h) => view! { <a href=h class="obj">{obj}</a> }.into_any(), None => view! { <span class="obj">{obj}</span> }.into_any() }}
+                        {match href { Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }), None => Either::Right(view! { <span class="obj">{obj}</span> }) }}
                         <p>{d.message.clone()}</p>
                     </li>
                 }
