@@ -73,6 +73,10 @@ pub struct ServeArgs {
     /// How often to poll metrics.k8s.io, in seconds.
     #[arg(long, env = "GPUDASH_METRICS_INTERVAL", default_value_t = 15)]
     pub metrics_interval: u64,
+    /// Seconds a watch may stay silent before the view is marked stale (watches are re-opened
+    /// every two thirds of this, so a healthy API server always speaks sooner; minimum 3).
+    #[arg(long, env = "GPUDASH_WATCH_STALL", default_value_t = 30)]
+    pub watch_stall: u64,
     /// Origins allowed to embed gpudash in a frame (CSP frame-ancestors); none by default.
     #[arg(long, env = "GPUDASH_FRAME_ANCESTORS", value_delimiter = ',')]
     pub frame_ancestors: Vec<String>,

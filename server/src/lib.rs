@@ -5,6 +5,7 @@ pub mod cli;
 pub mod db;
 pub mod derive;
 pub mod fit;
+pub mod heartbeat;
 pub mod history;
 pub mod history_http;
 pub mod http;

@@ -147,11 +147,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
     })?;
     let server_url = cfg.cluster_url.to_string();
-    let client = kube::Client::try_from(cfg).map_err(|e| {
+    let state = crate::watch::WatchState::new(mode, server_url.clone(), Duration::from_secs(args.watch_stall.max(3)));
+    let client = crate::watch::client(cfg, &state).map_err(|e| {
         anyhow!("cannot build the Kubernetes client: {e} — check the kubeconfig's server and TLS settings")
     })?;
-    let stores =
-        crate::watch::start(client, mode, server_url.clone(), Duration::from_secs(args.metrics_interval.max(1)));
+    let stores = crate::watch::start(client, state, Duration::from_secs(args.metrics_interval.max(1)));
     let initial =
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));

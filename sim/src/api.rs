@@ -369,14 +369,15 @@ async fn run_watch(
     let mut closed = shared.faults.close_signal();
     let deadline = tokio::time::sleep(opts.timeout);
     tokio::pin!(deadline);
-    if shared.faults.stalled() {
-        // Accept the watch and say nothing until it is closed or times out.
+    // A hung server: the watch is accepted and nothing is sent, not even its end at the
+    // timeout, until the stall ends (then it carries on, changes made meanwhile included) or
+    // the watch is closed.
+    while shared.faults.stalled() {
         tokio::select! {
-            _ = closed.changed() => {}
-            _ = &mut deadline => {}
-            _ = tx.closed() => {}
+            _ = closed.changed() => return,
+            _ = tx.closed() => return,
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
         }
-        return;
     }
     let start = {
         let store = shared.store();

@@ -316,7 +316,9 @@ impl Simulator {
         self.expire_versions();
     }
 
-    /// While on, new watches are accepted and then send nothing; turning it on ends open watches.
+    /// While on, new watches are accepted and then send nothing — not even their end at
+    /// `timeoutSeconds` — like a hung API server or a half-open connection; turning it on ends
+    /// open watches, turning it off lets the stalled ones carry on.
     pub fn stall(&self, on: bool) {
         self.shared.faults.stalled.store(on, Ordering::Relaxed);
         self.shared.faults.close_all();
