@@ -18,6 +18,8 @@ cargo build "${packages[@]}"
 # server) and nothing is built twice.
 say "tests: simulator, view model and views, server (quantities, derivation, scheduler messages,"
 say "database), end-to-end (kubectl, Python client, kube-rs watcher, gpudash serve, headless Chromium)"
+# The soak tests (stream clients, kiosk browser) run for several minutes in the full run.
+export GPUDASH_SOAK_SECONDS="${GPUDASH_SOAK_SECONDS:-180}"
 log=$(mktemp)
 set +e
 cargo test "${packages[@]}" 2>&1 | tee "$log"

@@ -7,36 +7,41 @@ use wasm_bindgen::JsCast;
 
 use crate::boot::Boot;
 use crate::model::ClusterView;
-use crate::views::Live;
+use crate::views::{scope, Conn};
 
 fn now_secs() -> i64 {
     (js_sys::Date::now() / 1000.0) as i64
 }
 
 /// Starts the stream, the clock and (in kiosk mode) the rotation.
-pub fn start(boot: &Boot, live: Live) {
+pub fn start(boot: &Boot) {
     let Some(window) = web_sys::window() else {
         return;
     };
     let url = format!("{}/api/v1/stream", boot.base);
 
     // Clock: once a second, so ages and "stale since" move.
-    let tick = Closure::<dyn FnMut()>::new(move || live.now.set(now_secs()));
+    let tick = Closure::<dyn FnMut()>::new(move || {
+        let t = now_secs();
+        scope::edit(|s| s.now = t, |l| l.now.set(t));
+    });
     let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 1000);
     tick.forget();
 
     if boot.kiosk && boot.rotate_seconds > 0 {
-        let rotate = Closure::<dyn FnMut()>::new(move || live.rotated.update(|r| *r = !*r));
+        // Each turn builds the scope again (see `scope`), so a screen left on for weeks does not
+        // accumulate the views' bookkeeping.
+        let rotate = Closure::<dyn FnMut()>::new(move || scope::renew(|s| s.rotated = !s.rotated));
         let ms = i32::try_from(boot.rotate_seconds.saturating_mul(1000)).unwrap_or(i32::MAX);
         let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(rotate.as_ref().unchecked_ref(), ms);
         rotate.forget();
     }
 
-    start_stream(&url, live);
+    start_stream(&url);
 }
 
 /// Opens the stream: full views as `message` events, deltas as `delta` events.
-fn start_stream(url: &str, live: Live) {
+fn start_stream(url: &str) {
     let url2 = url.to_string();
     let Ok(es) = web_sys::EventSource::new(url) else {
         return;
@@ -46,10 +51,24 @@ fn start_stream(url: &str, live: Live) {
             return;
         };
         if let Ok(v) = serde_json::from_str::<ClusterView>(&text) {
-            live.conn.set(super::views::Conn::Live);
-            // Only replace the view when it changed, so an idle stream re-renders nothing.
-            if live.view.with_untracked(|cur| cur.revision != v.revision || cur.source != v.source) {
-                live.view.set(v);
+            let changed = scope::edit(
+                |s| {
+                    s.conn = Conn::Live;
+                    s.view = v.clone();
+                    false
+                },
+                |l| {
+                    l.conn.set(Conn::Live);
+                    // Only replace the view when it changed, so an idle stream re-renders nothing.
+                    let changed = l.view.with_untracked(|cur| cur.revision != v.revision || cur.source != v.source);
+                    if changed {
+                        l.view.set(v.clone());
+                    }
+                    changed
+                },
+            );
+            if changed == Some(true) {
+                scope::updated();
             }
         }
     });
@@ -59,22 +78,46 @@ fn start_stream(url: &str, live: Live) {
     let on_delta = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         let Some(text) = e.data().as_string() else { return };
         let Ok(d) = serde_json::from_str::<crate::model::ViewDelta>(&text) else { return };
-        live.conn.set(super::views::Conn::Live);
-        let mut applied = false;
-        live.view.update(|v| applied = d.apply(v));
-        if !applied {
+        let d = std::cell::RefCell::new(Some(d));
+        let apply = |v: &mut ClusterView| d.borrow_mut().take().is_some_and(|d| d.apply(v));
+        let applied = scope::edit(
+            |s| {
+                s.conn = Conn::Live;
+                apply(&mut s.view)
+            },
+            |l| {
+                l.conn.set(Conn::Live);
+                let mut applied = false;
+                l.view.update(|v| applied = apply(v));
+                applied
+            },
+        )
+        .unwrap_or(true);
+        if applied {
+            scope::updated();
+        } else {
             // Out of step (should not happen: the server sends deltas only on top of what it
             // sent this connection). Reconnect to get a full view.
             es2.close();
-            start_stream(&url2, live);
+            start_stream(&url2);
         }
     });
     let _ = es.add_event_listener_with_callback("delta", on_delta.as_ref().unchecked_ref());
     on_delta.forget();
     let on_error = Closure::<dyn FnMut()>::new(move || {
-        if !matches!(live.conn.get_untracked(), super::views::Conn::Lost(_)) {
-            live.conn.set(super::views::Conn::Lost(now_secs()));
-        }
+        let lost = Conn::Lost(now_secs());
+        scope::edit(
+            |s| {
+                if !matches!(s.conn, Conn::Lost(_)) {
+                    s.conn = lost;
+                }
+            },
+            |l| {
+                if !matches!(l.conn.get_untracked(), Conn::Lost(_)) {
+                    l.conn.set(lost);
+                }
+            },
+        );
     });
     es.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();

@@ -46,7 +46,7 @@ pub struct Source {
 }
 
 /// Memory of one node (bytes). On unified-memory boards this pool is also the GPU's memory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct MemoryView {
     /// `status.capacity.memory`.
     pub capacity_bytes: u64,
@@ -64,7 +64,7 @@ pub struct MemoryView {
 }
 
 /// How a GPU resource is shared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum Sharing {
     /// One pod per GPU.
@@ -79,7 +79,7 @@ pub enum Sharing {
 }
 
 /// A pod holding units of a GPU resource.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct Holder {
     /// Namespace.
     pub namespace: String,
@@ -96,7 +96,7 @@ pub struct Holder {
 }
 
 /// One GPU extended resource on one node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct GpuResource {
     /// Resource name (`nvidia.com/gpu`, `nvidia.com/mig-1g.5gb`, …).
     pub resource: String,
@@ -123,7 +123,7 @@ pub struct GpuResource {
 }
 
 /// A node condition, as shown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct ConditionView {
     /// Condition type (`Ready`, `MemoryPressure`, …).
     #[serde(rename = "type")]
@@ -141,7 +141,7 @@ pub struct ConditionView {
 }
 
 /// One pod's share of a node's memory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct PodMemory {
     /// Namespace.
     pub namespace: String,
@@ -156,7 +156,7 @@ pub struct PodMemory {
 }
 
 /// One node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct NodeView {
     /// Node name.
     pub name: String,
@@ -195,7 +195,7 @@ pub struct NodeView {
 }
 
 /// A GPU request of a pending pod.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct GpuRequest {
     /// Resource name.
     pub resource: String,
@@ -204,7 +204,7 @@ pub struct GpuRequest {
 }
 
 /// One normalised scheduler reason with its node count.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct ReasonCount {
     /// Normalised reason (`Insufficient nvidia.com/gpu`, `node(s) had untolerated taint(s)`).
     pub reason: String,
@@ -213,7 +213,7 @@ pub struct ReasonCount {
 }
 
 /// A pod waiting to be scheduled.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct PendingPod {
     /// Namespace.
     pub namespace: String,
@@ -240,7 +240,7 @@ pub struct PendingPod {
 }
 
 /// How bad a diagnosis is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing.
@@ -253,7 +253,7 @@ pub enum Severity {
 }
 
 /// A diagnosis: a stable code, the object it concerns, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct Diagnosis {
     /// Stable code (`insufficient-gpu`, …).
     pub code: String,
@@ -412,10 +412,10 @@ pub struct ViewDelta {
     pub source: Source,
     /// Replaced whole.
     pub totals: Totals,
-    /// Replaced whole (short lists).
-    pub pending: Vec<PendingPod>,
-    /// Replaced whole.
-    pub diagnoses: Vec<Diagnosis>,
+    /// The pending list, from the previous one.
+    pub pending: Vec<Piece<PendingPod>>,
+    /// The diagnoses, from the previous list.
+    pub diagnoses: Vec<Piece<Diagnosis>>,
     /// Nodes added or changed.
     pub nodes_changed: Vec<NodeView>,
     /// Nodes removed, by name.
@@ -458,8 +458,10 @@ impl ViewDelta {
             generated_at: new.generated_at.clone(),
             source: new.source.clone(),
             totals: new.totals.clone(),
-            pending: new.pending.clone(),
-            diagnoses: new.diagnoses.clone(),
+            pending: Piece::diff(&old.pending, &new.pending, |p| format!("{}/{}", p.namespace, p.name)),
+            diagnoses: Piece::diff(&old.diagnoses, &new.diagnoses, |d| {
+                format!("{}/{}/{}/{}", d.code, d.kind, d.namespace.as_deref().unwrap_or(""), d.name)
+            }),
             nodes_changed: changed,
             nodes_removed: removed,
         }
@@ -470,6 +472,11 @@ impl ViewDelta {
         if view.revision != self.base {
             return false;
         }
+        let (Some(pending), Some(diagnoses)) =
+            (Piece::rebuild(&view.pending, self.pending), Piece::rebuild(&view.diagnoses, self.diagnoses))
+        else {
+            return false;
+        };
         view.nodes.retain(|n| !self.nodes_removed.contains(&n.name));
         for n in self.nodes_changed {
             match view.nodes.binary_search_by(|x| x.name.cmp(&n.name)) {
@@ -481,9 +488,72 @@ impl ViewDelta {
         view.generated_at = self.generated_at;
         view.source = self.source;
         view.totals = self.totals;
-        view.pending = self.pending;
-        view.diagnoses = self.diagnoses;
+        view.pending = pending;
+        view.diagnoses = diagnoses;
         true
+    }
+}
+
+/// A fingerprint of a value, for keying rows: two rows with the same fingerprint are taken to
+/// be the same (FNV-1a over the value's `Hash`; small enough for the browser bundle).
+pub fn fingerprint<T: std::hash::Hash + ?Sized>(t: &T) -> u64 {
+    struct Fnv(u64);
+    impl std::hash::Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for b in bytes {
+                self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    t.hash(&mut h);
+    std::hash::Hasher::finish(&h)
+}
+
+/// One piece of a list sent as a change to the previous list: a run of items the receiver
+/// already has, or a new item. A list of a few hundred diagnoses that did not change travels
+/// as one `{"Keep":[0,200]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Piece<T> {
+    /// `len` items from position `from` of the previous list.
+    Keep(u32, u32),
+    /// An item the previous list does not have (as it is now).
+    Put(T),
+}
+
+impl<T: Clone + PartialEq> Piece<T> {
+    /// The pieces that turn `old` into `new`; `key` identifies an item across the two.
+    pub fn diff(old: &[T], new: &[T], key: impl Fn(&T) -> String) -> Vec<Self> {
+        let index: std::collections::HashMap<String, usize> =
+            old.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
+        let mut out: Vec<Self> = Vec::new();
+        for t in new {
+            let at = index.get(&key(t)).copied().filter(|&i| old[i] == *t);
+            match (at.and_then(|i| u32::try_from(i).ok()), out.last_mut()) {
+                (Some(i), Some(Self::Keep(from, len))) if *from + *len == i => *len += 1,
+                (Some(i), _) => out.push(Self::Keep(i, 1)),
+                (None, _) => out.push(Self::Put(t.clone())),
+            }
+        }
+        out
+    }
+
+    /// Builds the new list from the previous one; `None` when a piece points outside it.
+    pub fn rebuild(old: &[T], pieces: Vec<Self>) -> Option<Vec<T>> {
+        let mut out = Vec::with_capacity(old.len());
+        for p in pieces {
+            match p {
+                Self::Keep(from, len) => {
+                    let (from, len) = (from as usize, len as usize);
+                    out.extend_from_slice(old.get(from..from.checked_add(len)?)?);
+                }
+                Self::Put(t) => out.push(t),
+            }
+        }
+        Some(out)
     }
 }
 
@@ -515,5 +585,45 @@ mod tests {
         assert!(d.clone().apply(&mut v));
         assert_eq!(v, new);
         assert!(!d.apply(&mut v), "a delta applies only to its base revision");
+    }
+
+    fn pod(name: &str, reason: &str) -> PendingPod {
+        PendingPod {
+            namespace: "ml".into(),
+            name: name.into(),
+            reasons: vec![ReasonCount { reason: reason.into(), nodes: Some(1) }],
+            ..PendingPod::default()
+        }
+    }
+
+    #[test]
+    fn lists_travel_as_kept_runs_and_new_items() {
+        let old = vec![pod("a", "x"), pod("b", "x"), pod("c", "x"), pod("d", "x")];
+        // b changed, c removed, e added, order otherwise kept.
+        let new = vec![pod("a", "x"), pod("b", "y"), pod("d", "x"), pod("e", "x")];
+        let pieces = Piece::diff(&old, &new, |p| p.name.clone());
+        assert_eq!(
+            pieces,
+            vec![Piece::Keep(0, 1), Piece::Put(pod("b", "y")), Piece::Keep(3, 1), Piece::Put(pod("e", "x"))]
+        );
+        assert_eq!(Piece::rebuild(&old, pieces), Some(new.clone()));
+        let same = Piece::diff(&new, &new, |p| p.name.clone());
+        assert_eq!(same, vec![Piece::Keep(0, 4)]);
+        // A piece outside the receiver's list is refused, not a panic.
+        assert_eq!(Piece::rebuild(&old, vec![Piece::<PendingPod>::Keep(3, 2)]), None);
+        assert_eq!(Piece::rebuild(&old, vec![Piece::<PendingPod>::Keep(u32::MAX, u32::MAX)]), None);
+    }
+
+    #[test]
+    fn a_delta_carries_list_changes_and_refuses_a_wrong_base_list() {
+        let old = ClusterView { revision: 1, pending: vec![pod("a", "x"), pod("b", "x")], ..ClusterView::default() };
+        let new = ClusterView { revision: 2, pending: vec![pod("b", "x"), pod("c", "x")], ..ClusterView::default() };
+        let d = ViewDelta::between(&old, &new);
+        let mut v = old.clone();
+        assert!(d.clone().apply(&mut v));
+        assert_eq!(v, new);
+        let mut short = ClusterView { revision: 1, ..ClusterView::default() };
+        assert!(!d.apply(&mut short), "a delta whose runs do not fit the receiver's list is refused");
+        assert!(short.pending.is_empty());
     }
 }

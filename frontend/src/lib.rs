@@ -17,6 +17,9 @@ pub fn hydrate() {
     if let Some(html) = leptos::prelude::document().document_element() {
         let _ = html.set_attribute("data-hydrated", "true");
     }
+    // The module's linear memory, for devtools and the kiosk soak test: it only ever grows, so
+    // its size over weeks on a wall screen shows whether the views leak.
+    let _ = js_sys::Reflect::set(&leptos::prelude::window(), &"gpudashWasmMemory".into(), &wasm_bindgen::memory());
 }
 
 fn web_sys_boot() -> Option<Boot> {

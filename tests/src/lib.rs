@@ -225,7 +225,8 @@ where
             "binary": "/usr/bin/chromium",
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                     "--window-size=1600,1200", format!("--user-data-dir={}", profile.path().display())],
+                     "--window-size=1600,1200", "--enable-precise-memory-info", "--js-flags=--expose-gc",
+                     format!("--user-data-dir={}", profile.path().display())],
         }),
     );
     let client = fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
@@ -258,4 +259,64 @@ pub fn post_declared(url: &str, path: &str, len: usize) -> String {
     let mut buf = [0u8; 64];
     let n = s.read(&mut buf).unwrap_or(0);
     String::from_utf8_lossy(&buf[..n]).lines().next().unwrap_or("").to_string()
+}
+
+/// How long the soak tests run: `GPUDASH_SOAK_SECONDS` (`./test.sh` sets several minutes),
+/// else one minute.
+pub fn soak_duration() -> Duration {
+    let s = std::env::var("GPUDASH_SOAK_SECONDS").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(60);
+    Duration::from_secs(s.clamp(10, 1800))
+}
+
+/// A process's resident memory in MiB (`VmRSS`), or 0 when it cannot be read.
+pub fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Whether a series of memory samples is flat: the largest sample of the last third is within
+/// `slack` (a fraction) plus `abs` of the largest of the first third. Warm-up samples should be
+/// dropped by the caller.
+pub fn flat(samples: &[f64], slack: f64, abs: f64) -> bool {
+    let third = (samples.len() / 3).max(1);
+    let max = |s: &[f64]| s.iter().copied().fold(0.0, f64::max);
+    let (first, last) = (max(&samples[..third]), max(&samples[samples.len() - third..]));
+    last <= first * (1.0 + slack) + abs
+}
+
+/// Churn in the simulator until the handle is aborted: `per_sec` changes a second — Pending GPU
+/// pods created and deleted in namespace `churn` (at most 20 alive), and every tenth change a
+/// node cordoned or uncordoned.
+pub fn spawn_churn(sim: gpudash_sim::Simulator, per_sec: u32) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let nodes: Vec<String> = sim.state("Node").into_iter().map(|k| k.name).collect();
+        let mut tick = tokio::time::interval(Duration::from_secs(1) / per_sec.max(1));
+        let mut n: u64 = 0;
+        loop {
+            tick.tick().await;
+            n += 1;
+            if n % 10 == 0 && !nodes.is_empty() {
+                let name = &nodes[(n as usize / 10) % nodes.len()];
+                if let Some(mut node) = sim.get("Node", "", name) {
+                    let on = node["spec"]["unschedulable"] != true;
+                    node["spec"]["unschedulable"] = serde_json::json!(on);
+                    let _ = sim.apply(node);
+                }
+                continue;
+            }
+            let _ = sim.apply(serde_json::json!({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("churn-{n}"), "namespace": "churn", "creationTimestamp": "2026-01-01T00:00:00Z"},
+                "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+                "status": {"phase": "Pending"}
+            }));
+            if n > 20 {
+                sim.delete("Pod", "churn", &format!("churn-{}", n - 20));
+            }
+        }
+    })
 }

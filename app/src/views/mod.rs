@@ -10,4 +10,6 @@ mod header;
 mod history;
 mod pages;
 
-pub use app::{shell, App, Conn, Live};
+#[cfg(feature = "hydrate")]
+pub use app::scope;
+pub use app::{shell, App, Conn, Live, Seed};

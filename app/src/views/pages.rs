@@ -83,7 +83,7 @@ pub fn OverviewPage() -> impl IntoView {
         <Totals/>
         {(!boot.kiosk).then(|| view! { <Filters/> })}
         <section class="cards">
-            <For each=nodes key=|n| format!("{n:?}") children=|n| view! { <NodeCard node=n/> }/>
+            <For each=nodes key=crate::model::fingerprint children=|n| view! { <NodeCard node=n/> }/>
         </section>
     }
 }
@@ -214,7 +214,7 @@ pub fn PendingPage() -> impl IntoView {
             <p class="muted big">"No pod is waiting for the scheduler."</p>
         </Show>
         <section class="pending-list">
-            <For each=items key=|(p, d)| format!("{p:?}{d:?}") children=move |(p, diags)| {
+            <For each=items key=crate::model::fingerprint children=move |(p, diags)| {
                 let since = p.pending_since.as_deref().and_then(parse_rfc3339);
                 let id = format!("pod-{}-{}", percent_encode(&p.namespace), percent_encode(&p.name));
                 let total = p.nodes_total;
@@ -272,7 +272,7 @@ pub fn DiagnosesPage() -> impl IntoView {
             <p class="muted big">"Nothing to report."</p>
         </Show>
         <ul class="diagnoses">
-            <For each=items key=|d| format!("{d:?}") children=|(d, href)| {
+            <For each=items key=crate::model::fingerprint children=|(d, href)| {
                 let (cls, lbl) = severity_label(d.severity);
                 let obj = match &d.namespace { Some(ns) => format!("{} {ns}/{}", d.kind, d.name), None => format!("{} {}", d.kind, d.name) };
                 view! {
