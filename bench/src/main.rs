@@ -70,6 +70,7 @@ struct Row {
     idle_rss: f64,
     idle_cpu: f64,
     churn_rss: f64,
+    derive_ms: f64,
     churn_cpu: f64,
     p50: f64,
     p95: f64,
@@ -226,6 +227,13 @@ async fn run(
     }
     let mut l = lat.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let (b, n) = *bytes0.lock().unwrap_or_else(|e| e.into_inner());
+    // The last derivation's duration, as gpudash reports it.
+    let metrics = http.get(format!("{url}/metrics")).send().await?.text().await?;
+    let derive_ms = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("gpudash_derive_seconds "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |s| s * 1000.0);
     let row = Row {
         size: size.into(),
         objects,
@@ -234,6 +242,7 @@ async fn run(
         idle_rss,
         idle_cpu,
         churn_rss,
+        derive_ms,
         churn_cpu,
         seen: l.len(),
         p50: pct(&mut l, 0.50),
@@ -325,8 +334,8 @@ async fn main() -> anyhow::Result<()> {
     let clients = get("--clients", "1,200");
     let churn: u32 = get("--churn", "200").parse().unwrap_or(200);
     let secs: u64 = get("--seconds", "15").parse().unwrap_or(15);
-    println!("| size | objects | clients | initial sync | objects/s | idle RSS | idle CPU | churn RSS | churn CPU | change→client p50 / p95 / p99 | probes seen | bytes/push | pushes/s |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| size | objects | clients | initial sync | objects/s | idle RSS | idle CPU | churn RSS | churn CPU | derive | change→client p50 / p95 / p99 | probes seen | bytes/push | pushes/s |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut weight = (0, 0);
     let mut growth = Vec::new();
     for size in sizes.split(',') {
@@ -341,8 +350,8 @@ async fn main() -> anyhow::Result<()> {
                 growth.push((size.to_string(), history::growth_per_day(&view, hours).await?, hours));
             }
             println!(
-                "| {} | {} | {} | {:.2} s | {:.0} | {:.1} MiB | {:.1} % | {:.1} MiB | {:.1} % | {:.1} / {:.1} / {:.1} ms | {} | {:.0} | {:.1} |",
-                r.size, r.objects, r.clients, r.sync_s, r.objects as f64 / r.sync_s, r.idle_rss, r.idle_cpu, r.churn_rss, r.churn_cpu, r.p50, r.p95, r.p99, r.seen, r.bytes_per_push, r.pushes_per_s
+                "| {} | {} | {} | {:.2} s | {:.0} | {:.1} MiB | {:.1} % | {:.1} MiB | {:.1} % | {:.1} ms | {:.1} / {:.1} / {:.1} ms | {} | {:.0} | {:.1} |",
+                r.size, r.objects, r.clients, r.sync_s, r.objects as f64 / r.sync_s, r.idle_rss, r.idle_cpu, r.churn_rss, r.churn_cpu, r.derive_ms, r.p50, r.p95, r.p99, r.seen, r.bytes_per_push, r.pushes_per_s
             );
         }
     }

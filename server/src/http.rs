@@ -8,11 +8,10 @@ use std::time::Duration;
 use app::boot::{Boot, Page};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use leptos::config::LeptosOptions;
 use tokio::sync::watch;
 use tokio_stream::wrappers::WatchStream;
@@ -183,28 +182,41 @@ async fn metrics(State(st): State<AppState>) -> Response {
         .into_response()
 }
 
-async fn stream(State(st): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+async fn stream(State(st): State<AppState>) -> Response {
     let mut shutdown = st.shutdown.clone();
     st.stream_clients.fetch_add(1, Ordering::Relaxed);
     let guard = ClientGuard(st.stream_clients.clone());
-    // The first event is the full view; then a delta when this client has the delta's base
-    // revision (it may have skipped revisions under load: then the full view again).
+    // The first event is the full view; then the deltas from the revision this client has —
+    // one, or several when it was slow and skipped revisions; the full view again only when
+    // it fell further behind than the snapshot's recent deltas reach. Every event is built
+    // once per revision and shared by all clients.
     let mut sent = 0u64;
-    let events = WatchStream::new(st.snapshots.clone())
-        .map(move |snap| {
-            let _alive = &guard;
-            let id = snap.view.revision.to_string();
-            let ev = match &snap.delta {
-                Some((base, d)) if sent != 0 && *base == sent => Event::default().event("delta").id(id).data(&**d),
-                _ => Event::default().id(id).data(&*snap.json()),
-            };
-            sent = snap.view.revision;
-            Ok(ev)
-        })
+    let events = WatchStream::new(st.snapshots.clone()).flat_map(move |snap| {
+        let _alive = &guard;
+        let frames: Vec<bytes::Bytes> = match snap.catch_up(sent) {
+            crate::live::CatchUp::Nothing => Vec::new(),
+            crate::live::CatchUp::Deltas(ds) => ds.map(|(_, f)| f.clone()).collect(),
+            crate::live::CatchUp::Full => vec![snap.frame()],
+        };
+        sent = snap.view.revision;
+        futures::stream::iter(frames)
+    });
+    // A comment every 15 s keeps proxies from closing a quiet stream.
+    let keep_alive = tokio_stream::wrappers::IntervalStream::new(tokio::time::interval_at(
+        tokio::time::Instant::now() + Duration::from_secs(15),
+        Duration::from_secs(15),
+    ))
+    .map(|_| bytes::Bytes::from_static(b": keep-alive\n\n"));
+    let body = futures::stream::select(events, keep_alive)
         .take_until(async move {
             let _ = shutdown.wait_for(|s| *s).await;
-        });
-    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        })
+        .map(Ok::<_, Infallible>);
+    (
+        [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response()
 }
 
 async fn page(State(st): State<AppState>, req: Request) -> Response {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use app::model::ClusterView;
 use tokio::sync::watch;
 
-use crate::derive::{derive, Options};
+use crate::derive::{derive_cached, pods::FactsCache, Options};
 use crate::watch::Stores;
 
 /// One published revision.
@@ -18,14 +18,65 @@ pub struct Snapshot {
     /// `view` as JSON, made on first use and shared by every stream client and API request
     /// (when every client is up to date, only deltas are ever serialised).
     json: std::sync::OnceLock<Arc<str>>,
-    /// The change from the previous revision, as JSON: (previous revision, delta).
-    pub delta: Option<(u64, Arc<str>)>,
+    /// `view` as one server-sent event, made on first use and shared by every stream client.
+    frame: std::sync::OnceLock<bytes::Bytes>,
+    /// The changes that led here, oldest first, each as a server-sent `delta` event: (the
+    /// revision it applies to, event). Consecutive, ending at this revision; at most
+    /// [`RECENT`]. A client that skipped revisions (it was slow to read) catches up with these
+    /// instead of the whole view.
+    pub recent: Arc<std::collections::VecDeque<(u64, bytes::Bytes)>>,
 }
+
+/// One server-sent event: `event` (None: a plain message), `id`, and one line of JSON (serde_json
+/// escapes newlines, so the data is always one line).
+pub fn sse_frame(event: Option<&str>, id: u64, json: &str) -> bytes::Bytes {
+    let mut out = String::with_capacity(json.len() + 40);
+    if let Some(e) = event {
+        out.push_str("event: ");
+        out.push_str(e);
+        out.push('\n');
+    }
+    out.push_str("id: ");
+    out.push_str(&id.to_string());
+    out.push_str("\ndata: ");
+    out.push_str(json);
+    out.push_str("\n\n");
+    bytes::Bytes::from(out)
+}
+
+/// What to send a stream client.
+pub enum CatchUp<'a> {
+    /// It is up to date.
+    Nothing,
+    /// These deltas, in order: (the revision each applies to, JSON).
+    Deltas(std::iter::Skip<std::collections::vec_deque::Iter<'a, (u64, bytes::Bytes)>>),
+    /// The whole view.
+    Full,
+}
+
+/// How many deltas a snapshot keeps for clients that fell behind.
+pub const RECENT: usize = 64;
 
 impl Snapshot {
     /// Wraps a view, serialising it once.
     pub fn new(view: ClusterView) -> Self {
-        Self { view, json: std::sync::OnceLock::new(), delta: None }
+        Self { view, json: std::sync::OnceLock::new(), frame: std::sync::OnceLock::new(), recent: Arc::default() }
+    }
+
+    /// What a client that has revision `sent` (0: nothing yet) needs to reach this one.
+    pub fn catch_up(&self, sent: u64) -> CatchUp<'_> {
+        if sent != 0 && sent == self.view.revision {
+            return CatchUp::Nothing;
+        }
+        match self.recent.iter().position(|(base, _)| *base == sent) {
+            Some(i) if sent != 0 => CatchUp::Deltas(self.recent.iter().skip(i)),
+            _ => CatchUp::Full,
+        }
+    }
+
+    /// The full view as one server-sent event (shared: cloning `Bytes` copies nothing).
+    pub fn frame(&self) -> bytes::Bytes {
+        self.frame.get_or_init(|| sse_frame(None, self.view.revision, &self.json())).clone()
     }
 
     /// The full view as JSON.
@@ -37,15 +88,38 @@ impl Snapshot {
 /// How long to wait after the first change of a burst before deriving.
 pub const COALESCE: Duration = Duration::from_millis(15);
 
+/// The snapshot after `prev` for `view` (whose revision is `prev`'s plus one): the delta from
+/// `prev` joins the recent ones.
+pub fn next_snapshot(prev: &Snapshot, view: ClusterView) -> Snapshot {
+    let delta = app::model::ViewDelta::between(&prev.view, &view);
+    let mut recent = (*prev.recent).clone();
+    match serde_json::to_string(&delta) {
+        Ok(d) => recent.push_back((prev.view.revision, sse_frame(Some("delta"), view.revision, &d))),
+        Err(_) => recent.clear(),
+    }
+    while recent.len() > RECENT {
+        recent.pop_front();
+    }
+    let mut snap = Snapshot::new(view);
+    snap.recent = Arc::new(recent);
+    snap
+}
+
 /// Runs forever: derive on change, publish when the view differs.
 pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>) {
     let mut revision = 0u64;
+    let mut cache = FactsCache::default();
     loop {
         stores.state.notify.notified().await;
         tokio::time::sleep(COALESCE).await;
         let inputs = stores.inputs();
         let source = stores.state.source();
-        let mut view = derive(&inputs, &opts, source, revision, jiff::Timestamp::now());
+        let started = std::time::Instant::now();
+        let mut view = derive_cached(&inputs, &opts, source, revision, jiff::Timestamp::now(), &mut cache);
+        crate::metrics::DERIVE_MICROS.store(
+            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         // Compare ignoring revision and time, without cloning the whole view: borrow the
         // current revision's stamps for the comparison, then put the new ones back.
         let changed = {
@@ -60,10 +134,55 @@ pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>
             revision += 1;
             view.revision = revision;
             let prev = tx.borrow().clone();
-            let delta = app::model::ViewDelta::between(&prev.view, &view);
-            let mut snap = Snapshot::new(view);
-            snap.delta = serde_json::to_string(&delta).ok().map(|d| (prev.view.revision, d.into()));
-            tx.send_replace(Arc::new(snap));
+            tx.send_replace(Arc::new(next_snapshot(&prev, view)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::model::{NodeView, ViewDelta};
+
+    fn view(rev: u64, nodes: &[(&str, bool)]) -> ClusterView {
+        ClusterView {
+            revision: rev,
+            nodes: nodes
+                .iter()
+                .map(|(n, r)| NodeView { name: (*n).into(), ready: *r, ..NodeView::default() })
+                .collect(),
+            ..ClusterView::default()
+        }
+    }
+
+    #[test]
+    fn a_client_that_skipped_revisions_catches_up_with_the_deltas_it_missed() {
+        let mut snap = Snapshot::new(view(1, &[("a", true)]));
+        let mut views = vec![snap.view.clone()];
+        for rev in 2..=(RECENT as u64 + 10) {
+            let v = view(rev, &[("a", rev % 2 == 0), ("b", rev % 3 == 0)]);
+            views.push(v.clone());
+            snap = next_snapshot(&snap, v);
+        }
+        let last = snap.view.revision;
+        assert!(matches!(snap.catch_up(last), CatchUp::Nothing));
+        assert!(matches!(snap.catch_up(0), CatchUp::Full), "a new client gets the whole view");
+        assert!(matches!(snap.catch_up(1), CatchUp::Full), "beyond the recent deltas: the whole view");
+        // A client at some recent revision applies the deltas in order and reaches the latest.
+        let from = last - 5;
+        let CatchUp::Deltas(ds) = snap.catch_up(from) else { panic!("expected deltas from {from}") };
+        let mut v = views[(from - 1) as usize].clone();
+        let mut n = 0;
+        for (base, frame) in ds {
+            assert_eq!(*base, v.revision);
+            let text = String::from_utf8_lossy(frame);
+            let (head, data) = text.split_once("data: ").unwrap_or_default();
+            assert_eq!(head, format!("event: delta\nid: {}\n", base + 1));
+            let d: ViewDelta = serde_json::from_str(data.trim_end()).unwrap_or_default();
+            assert!(d.apply(&mut v));
+            n += 1;
+        }
+        assert_eq!(n, 5);
+        assert_eq!(v, snap.view);
     }
 }

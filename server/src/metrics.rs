@@ -42,7 +42,10 @@ impl Out {
     }
 }
 
-/// Reads this process's resident set size from /proc (Linux).
+/// How long the latest derivation took, in microseconds.
+pub static DERIVE_MICROS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Resident memory of this process (Linux), in bytes.
 pub fn rss_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
@@ -140,6 +143,8 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.sample("gpudash_watch_stale_seconds", &[], h.stale_seconds);
     o.head("gpudash_view_revision", "Revision of the published view.");
     o.sample("gpudash_view_revision", &[], v.revision as f64);
+    o.head("gpudash_derive_seconds", "How long the latest derivation of the view took.");
+    o.sample("gpudash_derive_seconds", &[], DERIVE_MICROS.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e6);
     o.head("gpudash_stream_clients", "Open live-stream (server-sent events) connections.");
     o.sample("gpudash_stream_clients", &[], h.stream_clients as f64);
     if let Some(rss) = h.rss_bytes {

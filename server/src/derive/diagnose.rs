@@ -27,7 +27,12 @@ fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
 }
 
 /// Computes every diagnosis; adds the codes that concern each pending pod to it.
-pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod]) -> Vec<Diagnosis> {
+pub fn diagnose(
+    inputs: &Inputs,
+    facts: &[std::sync::Arc<pods::Facts>],
+    nodes: &[NodeView],
+    pending: &mut [PendingPod],
+) -> Vec<Diagnosis> {
     let mut out = Vec::new();
     let classes: BTreeSet<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
     let class_list = classes.iter().copied().collect::<Vec<_>>().join(", ");
@@ -154,7 +159,8 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
     }
 
     // Handler missing in containerd, and pods that will silently run on CPU.
-    let live_pods: BTreeSet<(String, String)> = inputs.pods.iter().map(|p| pods::key(p)).collect();
+    // Pods that exist, looked up only when an event names a missing runtime handler.
+    let mut live_pods: Option<std::collections::HashSet<(&str, &str)>> = None;
     let mut handler_seen = BTreeSet::new();
     for e in &inputs.events {
         let Some(msg) = e.message.as_deref() else {
@@ -163,7 +169,14 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
         let o = &e.involved_object;
         if let Some(handler) = quoted_after(msg, "no runtime for ").filter(|_| msg.contains("is configured")) {
             let key = (o.namespace.clone().unwrap_or_default(), o.name.clone().unwrap_or_default());
-            if o.kind.as_deref() == Some("Pod") && !live_pods.contains(&key) {
+            let live = live_pods.get_or_insert_with(|| {
+                inputs
+                    .pods
+                    .iter()
+                    .map(|p| (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")))
+                    .collect()
+            });
+            if o.kind.as_deref() == Some("Pod") && !live.contains(&(key.0.as_str(), key.1.as_str())) {
                 continue;
             }
             if handler_seen.insert(key.clone()) {
@@ -175,13 +188,12 @@ pub fn diagnose(inputs: &Inputs, nodes: &[NodeView], pending: &mut [PendingPod])
     let nvidia_class = inputs.runtime_classes.iter().any(|r| {
         r.metadata.name.as_deref().is_some_and(|n| n.starts_with("nvidia")) || r.handler.starts_with("nvidia")
     });
-    for p in &inputs.pods {
+    for (p, f) in inputs.pods.iter().zip(facts) {
         let no_class = p.spec.as_ref().is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
-        // Cheap checks first: the requests are computed only for the few pods they concern.
         if nvidia_class
             && no_class
             && pods::holds_resources(p)
-            && pods::effective_requests(p).iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0)
+            && f.requests.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0)
         {
             let (ns, name) = pods::key(p);
             out.push(diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,

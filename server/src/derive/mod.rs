@@ -212,12 +212,25 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
 
 /// Derives the ClusterView.
 pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, now: jiff::Timestamp) -> ClusterView {
-    // Pods by node, holding their resources, with their effective requests computed once.
-    let mut by_node: HashMap<&str, Vec<(&Pod, pods::Amounts)>> = HashMap::new();
-    for p in &inputs.pods {
+    derive_cached(inputs, opts, source, revision, now, &mut pods::FactsCache::default())
+}
+
+/// [`derive`], reusing what `cache` holds from earlier derivations for pods that did not change.
+pub fn derive_cached(
+    inputs: &Inputs,
+    opts: &Options,
+    source: Source,
+    revision: u64,
+    now: jiff::Timestamp,
+    cache: &mut pods::FactsCache,
+) -> ClusterView {
+    let facts = cache.facts(&inputs.pods);
+    // Pods by node, holding their resources, with their effective requests.
+    let mut by_node: HashMap<&str, Vec<(&Pod, &pods::Facts)>> = HashMap::new();
+    for (p, f) in inputs.pods.iter().zip(&facts) {
         if pods::holds_resources(p) {
             if let Some(n) = pods::node_of(p) {
-                by_node.entry(n).or_default().push((p, pods::effective_requests(p)));
+                by_node.entry(n).or_default().push((p, f));
             }
         }
     }
@@ -254,10 +267,10 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
         .iter()
         .map(|n| {
             let name = n.metadata.name.clone().unwrap_or_default();
-            let held: &[(&Pod, pods::Amounts)] = by_node.get(name.as_str()).map_or(&[], Vec::as_slice);
+            let held: &[(&Pod, &pods::Facts)] = by_node.get(name.as_str()).map_or(&[], Vec::as_slice);
             let mut resources = node::accelerator_resources(n);
-            for (_, req) in held {
-                for (k, v) in req {
+            for (_, f) in held {
+                for (k, v) in &f.requests {
                     if *v > 0 && node::is_accelerator(k) && !resources.contains(k) {
                         resources.push(k.clone());
                     }
@@ -269,8 +282,8 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
                 .map(|r| {
                     let mut holders: Vec<Holder> = held
                         .iter()
-                        .filter_map(|(p, req)| {
-                            let c = pods::units(*req.get(r)?);
+                        .filter_map(|(p, f)| {
+                            let c = pods::units(*f.requests.get(r)?);
                             (c > 0).then(|| {
                                 let (namespace, name) = pods::key(p);
                                 Holder {
@@ -299,9 +312,9 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
             };
             let mut pod_mem = Vec::new();
             let mut namespaces: Vec<String> = Vec::new();
-            for (p, req) in held {
-                let req = req.get("memory").map_or(0, |m| pods::units(*m));
-                let (lim, unbounded) = pods::memory_limit(p);
+            for (p, f) in held {
+                let req = f.requests.get("memory").map_or(0, |m| pods::units(*m));
+                let (lim, unbounded) = f.memory_limit;
                 memory.requested_bytes = memory.requested_bytes.saturating_add(req);
                 memory.limits_bytes = memory.limits_bytes.saturating_add(lim);
                 memory.unbounded_containers += unbounded;
@@ -343,7 +356,7 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
 
     let mut pending: Vec<PendingPod> = pending.into_iter().map(|(_, p, _)| p).collect();
-    let diagnoses = diagnose::diagnose(inputs, &nodes, &mut pending);
+    let diagnoses = diagnose::diagnose(inputs, &facts, &nodes, &mut pending);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
         ready_nodes: u32::try_from(nodes.iter().filter(|n| n.ready).count()).unwrap_or(u32::MAX),

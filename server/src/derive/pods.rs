@@ -133,6 +133,68 @@ pub fn is_unscheduled(pod: &Pod) -> bool {
     phase == "Pending" && node_of(pod).is_none() && pod.metadata.deletion_timestamp.is_none()
 }
 
+/// What the derivation reads from a pod's spec, computed once per pod version.
+#[derive(Debug, Default)]
+pub struct Facts {
+    /// [`effective_requests`].
+    pub requests: Amounts,
+    /// [`memory_limit`].
+    pub memory_limit: (u64, u32),
+}
+
+impl Facts {
+    fn of(pod: &Pod) -> Self {
+        Self { requests: effective_requests(pod), memory_limit: memory_limit(pod) }
+    }
+}
+
+/// [`Facts`] kept across derivations by pod uid and resourceVersion, so that a change to one
+/// pod of 30 000 re-parses one pod's quantities, not all of them.
+#[derive(Debug, Default)]
+pub struct FactsCache {
+    by_uid: std::collections::HashMap<String, (String, u64, std::sync::Arc<Facts>)>,
+    generation: u64,
+}
+
+impl FactsCache {
+    /// The facts of each pod, in order; entries for pods no longer present are dropped.
+    pub fn facts(&mut self, pods: &[std::sync::Arc<Pod>]) -> Vec<std::sync::Arc<Facts>> {
+        self.generation += 1;
+        let g = self.generation;
+        let out = pods
+            .iter()
+            .map(|p| {
+                let (Some(uid), Some(rv)) = (p.metadata.uid.as_deref(), p.metadata.resource_version.as_deref()) else {
+                    return std::sync::Arc::new(Facts::of(p));
+                };
+                match self.by_uid.get_mut(uid) {
+                    Some((v, seen, f)) if v == rv => {
+                        *seen = g;
+                        f.clone()
+                    }
+                    _ => {
+                        let f = std::sync::Arc::new(Facts::of(p));
+                        self.by_uid.insert(uid.to_string(), (rv.to_string(), g, f.clone()));
+                        f
+                    }
+                }
+            })
+            .collect();
+        self.by_uid.retain(|_, (_, seen, _)| *seen == g);
+        out
+    }
+
+    /// How many pods are cached.
+    pub fn len(&self) -> usize {
+        self.by_uid.len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.by_uid.is_empty()
+    }
+}
+
 /// namespace/name.
 pub fn key(pod: &Pod) -> (String, String) {
     (pod.metadata.namespace.clone().unwrap_or_default(), pod.metadata.name.clone().unwrap_or_default())

@@ -253,3 +253,40 @@ fn the_unified_memory_selector_marks_matching_nodes() {
     assert!(!v.nodes[1].unified_memory);
     assert!(Options::parse_selector("bad key=x").is_err());
 }
+
+#[test]
+fn pod_facts_are_reused_until_the_pod_changes_and_dropped_when_it_goes() {
+    let pod = |rv: &str, gpus: &str| {
+        let text = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: a, namespace: ml, uid: u1, resourceVersion: \"{rv}\"}}\nspec: {{nodeName: n, containers: [{{name: c, resources: {{limits: {{nvidia.com/gpu: \"{gpus}\"}}}}}}]}}\nstatus: {{phase: Running}}\n"
+        );
+        load(&text).pods
+    };
+    let mut cache = super::pods::FactsCache::default();
+    let first = cache.facts(&pod("1", "1"));
+    let again = cache.facts(&pod("1", "1"));
+    assert!(std::sync::Arc::ptr_eq(&first[0], &again[0]), "an unchanged pod is not re-parsed");
+    let changed = cache.facts(&pod("2", "2"));
+    assert_eq!(changed[0].requests.get("nvidia.com/gpu"), Some(&2000));
+    assert_eq!(cache.len(), 1);
+    assert!(cache.facts(&[]).is_empty());
+    assert!(cache.is_empty(), "facts of deleted pods are dropped");
+    // The cached derivation equals the plain one.
+    let inputs = load(&format!(
+        "{}",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {nvidia.com/gpu: \"2\"}}\n"
+    ));
+    let mut inputs = inputs;
+    inputs.pods = pod("3", "1");
+    let plain = derive(&inputs, &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let cached = super::derive_cached(
+        &inputs,
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+        &mut cache,
+    );
+    assert_eq!(plain, cached);
+    assert_eq!(cached.nodes[0].gpu_resources[0].allocated, 1);
+}
