@@ -294,14 +294,26 @@ async fn run(
             eprintln!("WARNING: gpudash disagrees with the generator on {mismatched} nodes' allocated GPUs");
         }
     }
-    peer(&kc, &ours, size, sync_s);
+    // Per node and GPU resource, for the peer.
+    let per_resource: Vec<(String, String, u64)> = view["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|n| {
+            let node = n["name"].as_str().unwrap_or("").to_string();
+            n["gpu_resources"].as_array().into_iter().flatten().map(move |g| {
+                (node.clone(), g["resource"].as_str().unwrap_or("").to_string(), g["allocated"].as_u64().unwrap_or(0))
+            })
+        })
+        .collect();
+    peer(&kc, &per_resource, size, sync_s);
     drop(sim);
     let view: app::model::ClusterView = serde_json::from_value(view)?;
     Ok((row, weight, view))
 }
 
 /// kubectl-view-allocations, when installed (./bench.sh --peer installs it), on the same cluster.
-fn peer(kc: &Path, ours: &[(String, u64)], size: &str, our_sync: f64) {
+fn peer(kc: &Path, ours: &[(String, String, u64)], size: &str, our_sync: f64) {
     let Some(bin) = ["target/peer/bin/kubectl-view-allocations"].iter().map(|p| root().join(p)).find(|p| p.exists())
     else {
         return;
@@ -332,19 +344,36 @@ fn peer(kc: &Path, ours: &[(String, u64)], size: &str, our_sync: f64) {
     }
     let wall = t.elapsed().as_secs_f64();
     let out = child.wait_with_output().map(|o| String::from_utf8_lossy(&o.stdout).to_string()).unwrap_or_default();
-    // CSV columns: Date,Kind,resource,node,pod,Requested,...
-    let mut theirs: HashMap<String, f64> = HashMap::new();
+    // CSV columns: Date,Kind,resource,node,pod,Requested,...; `-r gpu` keeps resources whose
+    // name contains "gpu" (so not MIG profiles such as nvidia.com/mig-1g.5gb).
+    let mut theirs: HashMap<(String, String), f64> = HashMap::new();
     for line in out.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         if f.len() > 5 && f[1] == "node" {
             if let Ok(v) = f[5].parse::<f64>() {
-                *theirs.entry(f[3].to_string()).or_default() += v;
+                *theirs.entry((f[3].to_string(), f[2].to_string())).or_default() += v;
             }
         }
     }
-    let agree =
-        ours.iter().filter(|(_, a)| *a > 0).all(|(n, a)| theirs.get(n).is_some_and(|t| (*t - *a as f64).abs() < 0.5));
-    println!("| {size} | kubectl-view-allocations | {wall:.2} s | {:.1} MiB peak | gpudash first view {our_sync:.2} s | agree on allocated GPUs per node: {agree} |", peak as f64 / 1024.0);
+    // Both directions: every (node, resource) the peer counts, and every one of ours it would count.
+    let mut disagree: Vec<String> = Vec::new();
+    for ((node, res), t) in &theirs {
+        let a = ours.iter().find(|(n, r, _)| n == node && r == res).map_or(0, |x| x.2);
+        if (t - a as f64).abs() >= 0.5 {
+            disagree.push(format!("{node} {res}: peer {t}, gpudash {a}"));
+        }
+    }
+    for (node, res, a) in ours.iter().filter(|(_, r, a)| r.contains("gpu") && *a > 0) {
+        if !theirs.contains_key(&(node.clone(), res.clone())) {
+            disagree.push(format!("{node} {res}: peer none, gpudash {a}"));
+        }
+    }
+    let verdict = if disagree.is_empty() {
+        format!("agree on allocated GPUs per node and resource ({} pairs)", theirs.len())
+    } else {
+        format!("DISAGREE on {}: {}", disagree.len(), disagree.iter().take(3).cloned().collect::<Vec<_>>().join("; "))
+    };
+    println!("| {size} | kubectl-view-allocations | {wall:.2} s | {:.1} MiB peak | gpudash first view {our_sync:.2} s | {verdict} |", peak as f64 / 1024.0);
 }
 
 #[tokio::main]
