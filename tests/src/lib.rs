@@ -299,7 +299,7 @@ pub fn spawn_churn(sim: gpudash_sim::Simulator, per_sec: u32) -> tokio::task::Jo
         loop {
             tick.tick().await;
             n += 1;
-            if n % 10 == 0 && !nodes.is_empty() {
+            if n.is_multiple_of(10) && !nodes.is_empty() {
                 let name = &nodes[(n as usize / 10) % nodes.len()];
                 if let Some(mut node) = sim.get("Node", "", name) {
                     let on = node["spec"]["unschedulable"] != true;

@@ -272,11 +272,8 @@ fn pod_facts_are_reused_until_the_pod_changes_and_dropped_when_it_goes() {
     assert!(cache.facts(&[]).is_empty());
     assert!(cache.is_empty(), "facts of deleted pods are dropped");
     // The cached derivation equals the plain one.
-    let inputs = load(&format!(
-        "{}",
-        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {nvidia.com/gpu: \"2\"}}\n"
-    ));
-    let mut inputs = inputs;
+    let mut inputs =
+        load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {nvidia.com/gpu: \"2\"}}\n");
     inputs.pods = pod("3", "1");
     let plain = derive(&inputs, &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     let cached = super::derive_cached(
