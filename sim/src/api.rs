@@ -126,6 +126,11 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
+    // A hung server answers nothing else either while a stall lasts (watches are accepted and
+    // then hang; see `run_watch`). The wait ends when the client gives up.
+    while !watch && shared.faults.stalled() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let resp = if method != Method::GET && method != Method::HEAD {
         status(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -316,9 +316,10 @@ impl Simulator {
         self.expire_versions();
     }
 
-    /// While on, new watches are accepted and then send nothing — not even their end at
-    /// `timeoutSeconds` — like a hung API server or a half-open connection; turning it on ends
-    /// open watches, turning it off lets the stalled ones carry on.
+    /// While on, the API hangs like a stuck API server or a half-open connection: new watches
+    /// are accepted and then send nothing — not even their end at `timeoutSeconds` — and
+    /// other requests get no answer. Turning it on ends open watches; turning it off lets the
+    /// waiting requests carry on.
     pub fn stall(&self, on: bool) {
         self.shared.faults.stalled.store(on, Ordering::Relaxed);
         self.shared.faults.close_all();

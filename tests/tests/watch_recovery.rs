@@ -128,7 +128,11 @@ async fn a_hundred_watch_faults_each_recover_to_the_simulators_state_within_5_s(
             let err = src["error"].as_str().unwrap_or("");
             assert!(err.contains("stalled"), "the stall is named: {src}");
             let v = gd.json("/api/v1/cluster").await.unwrap_or_default();
-            assert!(!seen(&v).0.contains(&format!("during-stall-{i}")), "a stalled watch delivered an event");
+            assert!(
+                !seen(&v).0.contains(&format!("during-stall-{i}")),
+                "a change made during the stall arrived while it lasted\n--- gpudash output ---\n{}",
+                gd.proc.output()
+            );
             tokio::time::sleep(Duration::from_secs(30).saturating_sub(t.elapsed())).await;
             sim.stall(false);
         } else {

@@ -158,12 +158,14 @@ pub mod scope {
     /// Rebuilds the scope from the current values, changed by `edit`.
     pub fn renew(edit: impl FnOnce(&mut Seed)) {
         let (Some(live), Some(epoch)) = (current(), EPOCH.with(Cell::get)) else { return };
-        let mut seed = Seed {
+        // A renewal already under way has the newest state in its seed.
+        let pending = SEED.with(|s| s.borrow_mut().take());
+        let mut seed = pending.unwrap_or_else(|| Seed {
             view: live.view.get_untracked(),
             now: live.now.get_untracked(),
             conn: live.conn.get_untracked(),
             rotated: live.rotated.get_untracked(),
-        };
+        });
         edit(&mut seed);
         SEED.with(|s| *s.borrow_mut() = Some(seed));
         UPDATES.with(|u| u.set(0));
@@ -184,7 +186,7 @@ pub mod scope {
     /// Changes the state: the pending seed while a renewal is under way (the new scope is
     /// built from it on the next tick), else the current scope's signals.
     pub fn edit<R>(on_seed: impl FnOnce(&mut Seed) -> R, on_live: impl FnOnce(Live) -> R) -> Option<R> {
-        let pending = SEED.with(|s| s.borrow_mut().as_mut().map(|_| ()).is_some());
+        let pending = SEED.with(|s| s.borrow().is_some());
         if pending {
             return SEED.with(|s| s.borrow_mut().as_mut().map(on_seed));
         }
