@@ -140,10 +140,25 @@ impl Gpudash {
         Self::start_with_base(extra, "").await
     }
 
+    /// Starts `gpudash serve` watching the (simulated) API server at `server`, with extra args.
+    pub async fn watching(server: &str, extra: &[&str]) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let kc = dir.path().join("kubeconfig");
+        std::fs::write(&kc, gpudash_sim::kubeconfig(server))?;
+        let kc = kc.display().to_string();
+        let mut args = vec!["--kubeconfig", kc.as_str()];
+        args.extend_from_slice(extra);
+        Self::launch(&args, "", dir).await
+    }
+
     /// As `start`, under a base path.
     pub async fn start_with_base(extra: &[&str], base: &str) -> anyhow::Result<Self> {
+        Self::launch(extra, base, tempfile::tempdir()?).await
+    }
+
+    /// Starts the process with its database (and anything else it needs) in `db`.
+    async fn launch(extra: &[&str], base: &str, db: tempfile::TempDir) -> anyhow::Result<Self> {
         let port = free_port();
-        let db = tempfile::tempdir()?;
         let mut args: Vec<String> = vec![
             "serve".into(),
             "--listen".into(),

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use fantoccini::Locator;
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
-use gpudash_tests::{kubeconfig_file, screenshot_dir, with_browser, Gpudash};
+use gpudash_tests::{screenshot_dir, with_browser, Gpudash};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -12,8 +12,7 @@ async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
     let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let (_dir, kc) = kubeconfig_file(&sim.url());
-    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string()]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
     let http = reqwest::Client::new();
     let post = |body: serde_json::Value| http.post(format!("{}/api/v1/fit", gd.url)).json(&body).send();
     // The seed's story: a second model on the one-GPU Orin Nano.

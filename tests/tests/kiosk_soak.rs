@@ -6,17 +6,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
-use gpudash_tests::{flat, kubeconfig_file, soak_duration, spawn_churn, with_browser, Gpudash};
+use gpudash_tests::{flat, soak_duration, spawn_churn, with_browser, Gpudash};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_kiosk_page_runs_under_churn_without_growing() {
     let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Auto)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let (_dir, kc) = kubeconfig_file(&running.url());
-    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string(), "--kiosk-rotate", "7"])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&running.url(), &["--kiosk-rotate", "7"]).await.unwrap_or_else(|e| panic!("{e}"));
     let churn = spawn_churn(running.sim.clone(), 20);
     let url = gd.url.clone();
     let result = with_browser(|c| async move {

@@ -16,10 +16,7 @@ async fn serve_derives_the_cluster_and_follows_changes_read_only() {
     let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let (_dir, kc) = kubeconfig_file(&sim.url());
-    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string(), "--metrics-interval", "1"])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&sim.url(), &["--metrics-interval", "1"]).await.unwrap_or_else(|e| panic!("{e}"));
     let v = gd
         .wait_view(Duration::from_secs(10), |v| {
             v["source"]["synced"] == true && v["nodes"][0]["memory"]["used_bytes"].is_u64()
@@ -81,8 +78,7 @@ async fn every_diagnosis_code_is_raised_from_scenario_files() {
     let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let (_dir, kc) = kubeconfig_file(&sim.url());
-    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string()]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
     let v = gd
         .wait_view(Duration::from_secs(10), |v| v["source"]["synced"] == true)
         .await

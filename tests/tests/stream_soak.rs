@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
-use gpudash_tests::{flat, kubeconfig_file, rss_mib, soak_duration, spawn_churn, Gpudash};
+use gpudash_tests::{flat, rss_mib, soak_duration, spawn_churn, Gpudash};
 use tokio::io::AsyncWriteExt;
 
 const CLIENTS: usize = 200;
@@ -44,10 +44,7 @@ async fn two_hundred_stream_clients_keep_up_and_memory_stays_flat() {
     let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Auto)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let (_dir, kc) = kubeconfig_file(&running.url());
-    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string(), "--metrics-interval", "2"])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&running.url(), &["--metrics-interval", "2"]).await.unwrap_or_else(|e| panic!("{e}"));
     let pid = gd.proc.pid();
     let churn = spawn_churn(running.sim.clone(), 20);
 

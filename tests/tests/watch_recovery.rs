@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
-use gpudash_tests::{kubeconfig_file, Gpudash};
+use gpudash_tests::Gpudash;
 use serde_json::{json, Value};
 
 /// What is compared: the test's pods (all Pending) and the cordoned nodes.
@@ -105,11 +105,8 @@ async fn a_hundred_watch_faults_each_recover_to_the_simulators_state_within_5_s(
     .await
     .unwrap_or_else(|e| panic!("{e}"));
     let sim = running.sim.clone();
-    let (_dir, kc) = kubeconfig_file(&running.url());
     // A short stall limit keeps the test short; the default (30 s) behaves the same, slower.
-    let gd = Gpudash::start(&["--kubeconfig", &kc.display().to_string(), "--watch-stall", "6"])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&running.url(), &["--watch-stall", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
     converge(&gd, &sim, Duration::from_secs(10), "the initial sync").await;
     let nodes: Vec<String> = sim.state("Node").into_iter().map(|k| k.name).collect();
 
