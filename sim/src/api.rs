@@ -161,6 +161,11 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
             Target::Collection { resource, ns } => collection(&shared, resource, ns, &q, watch),
         }
     };
+    // An answer computed while the stall began (it may hold a change made after) is held back
+    // with the rest until the stall ends.
+    while !watch && shared.faults.stalled() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     shared.log_request(method.as_str(), verb, &uri, resp.status().as_u16());
     resp
 }
@@ -418,6 +423,11 @@ async fn run_watch(
             return;
         }
     };
+    // A stall that began while the replay was being gathered: end the stream unsent (the client
+    // re-watches, and that watch hangs like the rest).
+    if shared.faults.stalled() {
+        return;
+    }
     for line in replay {
         if tx.send(Ok(line)).await.is_err() {
             return;
@@ -434,8 +444,17 @@ async fn run_watch(
     tick.tick().await;
     loop {
         tokio::select! {
+            // The close signal first: a stall (or any close) that began before a change was
+            // made must end the stream before the change can be sent.
+            biased;
+            _ = closed.changed() => return,
             msg = sub.recv() => match msg {
                 Ok(change) => {
+                    // The stall flag is set before watches are told to close, so a change that
+                    // wins the race against the close signal is still never sent.
+                    if shared.faults.stalled() {
+                        return;
+                    }
                     last_rv = change.rv;
                     if change.resource != resource {
                         continue;
@@ -451,11 +470,10 @@ async fn run_watch(
                 Err(broadcast::error::RecvError::Lagged(_)) | Err(broadcast::error::RecvError::Closed) => return,
             },
             _ = tick.tick(), if opts.bookmarks => {
-                if tx.send(Ok(bookmark(resource, last_rv, false))).await.is_err() {
+                if shared.faults.stalled() || tx.send(Ok(bookmark(resource, last_rv, false))).await.is_err() {
                     return;
                 }
             }
-            _ = closed.changed() => return,
             _ = &mut deadline => return,
             _ = tx.closed() => return,
         }

@@ -91,3 +91,52 @@ async fn kube_rs_watcher_survives_every_injected_fault() {
     converge(&sim, &store, "a stall").await;
     task.abort();
 }
+
+/// Reads a raw watch stream until it ends or `limit` passes; returns what arrived.
+async fn drain(resp: &mut reqwest::Response, limit: Duration) -> String {
+    let mut got = Vec::new();
+    let end = Instant::now() + limit;
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(end.into(), resp.chunk()).await {
+        got.extend_from_slice(&chunk);
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// The stall is a hung server from the moment it begins: a change made right after it starts
+/// never reaches a watch that was open, however the race between the watch's close and the
+/// change falls (CI once saw one slip through). Forty rounds, each a fresh open watch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_made_just_after_a_stall_begins_never_reaches_an_open_watch() {
+    let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = running.sim.clone();
+    let http = reqwest::Client::new();
+    for round in 0..40 {
+        let rv = sim.resource_version();
+        let url = format!("{}/api/v1/pods?watch=true&resourceVersion={rv}&timeoutSeconds=30", running.url());
+        let mut resp = http.get(&url).send().await.unwrap_or_else(|e| panic!("{e}"));
+        // The watch is live once a change made now arrives through it.
+        sim.apply(pod(&format!("before-{round}"))).unwrap_or_else(|e| panic!("{e}"));
+        let first = drain_until(&mut resp, &format!("before-{round}")).await;
+        assert!(first, "round {round}: the open watch did not deliver a change");
+        sim.stall(true);
+        sim.apply(pod(&format!("during-{round}"))).unwrap_or_else(|e| panic!("{e}"));
+        let after = drain(&mut resp, Duration::from_millis(300)).await;
+        assert!(!after.contains(&format!("during-{round}")), "round {round}: a stalled watch sent {after}");
+        sim.stall(false);
+    }
+}
+
+/// Reads a watch until `needle` shows up (true) or 5 s pass (false).
+async fn drain_until(resp: &mut reqwest::Response, needle: &str) -> bool {
+    let mut got = Vec::new();
+    let end = Instant::now() + Duration::from_secs(5);
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(end.into(), resp.chunk()).await {
+        got.extend_from_slice(&chunk);
+        if String::from_utf8_lossy(&got).contains(needle) {
+            return true;
+        }
+    }
+    false
+}
