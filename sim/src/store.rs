@@ -181,6 +181,9 @@ impl Store {
             o.insert("apiVersion".into(), json!(r.api_version()));
             o.insert("kind".into(), json!(r.kind));
         }
+        if r.kind == "Pod" {
+            default_pod(&mut obj);
+        }
         let meta = &mut obj["metadata"];
         if r.namespaced {
             meta["namespace"] = json!(ns);
@@ -220,6 +223,26 @@ impl Store {
     }
 }
 
+/// The API server's defaulting that clients rely on: a container's request for a resource it
+/// sets only a limit for defaults to that limit (so `nvidia.com/gpu` set in `limits` alone shows
+/// up in `requests`, where kubectl and other clients read it).
+fn default_pod(pod: &mut Value) {
+    let Some(spec) = pod.get_mut("spec") else { return };
+    for list in ["initContainers", "containers"] {
+        let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) else { continue };
+        for c in cs {
+            let Some(res) = c.get_mut("resources").and_then(Value::as_object_mut) else { continue };
+            let Some(limits) = res.get("limits").and_then(Value::as_object).cloned() else { continue };
+            let requests = res.entry("requests").or_insert_with(|| json!({}));
+            if let Some(req) = requests.as_object_mut() {
+                for (k, v) in limits {
+                    req.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +250,20 @@ mod tests {
 
     fn pod(name: &str) -> Value {
         json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"}})
+    }
+
+    #[test]
+    fn a_pods_requests_default_to_its_limits_as_the_api_server_does() {
+        let mut s = Store::new();
+        let pods = by_kind("v1", "Pod").unwrap_or_default();
+        let p = s.apply(
+            pods,
+            json!({"metadata": {"name": "g", "namespace": "ml"}, "spec": {"containers": [
+                {"name": "a", "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "2Gi"}, "requests": {"memory": "1Gi"}}},
+                {"name": "b"}]}}),
+        );
+        assert_eq!(p["spec"]["containers"][0]["resources"]["requests"], json!({"nvidia.com/gpu": "1", "memory": "1Gi"}));
+        assert_eq!(p["spec"]["containers"][1].get("resources"), None);
     }
 
     #[test]
