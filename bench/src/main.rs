@@ -3,6 +3,7 @@
 //! N stream clients, and prints one table row per size and client count.
 
 mod cluster;
+mod derive;
 mod history;
 
 use std::collections::HashMap;
@@ -382,6 +383,10 @@ async fn main() -> anyhow::Result<()> {
     let get = |k: &str, d: &str| {
         args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| d.to_string())
     };
+    if let Some(n) = args.iter().position(|a| a == "--derive").and_then(|i| args.get(i + 1)) {
+        derive::run(n.parse().unwrap_or(1000), get("--rounds", "50").parse().unwrap_or(50));
+        return Ok(());
+    }
     let sizes = get("--sizes", "demo,100,1000");
     let clients = get("--clients", "1,200");
     let churn: u32 = get("--churn", "200").parse().unwrap_or(200);

@@ -1,0 +1,115 @@
+//! `gpudash-bench --derive N`: the derivation alone, in process, on a generated cluster of N
+//! nodes — what one revision costs gpudash when one pod of 30 000 changes, phase by phase, and
+//! how much memory the decoded objects take. No HTTP, no simulator: the figures isolate the
+//! work the live loop does between a watch event and the stream.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gpudash::derive::{derive_cached, pods::FactsCache, Inputs, Options};
+use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use serde_json::Value;
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_string))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn decode<K: serde::de::DeserializeOwned>(objects: &[Value], kind: &str) -> Vec<Arc<K>> {
+    objects
+        .iter()
+        .filter(|o| o["kind"] == kind)
+        .filter_map(|o| serde_json::from_value(o.clone()).ok())
+        .map(Arc::new)
+        .collect()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Median of the samples, in ms.
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v.get(v.len() / 2).map_or(0.0, |d| ms(*d))
+}
+
+/// Prints the phase timings of `rounds` revisions, each after one pod changed.
+pub fn run(nodes: usize, rounds: usize) {
+    let generated = crate::cluster::generate(nodes, 30);
+    // Text as the API server would send it, to time decoding as the watcher does it.
+    let pod_json: Vec<String> = generated
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "Pod")
+        .enumerate()
+        .map(|(i, o)| {
+            let mut o = o.clone();
+            o["metadata"]["uid"] = Value::from(format!("00000000-0000-4000-8000-{i:012}"));
+            o["metadata"]["resourceVersion"] = Value::from(format!("{}", i + 1));
+            o["metadata"]["creationTimestamp"] = Value::from("2026-12-01T00:00:00Z");
+            o.to_string()
+        })
+        .collect();
+    let before = rss_kib();
+    let t = Instant::now();
+    let pods: Vec<Arc<Pod>> = pod_json.iter().filter_map(|s| serde_json::from_str(s).ok()).map(Arc::new).collect();
+    let decode_time = t.elapsed();
+    let pod_kib = rss_kib().saturating_sub(before);
+    let mut inputs = Inputs {
+        nodes: decode::<Node>(&generated.objects, "Node"),
+        pods,
+        events: decode::<Event>(&generated.objects, "Event"),
+        ..Inputs::default()
+    };
+    let source = app::model::Source { synced: true, ..app::model::Source::default() };
+    let opts = Options::default();
+    let mut cache = FactsCache::default();
+    let now = jiff::Timestamp::now();
+    let mut prev = derive_cached(&inputs, &opts, source.clone(), 0, now, &mut cache);
+    let (mut derive, mut compare, mut delta, mut encode, mut bytes) = (vec![], vec![], vec![], vec![], 0);
+    for r in 0..rounds {
+        // One running pod's memory request changes (a new resourceVersion), as under churn.
+        let i = (r * 7919) % inputs.pods.len();
+        let mut p = (*inputs.pods[i]).clone();
+        p.metadata.resource_version = Some(format!("{}", 1_000_000 + r));
+        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            let req = c.resources.get_or_insert_with(Default::default).requests.get_or_insert_with(Default::default);
+            req.insert("memory".into(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(format!("{}Mi", 100 + r)));
+        }
+        inputs.pods[i] = Arc::new(p);
+        let t = Instant::now();
+        let view = derive_cached(&inputs, &opts, source.clone(), r as u64 + 1, now, &mut cache);
+        derive.push(t.elapsed());
+        let t = Instant::now();
+        let changed = view.nodes != prev.nodes || view.pending != prev.pending || view.diagnoses != prev.diagnoses;
+        compare.push(t.elapsed());
+        let t = Instant::now();
+        let d = app::model::ViewDelta::between(&prev, &view);
+        delta.push(t.elapsed());
+        let t = Instant::now();
+        let text = serde_json::to_string(&d).unwrap_or_default();
+        encode.push(t.elapsed());
+        bytes += text.len();
+        assert!(changed, "a changed pod changes the view");
+        prev = view;
+    }
+    println!("derivation alone, {nodes} nodes, {} pods, {rounds} revisions of one changed pod each (medians):", inputs.pods.len());
+    println!("| decode pods (JSON → k8s-openapi) | pods in memory | derive | compare | delta | delta JSON | delta bytes |");
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| {:.0} ms ({:.0} pods/s) | {:.0} MiB ({:.1} KiB a pod) | {:.1} ms | {:.1} ms | {:.1} ms | {:.2} ms | {} |",
+        ms(decode_time),
+        inputs.pods.len() as f64 / decode_time.as_secs_f64(),
+        pod_kib as f64 / 1024.0,
+        pod_kib as f64 / inputs.pods.len().max(1) as f64,
+        median(derive),
+        median(compare),
+        median(delta),
+        median(encode),
+        bytes / rounds.max(1)
+    );
+}
