@@ -11,6 +11,7 @@ pub mod history_http;
 pub mod http;
 pub mod live;
 pub mod metrics;
+pub mod pod;
 pub mod quantity;
 pub mod startup;
 pub mod watch;

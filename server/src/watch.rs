@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::ReplicaSet;
-use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use k8s_openapi::api::core::v1::{Event, Node};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::utils::Backoff as _;
@@ -19,6 +19,7 @@ use serde::Deserialize;
 use tokio::sync::Notify;
 
 use crate::derive::{Inputs, NodeMetrics, PodMetrics};
+use crate::pod::Pod;
 use app::model::{Source, SourceMode, SyncProgress};
 
 /// One watched kind's health.
@@ -310,28 +311,9 @@ fn strip_node(n: &mut Node) {
     }
 }
 
+/// Pods arrive projected ([`crate::pod`]); [`Pod::strip`] drops the rest that is never read.
 fn strip_pod(p: &mut Pod) {
-    p.managed_fields_mut().clear();
-    p.metadata.annotations = None;
-    if let Some(s) = p.spec.as_mut() {
-        s.volumes = None;
-        for c in s.containers.iter_mut().chain(s.init_containers.iter_mut().flatten()) {
-            c.env = None;
-            c.env_from = None;
-            c.volume_mounts = None;
-            c.command = None;
-            c.args = None;
-            c.liveness_probe = None;
-            c.readiness_probe = None;
-            c.startup_probe = None;
-            c.ports = None;
-        }
-    }
-    if let Some(s) = p.status.as_mut() {
-        s.container_statuses = None;
-        s.init_container_statuses = None;
-        s.ephemeral_container_statuses = None;
-    }
+    p.strip();
 }
 
 fn strip_event(e: &mut Event) {

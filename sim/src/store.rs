@@ -262,7 +262,10 @@ mod tests {
                 {"name": "a", "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "2Gi"}, "requests": {"memory": "1Gi"}}},
                 {"name": "b"}]}}),
         );
-        assert_eq!(p["spec"]["containers"][0]["resources"]["requests"], json!({"nvidia.com/gpu": "1", "memory": "1Gi"}));
+        assert_eq!(
+            p["spec"]["containers"][0]["resources"]["requests"],
+            json!({"nvidia.com/gpu": "1", "memory": "1Gi"})
+        );
         assert_eq!(p["spec"]["containers"][1].get("resources"), None);
     }
 

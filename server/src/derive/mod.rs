@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use app::model::{ClusterView, GpuRequest, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals};
 use k8s_openapi::api::apps::v1::ReplicaSet;
-use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use k8s_openapi::api::core::v1::{Event, Node};
+
+use crate::pod::Pod;
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

@@ -9,7 +9,9 @@ pub mod workload;
 use std::collections::BTreeMap;
 
 use app::model::{FitResult, Headroom, NodeFit};
-use k8s_openapi::api::core::v1::{Node, NodeSelectorRequirement, Pod, Taint, Toleration};
+use k8s_openapi::api::core::v1::{Node, NodeSelectorRequirement, Taint, Toleration};
+
+use crate::pod::Pod;
 
 use crate::derive::{node as dnode, pods, Inputs};
 use crate::quantity::{Bytes, Quantity};
@@ -139,7 +141,7 @@ fn fmt_amount(res: &str, milli: i128) -> String {
 
 /// Places the workload on the watched state.
 pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitResult {
-    let mut pod = w.pod.clone();
+    let mut pod = Pod::from_full(&w.pod);
     let mut suggestions = Vec::new();
     let mut classes: Vec<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
     classes.sort_unstable();

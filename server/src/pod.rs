@@ -1,0 +1,294 @@
+//! The pod as gpudash keeps it: only the fields the derivation and the what-if check read,
+//! decoded straight from the API server's JSON — every other field is skipped while parsing,
+//! never built. Field names and types follow `k8s_openapi::api::core::v1::Pod`, so code reads
+//! it the same way.
+//!
+//! Why: at 30 000 pods the full k8s-openapi `Pod` (every optional field of the spec, status and
+//! containers laid out inline) took ~7 KiB a pod even for minimal pods — over 200 MiB for the
+//! reflector store alone — and building it was most of the initial sync.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Affinity, PodCondition, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::Resource;
+use serde::{Deserialize, Serialize};
+
+/// A pod, projected (see the module documentation).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pod {
+    /// Standard object metadata (annotations and managed fields are dropped on arrival).
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// What the pod asks for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PodSpec>,
+    /// What happened to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<PodStatus>,
+}
+
+/// The spec fields scheduling and GPU accounting depend on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    /// The node it is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+    /// Its containers.
+    #[serde(default)]
+    pub containers: Vec<Container>,
+    /// Its init containers (restartable ones are sidecars).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_containers: Option<Vec<Container>>,
+    /// Pod overhead added by its RuntimeClass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<BTreeMap<String, Quantity>>,
+    /// Its RuntimeClass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_class_name: Option<String>,
+    /// Its node selector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<BTreeMap<String, String>>,
+    /// Its affinity (boxed: rare, and large when present).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Box<Affinity>>,
+    /// Its tolerations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<Vec<Toleration>>,
+    /// The scheduler that places it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_name: Option<String>,
+}
+
+/// A container's name, resources and restart policy (sidecars restart `Always`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// Its requests and limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Resources>,
+    /// `Always` for a sidecar init container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+/// A container's requests and limits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Resources {
+    /// Limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<ResourceList>,
+    /// Requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ResourceList>,
+}
+
+/// Resource name → quantity, as a short list in one allocation (a `BTreeMap` node costs over
+/// 500 bytes however few entries it holds; a container names two to four resources). Read and
+/// written as the usual JSON object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResourceList(pub Vec<(String, Quantity)>);
+
+impl ResourceList {
+    /// The quantity of one resource.
+    pub fn get(&self, name: &str) -> Option<&Quantity> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// Every (resource, quantity).
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Quantity)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<'a> IntoIterator for &'a ResourceList {
+    type Item = (&'a String, &'a Quantity);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (String, Quantity)>, fn(&'a (String, Quantity)) -> Self::Item>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl From<BTreeMap<String, Quantity>> for ResourceList {
+    fn from(m: BTreeMap<String, Quantity>) -> Self {
+        Self(m.into_iter().collect())
+    }
+}
+
+impl Serialize for ResourceList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+impl<'de> Deserialize<'de> for ResourceList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = ResourceList;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map of resource names to quantities")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<ResourceList, A::Error> {
+                let mut out: Vec<(String, Quantity)> = Vec::with_capacity(m.size_hint().unwrap_or(0).min(16));
+                while let Some((k, v)) = m.next_entry::<String, Quantity>()? {
+                    // A repeated key: the last one wins, as in a map.
+                    match out.iter_mut().find(|(x, _)| *x == k) {
+                        Some(e) => e.1 = v,
+                        None => out.push((k, v)),
+                    }
+                }
+                out.shrink_to_fit();
+                Ok(ResourceList(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// The status fields the views and diagnoses read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    /// Pending, Running, Succeeded, Failed, Unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Conditions (PodScheduled carries the scheduler's message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Vec<PodCondition>>,
+    /// The node the scheduler nominated for it (preemption).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nominated_node_name: Option<String>,
+    /// A one-word reason (for example `UnexpectedAdmissionError`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// A message about the pod's state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Resource for Pod {
+    type DynamicType = ();
+    type Scope = k8s_openapi::NamespaceResourceScope;
+
+    fn kind(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed("Pod")
+    }
+    fn group(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed("")
+    }
+    fn version(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed("v1")
+    }
+    fn plural(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed("pods")
+    }
+    fn meta(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+}
+
+impl Pod {
+    /// Drops what gpudash never reads once the pod has arrived: annotations, managed fields and
+    /// labels (selectors are matched against nodes, not pods), and a bound pod's conditions
+    /// (only a pod waiting for the scheduler has its reasons read from them).
+    pub fn strip(&mut self) {
+        self.metadata.managed_fields = None;
+        self.metadata.annotations = None;
+        self.metadata.labels = None;
+        let bound = self.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
+        if let Some(st) = self.status.as_mut().filter(|_| bound) {
+            st.conditions = None;
+        }
+    }
+
+    /// The projection of a full k8s-openapi pod (the what-if check parses pasted workloads with
+    /// k8s-openapi's types, which validate every field).
+    pub fn from_full(p: &k8s_openapi::api::core::v1::Pod) -> Self {
+        serde_json::to_value(p).ok().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_what_is_read_and_skips_the_rest() {
+        let json = r#"{"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "<img src=x onerror=alert(1)>", "namespace": "ml", "uid": "u", "resourceVersion": "7",
+                         "annotations": {"big": "x"}, "labels": {"app": "a"}},
+            "spec": {"nodeName": "n1", "runtimeClassName": "nvidia", "schedulerName": "s",
+                     "volumes": [{"name": "v", "emptyDir": {}}],
+                     "containers": [{"name": "c", "image": "i", "env": [{"name": "A", "value": "B"}],
+                                     "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                     "initContainers": [{"name": "side", "restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}}}],
+                     "overhead": {"memory": "64Mi"}, "nodeSelector": {"k": "v"},
+                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                     "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}]}]}}}},
+            "status": {"phase": "Pending", "reason": "R", "message": "M", "nominatedNodeName": "n2",
+                       "containerStatuses": [{"name": "c", "ready": false, "restartCount": 0, "image": "i", "imageID": ""}],
+                       "conditions": [{"type": "PodScheduled", "status": "False", "message": "0/1 nodes are available"}]}}"#;
+        let p: Pod = serde_json::from_str(json).unwrap_or_default();
+        assert_eq!(p.metadata.name.as_deref(), Some("<img src=x onerror=alert(1)>"));
+        let s = p.spec.clone().unwrap_or_default();
+        assert_eq!(s.node_name.as_deref(), Some("n1"));
+        let limits = s.containers[0].resources.as_ref().and_then(|r| r.limits.clone()).unwrap_or_default();
+        assert_eq!(limits.get("nvidia.com/gpu").map(|q| q.0.as_str()), Some("1"));
+        assert_eq!(limits.iter().count(), 1);
+        assert_eq!(s.init_containers.unwrap_or_default()[0].restart_policy.as_deref(), Some("Always"));
+        assert_eq!(s.overhead.map(|o| o.len()), Some(1));
+        assert_eq!(s.tolerations.map(|t| t.len()), Some(1));
+        assert!(s.affinity.is_some_and(|a| a.node_affinity.is_some()));
+        let st = p.status.clone().unwrap_or_default();
+        assert_eq!(
+            (st.phase.as_deref(), st.reason.as_deref(), st.nominated_node_name.as_deref()),
+            (Some("Pending"), Some("R"), Some("n2"))
+        );
+        assert_eq!(st.conditions.map(|c| c[0].type_.clone()), Some("PodScheduled".into()));
+        // The same through the full type and back.
+        let full: k8s_openapi::api::core::v1::Pod = serde_json::from_str(json).unwrap_or_default();
+        assert_eq!(Pod::from_full(&full), p);
+    }
+
+    #[test]
+    fn resource_lists_read_and_write_as_objects_and_strip_keeps_what_is_read() {
+        let json = r#"{"metadata": {"name": "a", "labels": {"x": "y"}, "annotations": {"z": "w"}},
+            "spec": {"nodeName": "n", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi", "cpu": "2"}}}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}"#;
+        let mut p: Pod = serde_json::from_str(json).unwrap_or_default();
+        let req = p
+            .spec
+            .as_ref()
+            .and_then(|s| s.containers[0].resources.clone())
+            .and_then(|r| r.requests)
+            .unwrap_or_default();
+        assert_eq!(req.get("cpu").map(|q| q.0.as_str()), Some("2"), "the last of a repeated key wins");
+        assert_eq!(serde_json::to_value(&req).ok(), Some(serde_json::json!({"cpu": "2", "memory": "1Gi"})));
+        p.strip();
+        assert!(p.metadata.labels.is_none() && p.metadata.annotations.is_none());
+        assert!(p.status.as_ref().is_some_and(|s| s.conditions.is_none() && s.phase.as_deref() == Some("Running")));
+        // A pod waiting for the scheduler keeps its conditions: its reasons are read from them.
+        let mut waiting: Pod = serde_json::from_str(
+            r#"{"metadata": {"name": "w"}, "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False"}]}}"#,
+        )
+        .unwrap_or_default();
+        waiting.strip();
+        assert!(waiting.status.is_some_and(|s| s.conditions.is_some()));
+    }
+
+    #[test]
+    fn a_malformed_pod_is_an_error_not_a_panic() {
+        assert!(serde_json::from_str::<Pod>(r#"{"spec": {"containers": "no"}}"#).is_err());
+        assert!(serde_json::from_str::<Pod>(r#"{"metadata": 3}"#).is_err());
+    }
+}
