@@ -1,6 +1,8 @@
 //! The view model: what the server derives from the cluster and every view renders. These are
 //! the JSON API v1 types (`GET /api/v1/cluster`); their field names are a stable interface.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// Where the data comes from.
@@ -297,8 +299,9 @@ pub struct ClusterView {
     pub generated_at: String,
     /// Connection state.
     pub source: Source,
-    /// Nodes, by name.
-    pub nodes: Vec<NodeView>,
+    /// Nodes, by name. Shared: a derivation reuses the views of nodes nothing touched, and
+    /// comparing two views skips those by pointer.
+    pub nodes: Vec<Arc<NodeView>>,
     /// Pending pods, longest waiting first.
     pub pending: Vec<PendingPod>,
     /// Diagnoses, most severe first.
@@ -417,7 +420,7 @@ pub struct ViewDelta {
     /// The diagnoses, from the previous list.
     pub diagnoses: Vec<Piece<Diagnosis>>,
     /// Nodes added or changed.
-    pub nodes_changed: Vec<NodeView>,
+    pub nodes_changed: Vec<Arc<NodeView>>,
     /// Nodes removed, by name.
     pub nodes_removed: Vec<String>,
 }
@@ -561,8 +564,8 @@ impl<T: Clone + PartialEq> Piece<T> {
 mod tests {
     use super::*;
 
-    fn node(name: &str, ready: bool) -> NodeView {
-        NodeView { name: name.into(), ready, ..NodeView::default() }
+    fn node(name: &str, ready: bool) -> Arc<NodeView> {
+        Arc::new(NodeView { name: name.into(), ready, ..NodeView::default() })
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gpudash::derive::{derive_cached, pods::FactsCache, Inputs, Options};
+use gpudash::derive::{derive_cached, Cache, Inputs, Options};
 use gpudash::pod::Pod;
 use k8s_openapi::api::core::v1::{Event, Node};
 use serde_json::Value;
@@ -76,7 +76,7 @@ pub fn run(nodes: usize, rounds: usize) {
     };
     let source = app::model::Source { synced: true, ..app::model::Source::default() };
     let opts = Options::default();
-    let mut cache = FactsCache::default();
+    let mut cache = Cache::default();
     let now = jiff::Timestamp::now();
     let mut prev = derive_cached(&inputs, &opts, source.clone(), 0, now, &mut cache);
     let (mut derive, mut compare, mut delta, mut encode, mut bytes) = (vec![], vec![], vec![], vec![], 0);

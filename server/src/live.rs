@@ -7,7 +7,7 @@ use std::time::Duration;
 use app::model::ClusterView;
 use tokio::sync::watch;
 
-use crate::derive::{derive_cached, pods::FactsCache, Options};
+use crate::derive::{derive_cached, Cache, Options};
 use crate::watch::Stores;
 
 /// One published revision.
@@ -108,7 +108,7 @@ pub fn next_snapshot(prev: &Snapshot, view: ClusterView) -> Snapshot {
 /// Runs forever: derive on change, publish when the view differs.
 pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>) {
     let mut revision = 0u64;
-    let mut cache = FactsCache::default();
+    let mut cache = Cache::default();
     loop {
         stores.state.notify.notified().await;
         tokio::time::sleep(COALESCE).await;
@@ -149,7 +149,7 @@ mod tests {
             revision: rev,
             nodes: nodes
                 .iter()
-                .map(|(n, r)| NodeView { name: (*n).into(), ready: *r, ..NodeView::default() })
+                .map(|(n, r)| std::sync::Arc::new(NodeView { name: (*n).into(), ready: *r, ..NodeView::default() }))
                 .collect(),
             ..ClusterView::default()
         }

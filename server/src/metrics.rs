@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn label_values_are_escaped() {
         let v = ClusterView {
-            nodes: vec![NodeView {
+            nodes: vec![std::sync::Arc::new(NodeView {
                 name: "a\"b\\c\nd".into(),
                 gpu_resources: vec![GpuResource {
                     resource: "nvidia.com/gpu".into(),
@@ -170,7 +170,7 @@ mod tests {
                     ..GpuResource::default()
                 }],
                 ..NodeView::default()
-            }],
+            })],
             ..ClusterView::default()
         };
         let text = render(&v, Health::default());

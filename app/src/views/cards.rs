@@ -154,7 +154,7 @@ pub fn MemoryBars(m: MemoryView, unified: bool) -> impl IntoView {
 
 /// One node's card on the overview.
 #[component]
-pub fn NodeCard(node: NodeView) -> impl IntoView {
+pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
     let boot = expect_context::<Boot>();
     let href = boot.href(&format!("/nodes/{}", percent_encode(&node.name)));
     let pressures: Vec<String> =

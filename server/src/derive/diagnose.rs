@@ -2,6 +2,7 @@
 //! and one sentence that says what to do.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use app::model::{Diagnosis, NodeView, PendingPod, Severity, Sharing};
 
@@ -30,7 +31,7 @@ fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
 pub fn diagnose(
     inputs: &Inputs,
     facts: &[std::sync::Arc<pods::Facts>],
-    nodes: &[NodeView],
+    nodes: &[Arc<NodeView>],
     pending: &mut [PendingPod],
 ) -> Vec<Diagnosis> {
     let mut out = Vec::new();
@@ -228,18 +229,18 @@ pub fn diagnose(
 
 /// Pairs nodes with their views by name (views are sorted; inputs are not).
 trait ZipByName<'a> {
-    fn zip_by_name(self, views: &'a [NodeView]) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)>;
+    fn zip_by_name(self, views: &'a [Arc<NodeView>]) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)>;
 }
 
 impl<'a, I> ZipByName<'a> for I
 where
     I: Iterator<Item = &'a std::sync::Arc<k8s_openapi::api::core::v1::Node>>,
 {
-    fn zip_by_name(self, views: &'a [NodeView]) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)> {
+    fn zip_by_name(self, views: &'a [Arc<NodeView>]) -> Vec<(&'a k8s_openapi::api::core::v1::Node, &'a NodeView)> {
         // Views are sorted by name: binary search, so this stays cheap on large clusters.
         self.filter_map(|n| {
             let name = n.metadata.name.as_deref().unwrap_or("");
-            views.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| (n.as_ref(), &views[i]))
+            views.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| (n.as_ref(), views[i].as_ref()))
         })
         .collect()
     }

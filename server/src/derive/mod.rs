@@ -214,21 +214,162 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
 
 /// Derives the ClusterView.
 pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, now: jiff::Timestamp) -> ClusterView {
-    derive_cached(inputs, opts, source, revision, now, &mut pods::FactsCache::default())
+    derive_cached(inputs, opts, source, revision, now, &mut Cache::default())
 }
 
-/// [`derive`], reusing what `cache` holds from earlier derivations for pods that did not change.
+/// What the derivation keeps between runs so that one change costs what it touches: each
+/// pod's facts, and each node's view with the inputs it was built from (the node object, the
+/// pods it holds and their memory use, its pending count). The stores hand out the same `Arc`
+/// for an object until it changes, so "unchanged" is a pointer comparison.
+#[derive(Debug, Default)]
+pub struct Cache {
+    /// Per-pod facts.
+    pub facts: pods::FactsCache,
+    nodes: HashMap<String, NodeMemo>,
+}
+
+impl Cache {
+    /// How many node views are kept.
+    pub fn nodes(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// A node's view and what it was built from.
+#[derive(Debug)]
+struct NodeMemo {
+    node: Arc<Node>,
+    /// The pods it holds, by address (the `Arc`s are kept so that an address is not reused
+    /// while it is remembered).
+    held: Vec<Arc<Pod>>,
+    /// The node's memory use, then each held pod's, in `held`'s order.
+    usage: Vec<Option<u64>>,
+    pending: u32,
+    unified: bool,
+    view: Arc<NodeView>,
+}
+
+impl NodeMemo {
+    fn same(
+        &self,
+        node: &Arc<Node>,
+        held: &[(&Arc<Pod>, &Arc<pods::Facts>)],
+        usage: &[Option<u64>],
+        pending: u32,
+        unified: bool,
+    ) -> bool {
+        Arc::ptr_eq(&self.node, node)
+            && self.pending == pending
+            && self.unified == unified
+            && self.usage == usage
+            && self.held.len() == held.len()
+            && self.held.iter().zip(held).all(|(a, (b, _))| Arc::ptr_eq(a, b))
+    }
+}
+
+/// One node's view from its object and the pods it holds.
+fn node_view(
+    n: &Node,
+    held: &[(&Arc<Pod>, &Arc<pods::Facts>)],
+    usage: &[Option<u64>],
+    pending_pods: u32,
+    unified: bool,
+) -> NodeView {
+    let name = n.metadata.name.clone().unwrap_or_default();
+    let mut resources = node::accelerator_resources(n);
+    for (_, f) in held {
+        for (k, v) in &f.requests {
+            if *v > 0 && node::is_accelerator(k) && !resources.contains(k) {
+                resources.push(k.clone());
+            }
+        }
+    }
+    resources.sort();
+    let gpu_resources = resources
+        .iter()
+        .map(|r| {
+            let mut holders: Vec<Holder> = held
+                .iter()
+                .filter_map(|(p, f)| {
+                    let c = pods::units(*f.requests.get(r)?);
+                    (c > 0).then(|| {
+                        let (namespace, name) = pods::key(p);
+                        Holder {
+                            namespace,
+                            name,
+                            count: c,
+                            since: p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0)),
+                            runtime_class: p.spec.as_ref().and_then(|s| s.runtime_class_name.clone()),
+                        }
+                    })
+                })
+                .collect();
+            holders.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+            node::gpu_resource(n, r, holders)
+        })
+        .collect();
+    let st = n.status.as_ref();
+    let mem = |m: Option<&BTreeMap<String, K8sQuantity>>| {
+        m.and_then(|m| m.get("memory")).and_then(|q| Bytes::parse(&q.0).ok()).map_or(0, |b| b.0)
+    };
+    let mut memory = MemoryView {
+        capacity_bytes: mem(st.and_then(|s| s.capacity.as_ref())),
+        allocatable_bytes: mem(st.and_then(|s| s.allocatable.as_ref())),
+        used_bytes: usage.first().copied().flatten(),
+        ..MemoryView::default()
+    };
+    let mut pod_mem = Vec::new();
+    let mut namespaces: Vec<String> = Vec::new();
+    for (i, (p, f)) in held.iter().enumerate() {
+        let req = f.requests.get("memory").map_or(0, |m| pods::units(*m));
+        let (lim, unbounded) = f.memory_limit;
+        memory.requested_bytes = memory.requested_bytes.saturating_add(req);
+        memory.limits_bytes = memory.limits_bytes.saturating_add(lim);
+        memory.unbounded_containers += unbounded;
+        let (namespace, pname) = pods::key(p);
+        if !namespaces.contains(&namespace) {
+            namespaces.push(namespace.clone());
+        }
+        pod_mem.push(PodMemory {
+            namespace,
+            name: pname,
+            requested_bytes: req,
+            limit_bytes: (unbounded == 0).then_some(lim),
+            used_bytes: usage.get(i + 1).copied().flatten(),
+        });
+    }
+    pod_mem.sort_by(|a, b| b.requested_bytes.cmp(&a.requested_bytes).then_with(|| a.name.cmp(&b.name)));
+    namespaces.sort();
+    let (ready, conditions) = node::conditions(n);
+    NodeView {
+        name,
+        ready,
+        unified_memory: node::unified_memory(n, unified),
+        memory,
+        gpu_resources,
+        pending_pods,
+        conditions,
+        unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
+        arch: st.and_then(|s| s.node_info.as_ref()).map(|i| i.architecture.clone()).unwrap_or_default(),
+        gpu_labels: node::gpu_labels(n),
+        labels: node::labels(n).iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        pods: pod_mem,
+        namespaces,
+    }
+}
+
+/// Derives the ClusterView, reusing what `cache` kept from the last run.
 pub fn derive_cached(
     inputs: &Inputs,
     opts: &Options,
     source: Source,
     revision: u64,
     now: jiff::Timestamp,
-    cache: &mut pods::FactsCache,
+    cache: &mut Cache,
 ) -> ClusterView {
-    let facts = cache.facts(&inputs.pods);
-    // Pods by node, holding their resources, with their effective requests.
-    let mut by_node: HashMap<&str, Vec<(&Pod, &pods::Facts)>> = HashMap::new();
+    let facts = cache.facts.facts(&inputs.pods);
+    // Pods by node, holding their resources, with their facts.
+    let mut by_node: HashMap<&str, Vec<(&Arc<Pod>, &Arc<pods::Facts>)>> = HashMap::new();
     for (p, f) in inputs.pods.iter().zip(&facts) {
         if pods::holds_resources(p) {
             if let Some(n) = pods::node_of(p) {
@@ -236,13 +377,13 @@ pub fn derive_cached(
             }
         }
     }
-    let pod_use: HashMap<(String, String), u64> = inputs
+    let pod_use: HashMap<(&str, &str), u64> = inputs
         .pod_metrics
         .iter()
         .flatten()
         .map(|m| {
             let used = m.containers.iter().filter_map(|c| metric_bytes(&c.usage)).sum();
-            ((m.metadata.namespace.clone().unwrap_or_default(), m.metadata.name.clone().unwrap_or_default()), used)
+            ((m.metadata.namespace.as_deref().unwrap_or(""), m.metadata.name.as_deref().unwrap_or("")), used)
         })
         .collect();
     let node_use: HashMap<&str, Option<u64>> = inputs
@@ -264,97 +405,38 @@ pub fn derive_cached(
         .collect();
     pending.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name))));
 
-    let mut nodes: Vec<NodeView> = inputs
+    let mut memo = std::mem::take(&mut cache.nodes);
+    let mut kept = HashMap::with_capacity(inputs.nodes.len());
+    let mut nodes: Vec<Arc<NodeView>> = inputs
         .nodes
         .iter()
         .map(|n| {
-            let name = n.metadata.name.clone().unwrap_or_default();
-            let held: &[(&Pod, &pods::Facts)] = by_node.get(name.as_str()).map_or(&[], Vec::as_slice);
-            let mut resources = node::accelerator_resources(n);
-            for (_, f) in held {
-                for (k, v) in &f.requests {
-                    if *v > 0 && node::is_accelerator(k) && !resources.contains(k) {
-                        resources.push(k.clone());
-                    }
-                }
-            }
-            resources.sort();
-            let gpu_resources = resources
-                .iter()
-                .map(|r| {
-                    let mut holders: Vec<Holder> = held
-                        .iter()
-                        .filter_map(|(p, f)| {
-                            let c = pods::units(*f.requests.get(r)?);
-                            (c > 0).then(|| {
-                                let (namespace, name) = pods::key(p);
-                                Holder {
-                                    namespace,
-                                    name,
-                                    count: c,
-                                    since: p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0)),
-                                    runtime_class: p.spec.as_ref().and_then(|s| s.runtime_class_name.clone()),
-                                }
-                            })
-                        })
-                        .collect();
-                    holders.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-                    node::gpu_resource(n, r, holders)
-                })
+            let name = n.metadata.name.as_deref().unwrap_or("");
+            let mut held: Vec<(&Arc<Pod>, &Arc<pods::Facts>)> = by_node.remove(name).unwrap_or_default();
+            // The store's order is not stable; the memo compares by address.
+            held.sort_by_key(|(p, _)| Arc::as_ptr(p) as usize);
+            let usage: Vec<Option<u64>> = std::iter::once(node_use.get(name).copied().flatten())
+                .chain(held.iter().map(|(p, _)| {
+                    let (ns, pn) = (p.metadata.namespace.as_deref(), p.metadata.name.as_deref());
+                    pod_use.get(&(ns.unwrap_or(""), pn.unwrap_or(""))).copied()
+                }))
                 .collect();
-            let st = n.status.as_ref();
-            let mem = |m: Option<&BTreeMap<String, K8sQuantity>>| {
-                m.and_then(|m| m.get("memory")).and_then(|q| Bytes::parse(&q.0).ok()).map_or(0, |b| b.0)
-            };
-            let mut memory = MemoryView {
-                capacity_bytes: mem(st.and_then(|s| s.capacity.as_ref())),
-                allocatable_bytes: mem(st.and_then(|s| s.allocatable.as_ref())),
-                used_bytes: node_use.get(name.as_str()).copied().flatten(),
-                ..MemoryView::default()
-            };
-            let mut pod_mem = Vec::new();
-            let mut namespaces: Vec<String> = Vec::new();
-            for (p, f) in held {
-                let req = f.requests.get("memory").map_or(0, |m| pods::units(*m));
-                let (lim, unbounded) = f.memory_limit;
-                memory.requested_bytes = memory.requested_bytes.saturating_add(req);
-                memory.limits_bytes = memory.limits_bytes.saturating_add(lim);
-                memory.unbounded_containers += unbounded;
-                let (namespace, pname) = pods::key(p);
-                if !namespaces.contains(&namespace) {
-                    namespaces.push(namespace.clone());
-                }
-                let used_bytes = pod_use.get(&(namespace.clone(), pname.clone())).copied();
-                pod_mem.push(PodMemory {
-                    namespace,
-                    name: pname,
-                    requested_bytes: req,
-                    limit_bytes: (unbounded == 0).then_some(lim),
-                    used_bytes,
-                });
-            }
-            pod_mem.sort_by(|a, b| b.requested_bytes.cmp(&a.requested_bytes).then_with(|| a.name.cmp(&b.name)));
-            namespaces.sort();
-            let (ready, conditions) = node::conditions(n);
             let pending_pods =
                 u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
-            NodeView {
-                name,
-                ready,
-                unified_memory: node::unified_memory(n, opts.matches(n)),
-                memory,
-                gpu_resources,
-                pending_pods,
-                conditions,
-                unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
-                arch: st.and_then(|s| s.node_info.as_ref()).map(|i| i.architecture.clone()).unwrap_or_default(),
-                gpu_labels: node::gpu_labels(n),
-                labels: node::labels(n).iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                pods: pod_mem,
-                namespaces,
-            }
+            let unified = opts.matches(n);
+            let view = match memo.remove(name) {
+                Some(m) if m.same(n, &held, &usage, pending_pods, unified) => m.view,
+                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified)),
+            };
+            let held = held.iter().map(|(p, _)| Arc::clone(p)).collect();
+            kept.insert(
+                name.to_string(),
+                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, view: view.clone() },
+            );
+            view
         })
         .collect();
+    cache.nodes = kept;
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
 
     let mut pending: Vec<PendingPod> = pending.into_iter().map(|(_, p, _)| p).collect();

@@ -262,15 +262,17 @@ fn pod_facts_are_reused_until_the_pod_changes_and_dropped_when_it_goes() {
         );
         load(&text).pods
     };
-    let mut cache = super::pods::FactsCache::default();
-    let first = cache.facts(&pod("1", "1"));
-    let again = cache.facts(&pod("1", "1"));
+    let mut cache = super::Cache::default();
+    // The store hands out the same object until the pod changes.
+    let stored = pod("1", "1");
+    let first = cache.facts.facts(&stored);
+    let again = cache.facts.facts(&stored);
     assert!(std::sync::Arc::ptr_eq(&first[0], &again[0]), "an unchanged pod is not re-parsed");
-    let changed = cache.facts(&pod("2", "2"));
+    let changed = cache.facts.facts(&pod("2", "2"));
     assert_eq!(changed[0].requests.get("nvidia.com/gpu"), Some(&2000));
-    assert_eq!(cache.len(), 1);
-    assert!(cache.facts(&[]).is_empty());
-    assert!(cache.is_empty(), "facts of deleted pods are dropped");
+    assert_eq!(cache.facts.len(), 1);
+    assert!(cache.facts.facts(&[]).is_empty());
+    assert!(cache.facts.is_empty(), "facts of deleted pods are dropped");
     // The cached derivation equals the plain one.
     let mut inputs =
         load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {nvidia.com/gpu: \"2\"}}\n");
@@ -286,4 +288,94 @@ fn pod_facts_are_reused_until_the_pod_changes_and_dropped_when_it_goes() {
     );
     assert_eq!(plain, cached);
     assert_eq!(cached.nodes[0].gpu_resources[0].allocated, 1);
+}
+
+/// The per-node memo gives exactly what a fresh derivation gives after every kind of change
+/// (a pod changed, added, removed; a node changed; memory use moved; a pending pod aimed at a
+/// node), and reuses the views of the nodes nothing touched.
+#[test]
+fn node_views_are_reused_only_while_nothing_they_depend_on_changed() {
+    let mut inputs = load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""));
+    let opts = Options::default();
+    let mut cache = Cache::default();
+    let at = |inputs: &Inputs, cache: &mut Cache| {
+        let cached = derive_cached(inputs, &opts, Source::default(), 1, jiff::Timestamp::UNIX_EPOCH, cache);
+        let plain = derive(inputs, &opts, Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+        assert_eq!(cached, plain, "the memo changed the result");
+        cached
+    };
+    let same = |a: &ClusterView, b: &ClusterView, name: &str| {
+        let find = |v: &ClusterView| v.nodes.iter().find(|n| n.name == name).cloned();
+        matches!((find(a), find(b)), (Some(x), Some(y)) if Arc::ptr_eq(&x, &y))
+    };
+    let pod_index = |inputs: &Inputs, name: &str| {
+        inputs.pods.iter().position(|p| p.metadata.name.as_deref().is_some_and(|n| n.starts_with(name)))
+    };
+    let v0 = at(&inputs, &mut cache);
+    assert_eq!(cache.nodes(), v0.nodes.len());
+    let v1 = at(&inputs, &mut cache);
+    assert!(v1.nodes.iter().zip(&v0.nodes).all(|(a, b)| Arc::ptr_eq(a, b)), "nothing changed: every view reused");
+
+    // A pod on orin-agx-01 changes: only that node's view is rebuilt.
+    let i = inputs
+        .pods
+        .iter()
+        .position(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some("orin-agx-01"))
+        .unwrap_or_else(|| panic!("a pod on orin-agx-01"));
+    let mut p = (*inputs.pods[i]).clone();
+    p.metadata.resource_version = Some("changed".into());
+    inputs.pods[i] = Arc::new(p.clone());
+    let v2 = at(&inputs, &mut cache);
+    assert!(!same(&v1, &v2, "orin-agx-01") && same(&v1, &v2, "gpu-x86-01") && same(&v1, &v2, "orin-nano-01"));
+
+    // The pod goes, then comes back on another node.
+    inputs.pods.remove(i);
+    let v3 = at(&inputs, &mut cache);
+    assert!(!same(&v2, &v3, "orin-agx-01") && same(&v2, &v3, "gpu-x86-01"));
+    p.spec.get_or_insert_with(Default::default).node_name = Some("gpu-x86-01".into());
+    inputs.pods.push(Arc::new(p));
+    let v4 = at(&inputs, &mut cache);
+    assert!(!same(&v3, &v4, "gpu-x86-01") && same(&v3, &v4, "orin-agx-01"));
+
+    // The node object changes (cordoned).
+    let j = inputs.nodes.iter().position(|n| n.metadata.name.as_deref() == Some("orin-nano-01")).unwrap_or(0);
+    let mut n = (*inputs.nodes[j]).clone();
+    n.spec.get_or_insert_with(Default::default).unschedulable = Some(true);
+    inputs.nodes[j] = Arc::new(n);
+    let v5 = at(&inputs, &mut cache);
+    assert!(!same(&v4, &v5, "orin-nano-01") && same(&v4, &v5, "gpu-x86-01"));
+
+    // Memory use of a held pod moves (metrics), with the pod object unchanged.
+    let held = inputs
+        .pods
+        .iter()
+        .find(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some("k3s-server-01"))
+        .map(|p| (p.metadata.namespace.clone(), p.metadata.name.clone()))
+        .unwrap_or_default();
+    let mut m = PodMetrics::default();
+    m.metadata.namespace = held.0;
+    m.metadata.name = held.1;
+    m.containers = vec![ContainerMetrics {
+        name: "c".into(),
+        usage: [("memory".to_string(), K8sQuantity("123Mi".into()))].into(),
+    }];
+    inputs.pod_metrics.get_or_insert_with(Vec::new).push(m);
+    let v6 = at(&inputs, &mut cache);
+    assert!(!same(&v5, &v6, "k3s-server-01") && same(&v5, &v6, "gpu-x86-01"));
+
+    // A pending pod that names gpu-x86-01 changes its pending count only.
+    let k = pod_index(&inputs, "anomaly-detector").unwrap_or_else(|| panic!("pending pod"));
+    let mut w = (*inputs.pods[k]).clone();
+    w.metadata.name = Some("aimed".into());
+    w.metadata.uid = Some("aimed-uid".into());
+    w.spec.get_or_insert_with(Default::default).node_selector =
+        Some([("kubernetes.io/hostname".to_string(), "gpu-x86-01".to_string())].into());
+    inputs.pods.push(Arc::new(w));
+    let v7 = at(&inputs, &mut cache);
+    assert!(!same(&v6, &v7, "gpu-x86-01") && same(&v6, &v7, "orin-nx-02"));
+
+    // A node goes: its memo goes with it.
+    inputs.nodes.remove(j);
+    let v8 = at(&inputs, &mut cache);
+    assert_eq!(cache.nodes(), v8.nodes.len());
 }

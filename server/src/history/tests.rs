@@ -20,7 +20,7 @@ fn view(allocated: u64, pending: bool) -> ClusterView {
     ClusterView {
         revision: 1,
         source: Source { synced: true, ..Source::default() },
-        nodes: vec![NodeView {
+        nodes: vec![std::sync::Arc::new(NodeView {
             name: "orin".into(),
             gpu_resources: vec![GpuResource {
                 resource: "nvidia.com/gpu".into(),
@@ -34,7 +34,7 @@ fn view(allocated: u64, pending: bool) -> ClusterView {
                 .map(|i| PodMemory { namespace: "ml".into(), name: format!("m{i}"), ..PodMemory::default() })
                 .collect(),
             ..NodeView::default()
-        }],
+        })],
         pending: if pending {
             vec![PendingPod { namespace: "ml".into(), name: "late".into(), ..PendingPod::default() }]
         } else {
