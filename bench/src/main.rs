@@ -7,6 +7,7 @@ mod derive;
 mod history;
 
 use std::collections::HashMap;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -307,7 +308,11 @@ async fn run(
             })
         })
         .collect();
-    peer(&kc, &per_resource, size, sync_s);
+    // The peer runs (and is waited for) off the runtime's workers: blocking a worker can strand
+    // a simulator task queued on it, and the peer then waits forever for an answer (seen at 1000
+    // nodes on this 2-core machine).
+    let size_owned = size.to_string();
+    tokio::task::spawn_blocking(move || peer(&kc, &per_resource, &size_owned, sync_s)).await?;
     drop(sim);
     let view: app::model::ClusterView = serde_json::from_value(view)?;
     Ok((row, weight, view))
@@ -330,6 +335,19 @@ fn peer(kc: &Path, ours: &[(String, String, u64)], size: &str, our_sync: f64) {
         return;
     };
     let pid = child.id();
+    // Read its output while it runs: at 1000 nodes the CSV outgrows the pipe, and a child
+    // blocked on a full pipe never exits.
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let out_reader = drain(child.stdout.take().map(|o| Box::new(o) as Box<dyn std::io::Read + Send>));
+    let err_reader = drain(child.stderr.take().map(|o| Box::new(o) as Box<dyn std::io::Read + Send>));
     let mut peak = 0;
     while child.try_wait().ok().flatten().is_none() {
         let hwm = std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -344,7 +362,8 @@ fn peer(kc: &Path, ours: &[(String, String, u64)], size: &str, our_sync: f64) {
         std::thread::sleep(Duration::from_millis(5));
     }
     let wall = t.elapsed().as_secs_f64();
-    let out = child.wait_with_output().map(|o| String::from_utf8_lossy(&o.stdout).to_string()).unwrap_or_default();
+    let out = out_reader.join().unwrap_or_default();
+    let _ = err_reader.join();
     // CSV columns: Date,Kind,resource,node,pod,Requested,...; `-r gpu` keeps resources whose
     // name contains "gpu" (so not MIG profiles such as nvidia.com/mig-1g.5gb).
     let mut theirs: HashMap<(String, String), f64> = HashMap::new();

@@ -177,7 +177,15 @@ struct Filter {
 }
 
 impl Filter {
+    /// Whether it selects every object of the collection.
+    fn is_trivial(&self) -> bool {
+        self.ns.is_none() && self.labels.is_empty() && self.fields.is_empty()
+    }
+
     fn matches(&self, obj: &Value) -> bool {
+        if self.is_trivial() {
+            return true;
+        }
         if let Some(ns) = &self.ns {
             if obj.pointer("/metadata/namespace").and_then(Value::as_str) != Some(ns.as_str()) {
                 return false;
@@ -252,24 +260,27 @@ fn list(shared: &Shared, resource: usize, filter: &Filter, q: &HashMap<String, S
     };
     let mut items = Vec::new();
     let mut last = None;
-    let mut more = 0usize;
-    for (k, o) in iter {
-        if !filter.matches(o) {
-            continue;
-        }
-        if limit.is_some_and(|l| items.len() >= l) {
-            more += 1;
-            continue;
-        }
+    let mut iter = iter.filter(|(_, o)| filter.matches(o));
+    for (k, o) in iter.by_ref() {
         items.push(o.clone());
         last = Some(k.clone());
+        if limit.is_some_and(|l| items.len() >= l) {
+            break;
+        }
     }
+    // Whether a page follows, and — as the API server does — how many items remain only when
+    // the list has no selectors (with selectors it does not know without filtering them all).
+    let more = match limit {
+        Some(_) if iter.next().is_some() => Some(if filter.is_trivial() { 1 + iter.by_ref().count() } else { 0 }),
+        _ => None,
+    };
+    drop(iter);
     drop(store);
     let mut meta = json!({"resourceVersion": list_rv.to_string()});
-    if more > 0 {
-        if let Some((ns, name)) = last {
-            meta["continue"] = json!(encode_continue(list_rv, &ns, &name));
-            meta["remainingItemCount"] = json!(more);
+    if let (Some(remaining), Some((ns, name))) = (more, last) {
+        meta["continue"] = json!(encode_continue(list_rv, &ns, &name));
+        if remaining > 0 {
+            meta["remainingItemCount"] = json!(remaining);
         }
     }
     // Serialise by hand to avoid cloning every object into a new Value tree.

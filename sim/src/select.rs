@@ -63,6 +63,11 @@ fn split_top(s: &str) -> Vec<&str> {
 impl LabelSelector {
     /// Parses the label selector grammar: `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a)`,
     /// `k`, `!k`, joined by commas.
+    /// Whether it selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub fn parse(s: &str) -> Result<Self, SelectorError> {
         let mut reqs = Vec::new();
         if s.trim().is_empty() {
@@ -172,6 +177,11 @@ fn supported_fields(kind: &str) -> &'static [&'static str] {
 
 impl FieldSelector {
     /// Parses `a=b,c!=d` for the given kind; unknown fields are refused as the API server does.
+    /// Whether it selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub fn parse(s: &str, kind: &str) -> Result<Self, SelectorError> {
         let mut reqs = Vec::new();
         if s.trim().is_empty() {
