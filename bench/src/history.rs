@@ -20,7 +20,7 @@ pub async fn growth_per_day(view: &ClusterView, hours: u64) -> anyhow::Result<f6
         for (i, n) in v.nodes.iter_mut().enumerate() {
             let n = std::sync::Arc::make_mut(n);
             n.memory.used_bytes = Some(n.memory.allocatable_bytes / 2 + (t * 7919 + i as u64 * 104_729) % (1 << 28));
-            if (t as usize + i) % 10 == 0 {
+            if (t as usize + i).is_multiple_of(10) {
                 if let Some(g) = n.gpu_resources.first_mut() {
                     g.allocated = (g.allocated + 1) % (g.allocatable + 1);
                 }

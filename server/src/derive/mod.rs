@@ -235,6 +235,9 @@ impl Cache {
     }
 }
 
+/// A pod a node holds, with its facts.
+type Held<'a> = (&'a Arc<Pod>, &'a Arc<pods::Facts>);
+
 /// A node's view and what it was built from.
 #[derive(Debug)]
 struct NodeMemo {
@@ -250,14 +253,7 @@ struct NodeMemo {
 }
 
 impl NodeMemo {
-    fn same(
-        &self,
-        node: &Arc<Node>,
-        held: &[(&Arc<Pod>, &Arc<pods::Facts>)],
-        usage: &[Option<u64>],
-        pending: u32,
-        unified: bool,
-    ) -> bool {
+    fn same(&self, node: &Arc<Node>, held: &[Held<'_>], usage: &[Option<u64>], pending: u32, unified: bool) -> bool {
         Arc::ptr_eq(&self.node, node)
             && self.pending == pending
             && self.unified == unified
@@ -268,13 +264,7 @@ impl NodeMemo {
 }
 
 /// One node's view from its object and the pods it holds.
-fn node_view(
-    n: &Node,
-    held: &[(&Arc<Pod>, &Arc<pods::Facts>)],
-    usage: &[Option<u64>],
-    pending_pods: u32,
-    unified: bool,
-) -> NodeView {
+fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u32, unified: bool) -> NodeView {
     let name = n.metadata.name.clone().unwrap_or_default();
     let mut resources = node::accelerator_resources(n);
     for (_, f) in held {
@@ -369,7 +359,7 @@ pub fn derive_cached(
 ) -> ClusterView {
     let facts = cache.facts.facts(&inputs.pods);
     // Pods by node, holding their resources, with their facts.
-    let mut by_node: HashMap<&str, Vec<(&Arc<Pod>, &Arc<pods::Facts>)>> = HashMap::new();
+    let mut by_node: HashMap<&str, Vec<Held<'_>>> = HashMap::new();
     for (p, f) in inputs.pods.iter().zip(&facts) {
         if pods::holds_resources(p) {
             if let Some(n) = pods::node_of(p) {
@@ -412,7 +402,7 @@ pub fn derive_cached(
         .iter()
         .map(|n| {
             let name = n.metadata.name.as_deref().unwrap_or("");
-            let mut held: Vec<(&Arc<Pod>, &Arc<pods::Facts>)> = by_node.remove(name).unwrap_or_default();
+            let mut held: Vec<Held<'_>> = by_node.remove(name).unwrap_or_default();
             // The store's order is not stable; the memo compares by address.
             held.sort_by_key(|(p, _)| Arc::as_ptr(p) as usize);
             let usage: Vec<Option<u64>> = std::iter::once(node_use.get(name).copied().flatten())
