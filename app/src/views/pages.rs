@@ -104,7 +104,7 @@ pub fn NodePage(name: String) -> impl IntoView {
                     <h1 class="page-title">"Node " {n.name.clone()}</h1>
                     <div class="node-page">
                         <NodeCard node=n.clone()/>
-                        <section class="panel">
+                        <section class="panel wide">
                             <h2>"GPU holders"</h2>
                             <table class="table">
                                 <thead><tr><th>"Namespace"</th><th>"Pod"</th><th>"Resource"</th><th>"Count"</th><th>"Age"</th><th>"RuntimeClass"</th></tr></thead>
@@ -127,9 +127,9 @@ pub fn NodePage(name: String) -> impl IntoView {
                                 <tbody>
                                 {n.pods.iter().map(|p| view! { <tr>
                                     <td class="mono">{format!("{}/{}", p.namespace, p.name)}</td>
-                                    <td>{bytes(p.requested_bytes)}</td>
-                                    <td>{p.limit_bytes.map(bytes).unwrap_or_else(|| "unbounded".into())}</td>
-                                    <td>{p.used_bytes.map(bytes).unwrap_or_else(|| "unknown".into())}</td>
+                                    <td class="num">{bytes(p.requested_bytes)}</td>
+                                    <td class="num">{p.limit_bytes.map(bytes).unwrap_or_else(|| "unbounded".into())}</td>
+                                    <td class="num">{p.used_bytes.map(bytes).unwrap_or_else(|| "unknown".into())}</td>
                                 </tr> }).collect_view()}
                                 </tbody>
                             </table>
