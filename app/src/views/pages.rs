@@ -225,7 +225,7 @@ pub fn PendingPage() -> impl IntoView {
                             <span class="badge warn">"◔ waiting " {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</span>
                         </header>
                         <p class="request">
-                            {p.gpu_request.clone().map(|g| view! { <span class="chip gpu">{g.count} " × " {g.resource}</span> })}
+                            {p.gpu_request.clone().map(|g| view! { <span class="chip want">{g.count} " × " {g.resource}</span> })}
                             {p.memory_request_bytes.map(|m| view! { <span class="chip">{bytes(m)} " memory"</span> })}
                             {p.scheduler.clone().map(|s| view! { <span class="chip">"scheduler: " {s}</span> })}
                         </p>
