@@ -38,6 +38,24 @@ pub fn diagnose(
     let classes: BTreeSet<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
     let class_list = classes.iter().copied().collect::<Vec<_>>().join(", ");
 
+    // Nodes whose device plugin is missing or failing: what they say about themselves.
+    let plugin_missing: Vec<(&k8s_openapi::api::core::v1::Node, &str, &'static str)> = inputs
+        .nodes
+        .iter()
+        .zip_by_name(nodes)
+        .into_iter()
+        .filter_map(|(n, view)| plugin_trouble(n, view).map(|what| (n, view.name.as_str(), what)))
+        .collect();
+    // The pods waiting for the scheduler, to see which nodes they are aimed at.
+    let waiting: std::collections::HashMap<(&str, &str), &crate::pod::Pod> = inputs
+        .pods
+        .iter()
+        .filter(|p| pods::is_unscheduled(p))
+        .map(|p| {
+            ((p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")), p.as_ref())
+        })
+        .collect();
+
     // Pending pods short of a GPU resource.
     for p in pending.iter_mut() {
         let short: Vec<&str> = p
@@ -57,14 +75,17 @@ pub fn diagnose(
             } else {
                 "free one (scale down a pod holding it), enable time-slicing replicas in the NVIDIA device plugin, or add a GPU node"
             };
-            out.push(diag(
-                "insufficient-gpu",
-                Severity::Critical,
-                "Pod",
-                Some(&p.namespace),
-                &p.name,
-                format!("Waiting for {want} {res}: every matching node's {res} is already held — {hint}."),
-            ));
+            // Aimed at a node whose device plugin is down: that node has no GPU to free.
+            let broken = waiting.get(&(p.namespace.as_str(), p.name.as_str())).and_then(|pod| {
+                plugin_missing.iter().find(|(n, _, _)| super::pending_targets(pod, n)).map(|(_, name, _)| *name)
+            });
+            let text = match broken {
+                Some(node) => format!(
+                    "Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: the NVIDIA device plugin is missing or failing there (see that node's device-plugin-missing diagnosis) — fix the plugin; freeing a GPU elsewhere will not help."
+                ),
+                None => format!("Waiting for {want} {res}: every matching node's {res} is already held — {hint}."),
+            };
+            out.push(diag("insufficient-gpu", Severity::Critical, "Pod", Some(&p.namespace), &p.name, text));
             p.diagnoses.push("insufficient-gpu".into());
         }
         if p.message.as_deref().is_some_and(|m| m.contains("maximum request size for shared resources is 1")) {
@@ -77,16 +98,7 @@ pub fn diagnose(
     // Nodes that look like GPU nodes but advertise no GPU.
     for (n, view) in inputs.nodes.iter().zip_by_name(nodes) {
         let name = view.name.as_str();
-        let nvidia: Vec<_> = view.gpu_resources.iter().filter(|g| node::is_nvidia_gpu(&g.resource)).collect();
-        let has_capacity = nvidia.iter().any(|g| g.capacity > 0);
-        let whole = nvidia.iter().find(|g| g.resource == "nvidia.com/gpu");
-        let zero_allocatable = whole.is_some_and(|g| g.capacity > 0 && g.allocatable == 0);
-        if (node::looks_like_gpu_node(n) && !has_capacity) || zero_allocatable {
-            let what = if zero_allocatable {
-                "advertises nvidia.com/gpu capacity but 0 allocatable"
-            } else {
-                "has GPU signals (labels, Jetson board) but advertises no nvidia.com/gpu"
-            };
+        if let Some(what) = plugin_trouble(n, view) {
             out.push(diag("device-plugin-missing", Severity::Critical, "Node", None, name,
                 format!("{name} {what}: the NVIDIA device plugin is missing or failing there — check the nvidia-device-plugin DaemonSet pod on this node and the container runtime's nvidia handler.")));
         }
@@ -225,6 +237,22 @@ pub fn diagnose(
             .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
     });
     out
+}
+
+/// What is wrong with a node that looks like a GPU node but offers no GPU to the scheduler
+/// (its device plugin is missing or failing), if anything.
+fn plugin_trouble(n: &k8s_openapi::api::core::v1::Node, view: &NodeView) -> Option<&'static str> {
+    let nvidia: Vec<_> = view.gpu_resources.iter().filter(|g| node::is_nvidia_gpu(&g.resource)).collect();
+    let has_capacity = nvidia.iter().any(|g| g.capacity > 0);
+    let whole = nvidia.iter().find(|g| g.resource == "nvidia.com/gpu");
+    let zero_allocatable = whole.is_some_and(|g| g.capacity > 0 && g.allocatable == 0);
+    if zero_allocatable {
+        Some("advertises nvidia.com/gpu capacity but 0 allocatable")
+    } else if node::looks_like_gpu_node(n) && !has_capacity {
+        Some("has GPU signals (labels, Jetson board) but advertises no nvidia.com/gpu")
+    } else {
+        None
+    }
 }
 
 /// Pairs nodes with their views by name (views are sorted; inputs are not).

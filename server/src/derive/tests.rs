@@ -379,3 +379,23 @@ fn node_views_are_reused_only_while_nothing_they_depend_on_changed() {
     let v8 = at(&inputs, &mut cache);
     assert_eq!(cache.nodes(), v8.nodes.len());
 }
+
+/// A pod aimed at a node whose device plugin is down is told so, not to free a replica: that
+/// node has no GPU to free.
+#[test]
+fn a_pod_aimed_at_a_node_without_its_device_plugin_is_pointed_at_the_plugin() {
+    let v = edge();
+    let about = |pod: &str| {
+        v.diagnoses
+            .iter()
+            .find(|d| d.code == "insufficient-gpu" && d.name.starts_with(pod))
+            .map(|d| d.message.clone())
+            .unwrap_or_else(|| panic!("insufficient-gpu for {pod}"))
+    };
+    let reader = about("label-reader");
+    assert!(reader.contains("xavier-nx-03") && reader.contains("device plugin"), "{reader}");
+    assert!(!reader.contains("free a replica"), "{reader}");
+    let other = about("anomaly-detector");
+    assert!(other.contains("already held") && !other.contains("device plugin is missing"), "{other}");
+    assert!(v.diagnoses.iter().any(|d| d.code == "device-plugin-missing" && d.name == "xavier-nx-03"));
+}
