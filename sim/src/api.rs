@@ -128,8 +128,8 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
     }
     // A hung server answers nothing else either while a stall lasts (watches are accepted and
     // then hang; see `run_watch`). The wait ends when the client gives up.
-    while !watch && shared.faults.stalled() {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    if !watch {
+        hold_while_stalled(&shared).await;
     }
     let resp = if method != Method::GET && method != Method::HEAD {
         status(
@@ -163,11 +163,18 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
     };
     // An answer computed while the stall began (it may hold a change made after) is held back
     // with the rest until the stall ends.
-    while !watch && shared.faults.stalled() {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    if !watch {
+        hold_while_stalled(&shared).await;
     }
     shared.log_request(method.as_str(), verb, &uri, resp.status().as_u16());
     resp
+}
+
+/// Waits while the simulator is stalled.
+async fn hold_while_stalled(shared: &Shared) {
+    while shared.faults.stalled() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 struct Filter {

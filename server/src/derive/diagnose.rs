@@ -28,36 +28,35 @@ fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
 }
 
 /// Computes every diagnosis; adds the codes that concern each pending pod to it.
+/// `waiting` holds the pod object of each entry of `pending`, in the same order.
 pub fn diagnose(
     inputs: &Inputs,
     facts: &[std::sync::Arc<pods::Facts>],
     nodes: &[Arc<NodeView>],
     pending: &mut [PendingPod],
+    waiting: &[&crate::pod::Pod],
 ) -> Vec<Diagnosis> {
     let mut out = Vec::new();
     let classes: BTreeSet<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
     let class_list = classes.iter().copied().collect::<Vec<_>>().join(", ");
 
-    // Nodes whose device plugin is missing or failing: what they say about themselves.
-    let plugin_missing: Vec<(&k8s_openapi::api::core::v1::Node, &str, &'static str)> = inputs
+    // Nodes that look like GPU nodes but whose device plugin is missing or failing.
+    let plugin_missing: Vec<(&k8s_openapi::api::core::v1::Node, &str)> = inputs
         .nodes
         .iter()
         .zip_by_name(nodes)
         .into_iter()
-        .filter_map(|(n, view)| plugin_trouble(n, view).map(|what| (n, view.name.as_str(), what)))
-        .collect();
-    // The pods waiting for the scheduler, to see which nodes they are aimed at.
-    let waiting: std::collections::HashMap<(&str, &str), &crate::pod::Pod> = inputs
-        .pods
-        .iter()
-        .filter(|p| pods::is_unscheduled(p))
-        .map(|p| {
-            ((p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")), p.as_ref())
+        .filter_map(|(n, view)| {
+            let name = view.name.as_str();
+            let what = plugin_trouble(n, view)?;
+            out.push(diag("device-plugin-missing", Severity::Critical, "Node", None, name,
+                format!("{name} {what}: the NVIDIA device plugin is missing or failing there — check the nvidia-device-plugin DaemonSet pod on this node and the container runtime's nvidia handler.")));
+            Some((n, name))
         })
         .collect();
 
     // Pending pods short of a GPU resource.
-    for p in pending.iter_mut() {
+    for (p, pod) in pending.iter_mut().zip(waiting) {
         let short: Vec<&str> = p
             .reasons
             .iter()
@@ -76,9 +75,7 @@ pub fn diagnose(
                 "free one (scale down a pod holding it), enable time-slicing replicas in the NVIDIA device plugin, or add a GPU node"
             };
             // Aimed at a node whose device plugin is down: that node has no GPU to free.
-            let broken = waiting.get(&(p.namespace.as_str(), p.name.as_str())).and_then(|pod| {
-                plugin_missing.iter().find(|(n, _, _)| super::pending_targets(pod, n)).map(|(_, name, _)| *name)
-            });
+            let broken = plugin_missing.iter().find(|(n, _)| super::pending_targets(pod, n)).map(|(_, name)| *name);
             let text = match broken {
                 Some(node) => format!(
                     "Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: the NVIDIA device plugin is missing or failing there (see that node's device-plugin-missing diagnosis) — fix the plugin; freeing a GPU elsewhere will not help."
@@ -95,13 +92,9 @@ pub fn diagnose(
         }
     }
 
-    // Nodes that look like GPU nodes but advertise no GPU.
-    for (n, view) in inputs.nodes.iter().zip_by_name(nodes) {
+    // Boards whose limits exceed their shared memory; GPUs shared by time-slicing.
+    for view in nodes {
         let name = view.name.as_str();
-        if let Some(what) = plugin_trouble(n, view) {
-            out.push(diag("device-plugin-missing", Severity::Critical, "Node", None, name,
-                format!("{name} {what}: the NVIDIA device plugin is missing or failing there — check the nvidia-device-plugin DaemonSet pod on this node and the container runtime's nvidia handler.")));
-        }
         if view.unified_memory
             && view.memory.allocatable_bytes > 0
             && view.memory.limits_bytes > view.memory.allocatable_bytes

@@ -12,13 +12,12 @@ use std::sync::Arc;
 use app::model::{ClusterView, GpuRequest, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals};
 use k8s_openapi::api::apps::v1::ReplicaSet;
 use k8s_openapi::api::core::v1::{Event, Node};
-
-use crate::pod::Pod;
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Deserialize;
 
+use crate::pod::Pod;
 use crate::quantity::Bytes;
 
 /// `metrics.k8s.io/v1beta1` NodeMetrics (not in k8s-openapi).
@@ -429,8 +428,8 @@ pub fn derive_cached(
     cache.nodes = kept;
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
 
-    let mut pending: Vec<PendingPod> = pending.into_iter().map(|(_, p, _)| p).collect();
-    let diagnoses = diagnose::diagnose(inputs, &facts, &nodes, &mut pending);
+    let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
+    let diagnoses = diagnose::diagnose(inputs, &facts, &nodes, &mut pending, &waiting);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
         ready_nodes: u32::try_from(nodes.iter().filter(|n| n.ready).count()).unwrap_or(u32::MAX),
