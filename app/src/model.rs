@@ -95,6 +95,9 @@ pub struct Holder {
     /// The pod's runtimeClassName.
     #[serde(default)]
     pub runtime_class: Option<String>,
+    /// The pod is being deleted (Terminating): it still holds its units until it is gone.
+    #[serde(default)]
+    pub terminating: bool,
 }
 
 /// One GPU extended resource on one node.
@@ -122,6 +125,41 @@ pub struct GpuResource {
     /// time-sliced replicas on a node with more than one GPU.
     #[serde(default)]
     pub placement_known: bool,
+    /// Units out of service: `capacity − allocatable` when the device plugin took GPUs it found
+    /// unhealthy (Xid errors, fallen off the bus) out of the allocatable count.
+    #[serde(default)]
+    pub out_of_service: u64,
+}
+
+/// A pod that uses a node's GPU without the scheduler counting it (no `nvidia.com/gpu`
+/// request): through an NVIDIA runtime class, `NVIDIA_VISIBLE_DEVICES`, or a node whose default
+/// runtime is NVIDIA's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct GpuUser {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Sure (the spec says so) or only possible (the node's default runtime gives every
+    /// container the GPU when its image asks for it).
+    pub sure: bool,
+    /// What says so: `runtime-class`, `env` or `default-runtime`.
+    pub evidence: String,
+}
+
+/// A node that stopped reporting (Ready Unknown) or reports not ready (Ready False).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct NodeDown {
+    /// The Ready condition's status: `Unknown` (no contact) or `False`.
+    pub status: String,
+    /// Since when (the Ready condition's last transition, RFC 3339).
+    pub since: Option<String>,
+    /// The Ready condition's reason (`NodeStatusUnknown`, `KubeletNotReady`, …).
+    pub reason: Option<String>,
+    /// When its pods will be evicted by the `node.kubernetes.io/unreachable` or `not-ready`
+    /// taint (`since` + the shortest `tolerationSeconds` of its pods), if they tolerate it for
+    /// a bounded time.
+    pub evict_at: Option<String>,
 }
 
 /// A node condition, as shown.
@@ -194,6 +232,16 @@ pub struct NodeView {
     /// Namespaces of pods on this node (for filters).
     #[serde(default)]
     pub namespaces: Vec<String>,
+    /// The container runtime K3s gives pods without a runtimeClassName, when the node's
+    /// `k3s.io/node-args` set one (`--default-runtime nvidia`).
+    #[serde(default)]
+    pub default_runtime: Option<String>,
+    /// Pods that use the GPU without the scheduler counting them.
+    #[serde(default)]
+    pub gpu_users_outside: Vec<GpuUser>,
+    /// Set when the node is down (Ready Unknown or False).
+    #[serde(default)]
+    pub down: Option<NodeDown>,
 }
 
 /// A GPU request of a pending pod.

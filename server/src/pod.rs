@@ -76,6 +76,51 @@ pub struct Container {
     /// `Always` for a sidecar init container.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
+    /// Its environment, of which only `NVIDIA_VISIBLE_DEVICES` is kept: a container that sets
+    /// it is a sure GPU user under the NVIDIA runtime, device plugin or not.
+    #[serde(default, skip_serializing_if = "GpuEnv::is_empty")]
+    pub env: GpuEnv,
+}
+
+/// The one environment variable gpudash reads (`NVIDIA_VISIBLE_DEVICES`), decoded from the
+/// container's `env` list; every other variable is skipped while parsing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuEnv(pub Option<String>);
+
+impl GpuEnv {
+    /// The variable gpudash keeps.
+    pub const NAME: &'static str = "NVIDIA_VISIBLE_DEVICES";
+
+    fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+impl Serialize for GpuEnv {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Var<'a> {
+            name: &'a str,
+            value: &'a str,
+        }
+        s.collect_seq(self.0.as_deref().map(|value| Var { name: Self::NAME, value }))
+    }
+}
+
+impl<'de> Deserialize<'de> for GpuEnv {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Var {
+            #[serde(default)]
+            name: String,
+            #[serde(default)]
+            value: Option<String>,
+        }
+        let vars: Option<Vec<Var>> = Option::deserialize(d)?;
+        Ok(Self(
+            vars.into_iter().flatten().find(|v| v.name == Self::NAME).map(|v| v.value.unwrap_or_default()),
+        ))
+    }
 }
 
 /// A container's requests and limits.
@@ -171,6 +216,58 @@ pub struct PodStatus {
     /// A message about the pod's state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Container states, kept only for device-plugin pods (see [`Pod::strip`]): their restarts
+    /// and last exit say why a node offers no GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_statuses: Option<Vec<ContainerStatus>>,
+}
+
+/// What gpudash reads of a container's state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatus {
+    /// Container name.
+    #[serde(default)]
+    pub name: String,
+    /// Whether it passes its readiness probe.
+    #[serde(default)]
+    pub ready: bool,
+    /// Restarts so far.
+    #[serde(default)]
+    pub restart_count: i32,
+    /// Its state now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<ContainerState>,
+    /// Its previous state (the last exit of a crash-looping container).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_state: Option<ContainerState>,
+}
+
+/// A container state: waiting (with a reason such as `CrashLoopBackOff`) or terminated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerState {
+    /// Waiting, with its reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<StateReason>,
+    /// Terminated, with its reason and exit code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminated: Option<StateReason>,
+    /// Running since (present when running).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<serde_json::Value>,
+}
+
+/// The reason (and exit code) of a waiting or terminated state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateReason {
+    /// `CrashLoopBackOff`, `Error`, `OOMKilled`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Exit code of a terminated container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
 }
 
 impl Resource for Pod {
@@ -209,6 +306,17 @@ impl Pod {
         if let Some(st) = self.status.as_mut().filter(|_| bound) {
             st.conditions = None;
         }
+        if !self.is_device_plugin() {
+            if let Some(st) = self.status.as_mut() {
+                st.container_statuses = None;
+            }
+        }
+    }
+
+    /// Whether this is a pod of an NVIDIA device plugin DaemonSet (the Helm chart's
+    /// `…nvidia-device-plugin-…` and the GPU Operator's `nvidia-device-plugin-daemonset-…`).
+    pub fn is_device_plugin(&self) -> bool {
+        self.metadata.name.as_deref().is_some_and(|n| n.contains("nvidia-device-plugin"))
     }
 
     /// The projection of a full k8s-openapi pod (the what-if check parses pasted workloads with

@@ -302,7 +302,7 @@ impl kube::runtime::utils::Backoff for Reconnect {
 fn strip_node(n: &mut Node) {
     n.managed_fields_mut().clear();
     if let Some(a) = n.metadata.annotations.as_mut() {
-        a.retain(|k, _| k == crate::derive::node::UNIFIED_OVERRIDE);
+        a.retain(|k, _| k == crate::derive::node::UNIFIED_OVERRIDE || k == crate::derive::node::K3S_NODE_ARGS);
     }
     if let Some(s) = n.status.as_mut() {
         s.images = None;

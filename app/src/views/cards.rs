@@ -5,39 +5,66 @@ use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
 use crate::model::{GpuResource, MemoryView, NodeView, Sharing};
-use crate::time::bytes;
+use crate::time::{bytes, clock, human_duration, parse_rfc3339};
+
+/// What a slot of the grid is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotState {
+    /// Held by a pod.
+    Held,
+    /// Held beyond allocatable (the device plugin shrank under running pods).
+    Over,
+    /// Held by a pod that is being deleted.
+    Terminating,
+    /// Free.
+    Free,
+    /// Out of service: the device plugin found the GPU unhealthy.
+    Out,
+}
 
 /// One cell of a slot grid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cell {
-    /// Pod holding it (`namespace/name`), or None when free.
+    /// Pod holding it (`namespace/name`), or None when free or out of service.
     pub holder: Option<(String, String)>,
-    /// Held beyond allocatable (the device plugin shrank under running pods).
-    pub over: bool,
+    /// What the slot is.
+    pub state: SlotState,
 }
 
-/// Lays out the units of a resource as cells: holders first (each for its count), then free.
+/// Lays out the units of a resource as cells: holders first (each for its count), then free
+/// up to allocatable, then out of service up to capacity.
 pub fn cells(g: &GpuResource) -> Vec<Cell> {
     let mut out: Vec<Cell> = Vec::new();
+    let alloc = g.allocatable.min(4096) as usize;
     for h in &g.holders {
         for _ in 0..h.count.min(4096) {
-            out.push(Cell { holder: Some((h.namespace.clone(), h.name.clone())), over: false });
+            let state = if out.len() >= alloc {
+                SlotState::Over
+            } else if h.terminating {
+                SlotState::Terminating
+            } else {
+                SlotState::Held
+            };
+            out.push(Cell { holder: Some((h.namespace.clone(), h.name.clone())), state });
         }
     }
-    let total = g.allocatable.max(g.capacity).min(4096) as usize;
     let held = out.len();
-    for (i, c) in out.iter_mut().enumerate() {
-        c.over = i >= total;
+    for _ in held..alloc {
+        out.push(Cell { holder: None, state: SlotState::Free });
     }
-    for _ in held..total {
-        out.push(Cell { holder: None, over: false });
+    let total = g.capacity.min(4096) as usize;
+    for _ in out.len().max(alloc)..total {
+        out.push(Cell { holder: None, state: SlotState::Out });
     }
     out
 }
 
 /// The caption of a resource: what the grid shows.
 pub fn caption(g: &GpuResource) -> String {
-    let held = format!("{}/{} held", g.allocated, g.allocatable);
+    let mut held = format!("{}/{} held", g.allocated, g.allocatable);
+    if g.out_of_service > 0 {
+        held.push_str(&format!(" · {} out of service", g.out_of_service));
+    }
     match (g.sharing, g.physical_gpus) {
         (Sharing::Mig, _) => format!("MIG slices · {held}"),
         (Sharing::TimeSlicing | Sharing::Mps, Some(p)) => {
@@ -50,7 +77,7 @@ pub fn caption(g: &GpuResource) -> String {
         (Sharing::None, Some(p)) => {
             format!("{p} whole GPU{} · {held}", if p == 1 { "" } else { "s" })
         }
-        (Sharing::None, None) => held,
+        (Sharing::None, None) => format!("{} units, GPU count unknown · {held}", g.capacity),
     }
 }
 
@@ -66,6 +93,7 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
         _ => vec![cells],
     };
     let unknown = !g.placement_known;
+    let count_unknown = g.physical_gpus.is_none() && g.sharing == Sharing::None;
     let profile = g.resource.strip_prefix("nvidia.com/mig-").map(str::to_string);
     let sharing = match g.sharing {
         Sharing::None => "none",
@@ -81,18 +109,21 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
                 <span class="gpu-caption">{cap}</span>
             </div>
             {rows.into_iter().enumerate().map(|(i, row)| {
-                let label = if unknown { "replicas (GPU unknown)".to_string() } else if profile.is_some() { "slices".to_string() } else { format!("GPU {i}") };
+                let label = if count_unknown { "units".to_string() } else if unknown { "replicas (GPU unknown)".to_string() } else if profile.is_some() { "slices".to_string() } else { format!("GPU {i}") };
                 view! {
                     <div class="slot-row">
                         <span class="slot-row-label">{label}</span>
                         <ul class="slots">
                             {row.into_iter().map(|c| {
-                                let (cls, text) = match &c.holder {
-                                    Some((_, name)) if c.over => ("slot held over", format!("⚠ {name}")),
-                                    Some((_, name)) => ("slot held", name.clone()),
-                                    None => ("slot free", "free".to_string()),
+                                let name = c.holder.as_ref().map(|h| h.1.clone()).unwrap_or_default();
+                                let (cls, text) = match c.state {
+                                    SlotState::Over => ("slot held over", format!("⚠ {name}")),
+                                    SlotState::Terminating => ("slot held terminating", format!("⌛ {name}")),
+                                    SlotState::Held => ("slot held", name),
+                                    SlotState::Free => ("slot free", "free".to_string()),
+                                    SlotState::Out => ("slot out", "✖ out of service".to_string()),
                                 };
-                                let full = c.holder.as_ref().map(|(ns, n)| format!("{ns}/{n}")).unwrap_or_else(|| "free".into());
+                                let full = c.holder.as_ref().map(|(ns, n)| format!("{ns}/{n}")).unwrap_or_else(|| text.clone());
                                 let prof = profile.clone();
                                 view! {
                                     <li class=cls aria-label=full>
@@ -105,8 +136,11 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
                     </div>
                 }
             }).collect_view()}
-            {unknown.then(|| view! {
+            {(unknown && !count_unknown).then(|| view! {
                 <p class="note">"Kubernetes does not report which physical GPU each replica is on; placement shown as unknown."</p>
+            })}
+            {count_unknown.then(|| view! {
+                <p class="note">"No GPU feature-discovery labels: whole GPUs or time-slicing replicas cannot be told apart."</p>
             })}
         </div>
     }
@@ -182,11 +216,16 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
         <article class="card node" data-node=node.name.clone() data-ready=ready.to_string()>
             <header class="card-head">
                 <h2><a href=href>{node.name.clone()}</a></h2>
-                <span class=if ready { "badge ok" } else { "badge bad" }>{if ready { "✓ Ready" } else { "✗ Not ready" }}</span>
+                <span class=if ready { "badge ok" } else { "badge bad" }>{match (ready, &node.down) {
+                    (true, _) => "✓ Ready",
+                    (false, Some(d)) if d.status == "Unknown" => "✗ No contact",
+                    _ => "✗ Not ready",
+                }}</span>
                 {pressures.into_iter().map(|p| view! { <span class="badge bad">"⚠ " {p}</span> }).collect_view()}
                 {node.unschedulable.then(|| view! { <span class="badge warn">"⊘ Cordoned"</span> })}
                 {node.unified_memory.then(|| view! { <span class="badge info">"unified memory"</span> })}
                 <span class="badge plain">{node.arch.clone()}</span>
+                {node.default_runtime.clone().map(|r| view! { <span class="badge plain">"default runtime " {r}</span> })}
                 {(pending > 0).then(|| view! { <span class="badge warn pending-count">"◔ " {pending} " pending"</span> })}
             </header>
             {if no_gpu {
@@ -194,6 +233,30 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
             } else {
                 Either::Right(gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view())
             }}
+            {node.down.clone().map(|d| {
+                let since = d.since.as_deref().and_then(parse_rfc3339);
+                let evict = d.evict_at.as_deref().and_then(parse_rfc3339);
+                let now = live.now;
+                view! {
+                    <p class="down">"✖ Down for "
+                        {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}
+                        {since.map(|s| view! { " (since " {clock(s)} ")" })}
+                        {evict.map(|t| view! { " · pods evicted at " {clock(t)} })}</p>
+                }
+            })}
+            {(!node.gpu_users_outside.is_empty()).then(|| view! {
+                <div class="outside">
+                    <span class="slot-row-label">"GPU used outside the scheduler"</span>
+                    <ul class="slots">
+                        {node.gpu_users_outside.iter().map(|u| {
+                            let cls = if u.sure { "slot held outside" } else { "slot held outside maybe" };
+                            let full = format!("{}/{} ({})", u.namespace, u.name, u.evidence);
+                            let text = if u.sure { u.name.clone() } else { format!("? {}", u.name) };
+                            view! { <li class=cls aria-label=full><span class="slot-name">{text}</span></li> }
+                        }).collect_view()}
+                    </ul>
+                </div>
+            })}
             <MemoryBars m=node.memory.clone() unified=node.unified_memory/>
             {problems.into_iter().map(|(cls, icon, code, msg)| view! {
                 <p class="node-problem"><span class=cls>{icon} {code}</span> " " {msg}</p>
@@ -236,7 +299,17 @@ mod tests {
     fn holders_beyond_allocatable_are_marked_over() {
         let c = cells(&res(1, &[("a", 1), ("b", 1)]));
         assert_eq!(c.len(), 2);
-        assert!(c[1].over && !c[0].over);
+        assert_eq!((c[0].state, c[1].state), (SlotState::Held, SlotState::Over));
+    }
+
+    #[test]
+    fn units_out_of_service_are_drawn_out_not_free() {
+        let mut g = res(2, &[("a", 1)]);
+        g.allocatable = 1;
+        g.out_of_service = 1;
+        let c = cells(&g);
+        assert_eq!(c.iter().map(|c| c.state).collect::<Vec<_>>(), vec![SlotState::Held, SlotState::Out]);
+        assert!(caption(&g).ends_with("1/1 held · 1 out of service"), "{}", caption(&g));
     }
 
     #[test]

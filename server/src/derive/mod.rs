@@ -9,7 +9,9 @@ pub mod scheduler;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use app::model::{ClusterView, GpuRequest, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals};
+use app::model::{
+    ClusterView, GpuRequest, GpuUser, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals,
+};
 use k8s_openapi::api::apps::v1::ReplicaSet;
 use k8s_openapi::api::core::v1::{Event, Node};
 use k8s_openapi::api::node::v1::RuntimeClass;
@@ -127,7 +129,7 @@ fn metric_bytes(usage: &BTreeMap<String, K8sQuantity>) -> Option<u64> {
 }
 
 /// Does a pending pod name this node (nodeSelector that the node matches, or nominated)?
-fn pending_targets(pod: &Pod, node: &Node) -> bool {
+pub(crate) fn pending_targets(pod: &Pod, node: &Node) -> bool {
     let name = node.metadata.name.as_deref().unwrap_or("");
     if pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()) == Some(name) {
         return true;
@@ -289,6 +291,7 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
                             count: c,
                             since: p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0)),
                             runtime_class: p.spec.as_ref().and_then(|s| s.runtime_class_name.clone()),
+                            terminating: p.metadata.deletion_timestamp.is_some(),
                         }
                     })
                 })
@@ -330,6 +333,9 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
     pod_mem.sort_by(|a, b| b.requested_bytes.cmp(&a.requested_bytes).then_with(|| a.name.cmp(&b.name)));
     namespaces.sort();
     let (ready, conditions) = node::conditions(n);
+    let default_runtime = node::default_runtime(n);
+    let gpu_users_outside = gpu_users_outside(held, default_runtime.as_deref());
+    let bound: Vec<&Pod> = held.iter().map(|(p, _)| p.as_ref()).collect();
     NodeView {
         name,
         ready,
@@ -344,7 +350,44 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
         labels: node::labels(n).iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         pods: pod_mem,
         namespaces,
+        default_runtime,
+        gpu_users_outside,
+        down: node::down(n, &bound),
     }
+}
+
+/// Pods on a node that use its GPU without requesting a GPU resource: sure when they name an
+/// NVIDIA RuntimeClass, or set `NVIDIA_VISIBLE_DEVICES` where the default runtime is NVIDIA's;
+/// possible when the node's default runtime is NVIDIA's (then any container whose image asks
+/// for the GPU gets it, and the API cannot tell). System pods and the device plugin are left out.
+fn gpu_users_outside(held: &[Held<'_>], default_runtime: Option<&str>) -> Vec<GpuUser> {
+    let nvidia_default = default_runtime.is_some_and(node::is_nvidia_runtime);
+    let mut out: Vec<GpuUser> = held
+        .iter()
+        .filter(|(p, f)| {
+            !p.is_device_plugin()
+                && !f.requests.iter().any(|(k, v)| *v > 0 && node::is_nvidia_gpu(k))
+                && p.metadata.namespace.as_deref() != Some("kube-system")
+        })
+        .filter_map(|(p, _)| {
+            let spec = p.spec.as_ref()?;
+            let class = spec.runtime_class_name.as_deref().filter(|c| !c.is_empty());
+            let env = spec.containers.iter().any(|c| {
+                c.env.0.as_deref().is_some_and(|v| !matches!(v.trim(), "" | "void" | "none"))
+            });
+            let (sure, evidence) = match class {
+                Some(c) if node::is_nvidia_runtime(c) => (true, "runtime-class"),
+                Some(_) => return None,
+                None if nvidia_default && env => (true, "env"),
+                None if nvidia_default => (false, "default-runtime"),
+                None => return None,
+            };
+            let (namespace, name) = pods::key(p);
+            Some(GpuUser { namespace, name, sure, evidence: evidence.to_string() })
+        })
+        .collect();
+    out.sort_by(|a, b| b.sure.cmp(&a.sure).then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))));
+    out
 }
 
 /// Derives the ClusterView, reusing what `cache` kept from the last run.

@@ -3,13 +3,95 @@
 
 use std::collections::BTreeMap;
 
-use app::model::{ConditionView, GpuResource, Holder, Sharing};
+use app::model::{ConditionView, GpuResource, Holder, NodeDown, Sharing};
 use k8s_openapi::api::core::v1::Node;
+
+use crate::pod::Pod;
 
 use crate::quantity::GpuCount;
 
 /// The node label or annotation that overrides unified-memory detection (`true`/`false`).
 pub const UNIFIED_OVERRIDE: &str = "gpudash.dev/unified-memory";
+
+/// The node annotation in which K3s records the agent's flags (a JSON list of strings).
+pub const K3S_NODE_ARGS: &str = "k3s.io/node-args";
+
+/// Whether a RuntimeClass or containerd handler name is one of NVIDIA's (`nvidia`, and the
+/// family K3s and the GPU Operator add: `nvidia-cdi`, `nvidia-legacy`, `nvidia-experimental`).
+pub fn is_nvidia_runtime(name: &str) -> bool {
+    name == "nvidia" || name.starts_with("nvidia-")
+}
+
+/// The runtime K3s gives pods that name no RuntimeClass: `--default-runtime` in the node's
+/// `k3s.io/node-args` (either `--default-runtime X` or `--default-runtime=X`).
+pub fn default_runtime(node: &Node) -> Option<String> {
+    let raw = node.metadata.annotations.as_ref()?.get(K3S_NODE_ARGS)?;
+    let args: Vec<String> = serde_json::from_str(raw).ok()?;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if let Some(v) = a.strip_prefix("--default-runtime=") {
+            return Some(v.to_string()).filter(|v| !v.is_empty());
+        }
+        if a == "--default-runtime" {
+            return it.next().cloned().filter(|v| !v.is_empty());
+        }
+    }
+    None
+}
+
+/// The seconds the API server's DefaultTolerationSeconds admission gives every pod on an
+/// unreachable or not-ready node before eviction.
+pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+
+/// Why a node is down, and when the pods it holds will be evicted; `None` while Ready is True.
+pub fn down(node: &Node, pods: &[&Pod]) -> Option<NodeDown> {
+    let ready = node
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))?;
+    if ready.status == "True" {
+        return None;
+    }
+    let taint_key =
+        if ready.status == "Unknown" { "node.kubernetes.io/unreachable" } else { "node.kubernetes.io/not-ready" };
+    let taint = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .and_then(|t| t.iter().find(|t| t.key == taint_key && t.effect == "NoExecute"));
+    let since = ready.last_transition_time.as_ref().map(|t| t.0);
+    // Eviction counts from when the NoExecute taint was added (else from the transition).
+    let start = taint.and_then(|t| t.time_added.as_ref()).map(|t| t.0).or(since);
+    let seconds = pods
+        .iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .filter_map(|p| {
+            let tolerations = p.spec.as_ref().and_then(|s| s.tolerations.as_ref());
+            let matching = tolerations.into_iter().flatten().find(|t| {
+                t.effect.as_deref().is_none_or(|e| e == "NoExecute")
+                    && (t.key.as_deref() == Some(taint_key)
+                        || (t.key.is_none() && t.operator.as_deref() == Some("Exists")))
+            });
+            match matching {
+                // Tolerated for ever (DaemonSet pods): never evicted.
+                Some(t) => t.toleration_seconds,
+                // No toleration: the admission default (or at once, if it was switched off).
+                None => Some(DEFAULT_TOLERATION_SECONDS),
+            }
+        })
+        .min();
+    let evict_at = match (start, seconds) {
+        (Some(t), Some(s)) => t.checked_add(jiff::SignedDuration::from_secs(s.max(0))).ok().map(|t| super::ts(&t)),
+        _ => None,
+    };
+    Some(NodeDown {
+        status: ready.status.clone(),
+        since: since.map(|t| super::ts(&t)),
+        reason: ready.reason.clone(),
+        evict_at,
+    })
+}
 
 /// Whether an extended resource is an accelerator gpudash shows.
 pub fn is_accelerator(name: &str) -> bool {
@@ -93,6 +175,21 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         (Sharing::Mig, None, 1, p)
     } else if resource == "nvidia.com/gpu" && mig_single {
         (Sharing::Mig, gpu_count, 1, product)
+    } else if (resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared")
+        && gpu_count.is_none()
+        && label(node, "nvidia.com/gpu.replicas").is_none()
+        && strategy(node).is_none()
+        && is_tegra(node)
+    {
+        // A Jetson without GPU feature discovery (the device plugin's chart installs none
+        // unless asked): the board has exactly one integrated GPU, so N units are N
+        // time-slicing replicas of it.
+        let units = capacity.max(allocatable);
+        if units > 1 {
+            (Sharing::TimeSlicing, Some(1), units, product)
+        } else {
+            (Sharing::None, Some(1), 1, product)
+        }
     } else if resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared" {
         let shared_signal = reps > 1
             || resource == "nvidia.com/gpu.shared"
@@ -104,7 +201,10 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
             None => Sharing::None,
         };
         if sharing == Sharing::None {
-            (Sharing::None, Some(capacity), 1, product)
+            // Without feature-discovery labels the units may be whole GPUs or time-slicing
+            // replicas: the physical count is unknown, not `capacity`.
+            let known = gpu_count.or_else(|| (label(node, "nvidia.com/gpu.replicas").is_some()).then_some(capacity));
+            (Sharing::None, known, 1, product)
         } else {
             let physical = gpu_count.or_else(|| (reps > 1).then(|| capacity.div_ceil(reps)));
             (sharing, physical, reps, product)
@@ -113,7 +213,8 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         (Sharing::None, None, 1, None)
     };
     let placement_known = match sharing {
-        Sharing::None | Sharing::Mig => true,
+        Sharing::Mig => true,
+        Sharing::None => physical.is_some() || !is_nvidia_gpu(resource),
         Sharing::TimeSlicing | Sharing::Mps => physical == Some(1),
     };
     GpuResource {
@@ -127,6 +228,7 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         allocated,
         holders,
         placement_known,
+        out_of_service: capacity.saturating_sub(allocatable),
     }
 }
 
@@ -139,7 +241,8 @@ pub fn looks_like_gpu_node(node: &Node) -> bool {
         || is_tegra(node)
 }
 
-fn is_tegra(node: &Node) -> bool {
+/// Whether the node is a Jetson/Tegra board (one integrated GPU, unified memory).
+pub fn is_tegra(node: &Node) -> bool {
     let info = node.status.as_ref().and_then(|s| s.node_info.as_ref());
     let arm64 = info.is_some_and(|i| i.architecture == "arm64") || label(node, "kubernetes.io/arch") == Some("arm64");
     let tegra_kernel = info.is_some_and(|i| i.kernel_version.contains("tegra"));

@@ -105,6 +105,7 @@ fn every_demo_diagnosis_is_raised_once() {
         ("gpu-pod-without-runtimeclass", "ocr-model-7c5b8d9f6-m2x7c"),
         ("unified-memory-overcommit", "orin-nx-02"),
         ("gpu-time-slice-contention", "orin-agx-01"),
+        ("gpu-used-outside-scheduler", "xavier-nx-03"),
     ] {
         assert_eq!(codes.iter().filter(|c| **c == (code, name)).count(), 1, "{code} {name} in {codes:?}");
     }

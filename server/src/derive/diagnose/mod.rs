@@ -1,0 +1,124 @@
+//! Diagnoses: the silent failures of GPU scheduling on K3s, each with a stable code, a severity
+//! and one sentence that says what to do. One function per code, grouped by what they look at:
+//! nodes and their GPUs ([`nodes`]), pods waiting for the scheduler ([`waiting`]), runtimes and
+//! RuntimeClasses ([`runtime`]).
+
+mod nodes;
+mod runtime;
+mod waiting;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use app::model::{Diagnosis, NodeView, PendingPod, Severity};
+use k8s_openapi::api::core::v1::Node;
+
+use super::{node, pods, Inputs};
+use crate::pod::Pod;
+
+fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, name: &str, message: String) -> Diagnosis {
+    Diagnosis {
+        code: code.to_string(),
+        severity,
+        kind: kind.to_string(),
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
+        message,
+    }
+}
+
+/// Names for a sentence: the first five, then how many more.
+fn list(names: &[String]) -> String {
+    let mut s = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > 5 {
+        s.push_str(&format!(" and {} more", names.len() - 5));
+    }
+    s
+}
+
+/// What every diagnosis reads: the node objects with their views, the device-plugin pod of each
+/// node, and the pods waiting for the scheduler with their objects.
+pub(super) struct Ctx<'a> {
+    inputs: &'a Inputs,
+    facts: &'a [Arc<pods::Facts>],
+    nodes: &'a [Arc<NodeView>],
+    /// Each node object with its view.
+    pairs: Vec<(&'a Node, &'a NodeView)>,
+    /// The NVIDIA device-plugin pod bound to each node.
+    plugins: HashMap<&'a str, &'a Pod>,
+    /// Namespaces that run device-plugin pods anywhere (where its DaemonSet lives).
+    plugin_namespaces: BTreeSet<&'a str>,
+    /// The pod object of each pending entry, in order.
+    waiting: &'a [&'a Pod],
+}
+
+impl<'a> Ctx<'a> {
+    /// The view of a node by name (views are sorted by name).
+    fn view(&self, name: &str) -> Option<&'a NodeView> {
+        self.nodes.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| self.nodes[i].as_ref())
+    }
+
+    /// Whether a pending pod could go to this node as far as its node selector or nomination
+    /// says (a pod that names no node could go to any).
+    fn could_target(pod: &Pod, n: &Node) -> bool {
+        let named = pod.spec.as_ref().and_then(|s| s.node_selector.as_ref()).is_some_and(|s| !s.is_empty())
+            || pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()).is_some();
+        !named || super::pending_targets(pod, n)
+    }
+}
+
+/// Computes every diagnosis; adds the codes that concern each pending pod to it.
+/// `waiting` holds the pod object of each entry of `pending`, in the same order.
+pub fn diagnose(
+    inputs: &Inputs,
+    facts: &[Arc<pods::Facts>],
+    nodes: &[Arc<NodeView>],
+    pending: &mut [PendingPod],
+    waiting: &[&Pod],
+) -> Vec<Diagnosis> {
+    let pairs = inputs
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let name = n.metadata.name.as_deref().unwrap_or("");
+            nodes.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| (n.as_ref(), nodes[i].as_ref()))
+        })
+        .collect();
+    let mut plugins = HashMap::new();
+    let mut plugin_namespaces = BTreeSet::new();
+    for p in inputs.pods.iter().filter(|p| p.is_device_plugin()) {
+        plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
+        if let Some(n) = pods::node_of(p) {
+            plugins.insert(n, p.as_ref());
+        }
+    }
+    let cx = Ctx { inputs, facts, nodes, pairs, plugins, plugin_namespaces, waiting };
+    let mut out = Vec::new();
+    let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
+    nodes::gpu_used_outside_scheduler(&cx, &mut out);
+    nodes::gpu_node_down(&cx, &mut out);
+    nodes::unified_memory_overcommit(&cx, &mut out);
+    nodes::gpu_time_slice_contention(&cx, &mut out);
+    waiting::insufficient_gpu(&cx, &troubled, pending, &mut out);
+    waiting::shared_gpu_request_too_large(pending, &mut out);
+    waiting::insufficient_memory(&cx, pending, &mut out);
+    runtime::runtimeclass_missing(&cx, &mut out);
+    runtime::runtime_handler_missing(&cx, &mut out);
+    runtime::gpu_pod_without_runtimeclass(&cx, &mut out);
+    runtime::shared_gpu_admission_refused(&cx, &mut out);
+    out.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.code.cmp(&b.code))
+            .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
+    });
+    out
+}
+
+/// Whether a pending pod waits for an NVIDIA GPU resource.
+fn wants_nvidia_gpu(p: &PendingPod) -> bool {
+    p.gpu_request.as_ref().is_some_and(|g| node::is_nvidia_gpu(&g.resource))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,134 @@
+//! Runtime diagnoses: a RuntimeClass that does not exist, a handler containerd lacks, a GPU pod
+//! that may silently run on the CPU, and the kubelet refusing a too-large shared request.
+
+use std::collections::{BTreeSet, HashSet};
+
+use app::model::{Diagnosis, Severity};
+
+use super::{diag, Ctx};
+use crate::derive::{node, pods};
+
+/// Extracts the quoted name after `prefix` (`RuntimeClass "nvidia" not found` → `nvidia`).
+fn quoted_after<'a>(msg: &'a str, prefix: &str) -> Option<&'a str> {
+    let i = msg.find(prefix)? + prefix.len();
+    let rest = msg[i..].strip_prefix('"')?;
+    rest.split('"').next()
+}
+
+/// `runtimeclass-missing`: from events, ReplicaSet conditions, and templates naming a class
+/// that does not exist.
+pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    let classes: BTreeSet<&str> = cx.inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
+    let class_list = classes.iter().copied().collect::<Vec<_>>().join(", ");
+    let mut seen = BTreeSet::new();
+    let mut missing = |kind: &str, ns: Option<&str>, name: &str, class: &str, out: &mut Vec<Diagnosis>| {
+        if classes.contains(class) || !seen.insert((kind.to_string(), ns.map(str::to_string), name.to_string())) {
+            return;
+        }
+        let have = if class_list.is_empty() {
+            "this cluster has no RuntimeClass".to_string()
+        } else {
+            format!("this cluster has {class_list}")
+        };
+        out.push(diag("runtimeclass-missing", Severity::Critical, kind, ns, name,
+            format!("Pods cannot be created: RuntimeClass \"{class}\" does not exist ({have}) — fix runtimeClassName in the pod template or create the RuntimeClass.")));
+    };
+    for e in &cx.inputs.events {
+        let Some(msg) = e.message.as_deref() else {
+            continue;
+        };
+        let o = &e.involved_object;
+        if let Some(class) = quoted_after(msg, "RuntimeClass ").filter(|_| msg.contains("not found")) {
+            missing(o.kind.as_deref().unwrap_or("Object"), o.namespace.as_deref(), o.name.as_deref().unwrap_or(""), class, out);
+        }
+    }
+    for rs in &cx.inputs.replica_sets {
+        let ns = rs.metadata.namespace.as_deref();
+        let name = rs.metadata.name.as_deref().unwrap_or("");
+        for c in rs.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten() {
+            if let Some(class) = c.message.as_deref().and_then(|m| quoted_after(m, "RuntimeClass ")) {
+                missing("ReplicaSet", ns, name, class, out);
+            }
+        }
+        let wants = rs.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1) > 0;
+        let class = rs
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.as_ref())
+            .and_then(|t| t.spec.as_ref())
+            .and_then(|s| s.runtime_class_name.as_deref());
+        if let (true, Some(class)) = (wants, class) {
+            missing("ReplicaSet", ns, name, class, out);
+        }
+    }
+}
+
+/// `runtime-handler-missing`: containerd on the node has no handler for the pod's class.
+pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    // Pods that exist, looked up only when an event names a missing runtime handler.
+    let mut live_pods: Option<HashSet<(&str, &str)>> = None;
+    let mut seen = BTreeSet::new();
+    for e in &cx.inputs.events {
+        let Some(msg) = e.message.as_deref() else {
+            continue;
+        };
+        let o = &e.involved_object;
+        let Some(handler) = quoted_after(msg, "no runtime for ").filter(|_| msg.contains("is configured")) else {
+            continue;
+        };
+        let key = (o.namespace.clone().unwrap_or_default(), o.name.clone().unwrap_or_default());
+        let live = live_pods.get_or_insert_with(|| {
+            cx.inputs
+                .pods
+                .iter()
+                .map(|p| (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")))
+                .collect()
+        });
+        if o.kind.as_deref() == Some("Pod") && !live.contains(&(key.0.as_str(), key.1.as_str())) {
+            continue;
+        }
+        if seen.insert(key.clone()) {
+            out.push(diag("runtime-handler-missing", Severity::Critical, o.kind.as_deref().unwrap_or("Pod"), o.namespace.as_deref(), &key.1,
+                format!("The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit on that node and restart K3s so it registers the nvidia runtime.")));
+        }
+    }
+}
+
+/// `gpu-pod-without-runtimeclass`: a pod holding an NVIDIA GPU with no runtimeClassName on a
+/// node whose default runtime is runc (with `--default-runtime nvidia` it gets the GPU).
+pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    let nvidia_class = cx.inputs.runtime_classes.iter().any(|r| {
+        r.metadata.name.as_deref().is_some_and(node::is_nvidia_runtime) || node::is_nvidia_runtime(&r.handler)
+    });
+    if !nvidia_class {
+        return;
+    }
+    for (p, f) in cx.inputs.pods.iter().zip(cx.facts) {
+        let no_class = p.spec.as_ref().is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
+        if !(no_class && pods::holds_resources(p) && f.requests.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0)) {
+            continue;
+        }
+        let default = pods::node_of(p).and_then(|n| cx.view(n)).and_then(|v| v.default_runtime.as_deref());
+        if default.is_some_and(node::is_nvidia_runtime) {
+            continue;
+        }
+        let (ns, name) = pods::key(p);
+        out.push(diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,
+            "Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with --default-runtime nvidia).".into()));
+    }
+}
+
+/// `shared-gpu-request-too-large` from the kubelet's side (admission refused the pod).
+pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    for p in &cx.inputs.pods {
+        let refused = p.status.as_ref().is_some_and(|s| {
+            s.reason.as_deref() == Some("UnexpectedAdmissionError")
+                && s.message.as_deref().is_some_and(|m| m.contains("shared"))
+        });
+        if refused {
+            let (ns, name) = pods::key(p);
+            out.push(diag("shared-gpu-request-too-large", Severity::Critical, "Pod", Some(&ns), &name,
+                "The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.".into()));
+        }
+    }
+}

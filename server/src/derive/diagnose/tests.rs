@@ -1,0 +1,173 @@
+//! The on-site cases (`tests/scenarios/onsite/*.yaml`, objects as K3s clusters print them),
+//! each derived alone: what the views and diagnoses say about it.
+
+use app::model::{ClusterView, Diagnosis, NodeView, Severity, Sharing, Source};
+
+use crate::derive::tests::load;
+use crate::derive::{derive, Options};
+
+fn site(file: &str) -> ClusterView {
+    let path = format!("{}/../tests/scenarios/onsite/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    derive(&load(&text), &Options::default(), Source::default(), 1, now)
+}
+
+fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
+    v.nodes.iter().find(|n| n.name == name).unwrap_or_else(|| panic!("node {name}"))
+}
+
+fn found<'a>(v: &'a ClusterView, code: &str, name: &str) -> &'a Diagnosis {
+    v.diagnoses
+        .iter()
+        .find(|d| d.code == code && d.name == name)
+        .unwrap_or_else(|| panic!("no {code} for {name} in {:#?}", v.diagnoses))
+}
+
+fn codes(v: &ClusterView) -> Vec<(&str, &str)> {
+    v.diagnoses.iter().map(|d| (d.code.as_str(), d.name.as_str())).collect()
+}
+
+#[test]
+fn a_node_whose_k3s_default_runtime_is_nvidia_needs_no_runtimeclass() {
+    let v = site("k3s-default-runtime.yaml");
+    assert_eq!(node(&v, "orin-agx-dr").default_runtime.as_deref(), Some("nvidia"));
+    assert_eq!(node(&v, "gpu-t4-rc").default_runtime, None);
+    let warned: Vec<&str> =
+        v.diagnoses.iter().filter(|d| d.code == "gpu-pod-without-runtimeclass").map(|d| d.name.as_str()).collect();
+    // The runc-default server still warns; the default-runtime board and the CDI pod do not.
+    assert_eq!(warned, vec!["asr-runc-6c7d8e9f0-p5q6r"], "{:?}", codes(&v));
+}
+
+#[test]
+fn a_time_sliced_jetson_without_feature_discovery_has_one_gpu_of_four_replicas() {
+    let v = site("jetson-timeslice-no-gfd.yaml");
+    let g = &node(&v, "orin-nx-tsl").gpu_resources[0];
+    assert_eq!(
+        (g.sharing, g.physical_gpus, g.replicas_per_gpu, g.capacity, g.allocated),
+        (Sharing::TimeSlicing, Some(1), 4, 4, 3)
+    );
+    assert!(g.placement_known, "one GPU: every replica is on it");
+    let d = found(&v, "gpu-time-slice-contention", "orin-nx-tsl");
+    assert!(d.message.starts_with("3 pods share 1 physical GPU"), "{}", d.message);
+}
+
+#[test]
+fn a_gpu_count_that_cannot_be_known_is_null_not_capacity() {
+    let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: x86}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}, conditions: [{type: Ready, status: \"True\"}]}\n";
+    let v = derive(&load(yaml), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let g = &v.nodes[0].gpu_resources[0];
+    assert_eq!((g.physical_gpus, g.capacity, g.placement_known), (None, 4, false));
+}
+
+#[test]
+fn pods_using_the_gpu_through_the_runtime_are_shown_and_the_missing_plugin_is_a_warning() {
+    let v = site("jetson-no-plugin.yaml");
+    let n = node(&v, "orin-nano-np");
+    let users: Vec<(&str, bool, &str)> =
+        n.gpu_users_outside.iter().map(|u| (u.name.as_str(), u.sure, u.evidence.as_str())).collect();
+    assert_eq!(
+        users,
+        vec![
+            ("barcode-reader-5e4d3c2b1-q9w8e", true, "env"),
+            ("people-counter-6d5c4b3a2-m7n8b", true, "runtime-class"),
+            ("mqtt-bridge-4f3e2d1c0-z1x2c", false, "default-runtime"),
+        ]
+    );
+    let d = found(&v, "gpu-used-outside-scheduler", "orin-nano-np");
+    assert_eq!(d.severity, Severity::Warning);
+    assert!(d.message.contains("2 use it for sure") && d.message.contains("1 may use it"), "{}", d.message);
+    let plugin = found(&v, "device-plugin-missing", "orin-nano-np");
+    assert_eq!(plugin.severity, Severity::Warning, "no GPU pod waits: {}", plugin.message);
+    assert!(plugin.message.contains("2 pod(s) use its GPU"), "{}", plugin.message);
+}
+
+#[test]
+fn a_gpu_out_of_service_is_drawn_out_and_the_waiting_pod_is_told_it_failed() {
+    let v = site("gpu-unhealthy.yaml");
+    let g = &node(&v, "gpu-l4-02").gpu_resources[0];
+    assert_eq!((g.capacity, g.allocatable, g.allocated, g.out_of_service), (2, 1, 1, 1));
+    let d = found(&v, "gpu-unhealthy", "gpu-l4-02");
+    assert_eq!(d.severity, Severity::Critical);
+    assert!(d.message.starts_with("1 of 2 nvidia.com/gpu on gpu-l4-02 are out of service"), "{}", d.message);
+    assert!(d.message.contains("xid"), "{}", d.message);
+    let p = found(&v, "insufficient-gpu", "vlm-caption-8d7c6b5a4-i8o9p");
+    assert!(p.message.contains("the GPU it needs has failed"), "{}", p.message);
+    assert!(!p.message.contains("free one"), "{}", p.message);
+    let pending = &v.pending[0];
+    assert!(pending.diagnoses.contains(&"gpu-unhealthy".to_string()), "{:?}", pending.diagnoses);
+}
+
+#[test]
+fn a_board_gone_dark_says_who_is_not_serving_and_when_they_are_evicted() {
+    let v = site("jetson-dark.yaml");
+    let n = node(&v, "orin-agx-dark");
+    let down = n.down.clone().unwrap_or_default();
+    assert_eq!(down.status, "Unknown");
+    assert_eq!(down.since.as_deref(), Some("2026-11-30T02:14:07Z"));
+    // The NoExecute taint's timeAdded + the pods' 300 s.
+    assert_eq!(down.evict_at.as_deref(), Some("2026-11-30T02:19:12Z"));
+    let holders = &n.gpu_resources[0].holders;
+    assert_eq!(holders.iter().filter(|h| h.terminating).map(|h| h.name.as_str()).collect::<Vec<_>>(), vec!["drip-detector-4d3c2b1a0-z8l9k"]);
+    let d = found(&v, "gpu-node-down", "orin-agx-dark");
+    assert_eq!(d.severity, Severity::Critical);
+    for part in ["has not reported since 2026-11-30T02:14:07Z", "3 pod(s)", "paint-inspector", "1 already Terminating", "02:19:12Z", "3 free nvidia.com/gpu for the 3 they hold"] {
+        assert!(d.message.contains(part), "{part:?} not in {}", d.message);
+    }
+    assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-time-slice-contention" && d.name == "orin-agx-dark"), "{:?}", codes(&v));
+    assert!(node(&v, "orin-agx-spare").down.is_none());
+}
+
+#[test]
+fn a_crash_looping_plugin_is_named_and_the_waiting_pod_is_told_to_fix_it() {
+    let v = site("plugin-crashloop.yaml");
+    let d = found(&v, "device-plugin-missing", "orin-nx-crash");
+    assert_eq!(d.severity, Severity::Critical, "a GPU pod waits for it");
+    for part in ["nvidia-device-plugin/nvdp-nvidia-device-plugin-m8r4t", "CrashLoopBackOff", "restarted 14 times", "last exit code 1, Error"] {
+        assert!(d.message.contains(part), "{part:?} not in {}", d.message);
+    }
+    let p = found(&v, "insufficient-gpu", "blade-wear-7e6d5c4b3-r2t3y");
+    assert!(p.message.contains("device plugin") && p.message.contains("orin-nx-crash"), "{}", p.message);
+    for wrong in ["free one", "free a replica", "time-slicing replicas"] {
+        assert!(!p.message.contains(wrong), "{wrong:?} in {}", p.message);
+    }
+}
+
+#[test]
+fn a_pod_waiting_on_no_advertised_gpu_anywhere_is_pointed_at_the_plugin() {
+    // The same board, and a pod that names no node: no node advertises the resource at all.
+    let path = format!("{}/../tests/scenarios/onsite/plugin-crashloop.yaml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_default().replace("nodeSelector: {factory.example.com/line: cut-7}", "nodeSelector: {}");
+    let v = derive(&load(&text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let p = found(&v, "insufficient-gpu", "blade-wear-7e6d5c4b3-r2t3y");
+    assert!(p.message.contains("which no node it can go to advertises at all"), "{}", p.message);
+    assert!(p.message.contains("missing or failing on orin-nx-crash"), "{}", p.message);
+    assert!(v.pending[0].diagnoses.contains(&"device-plugin-missing".to_string()));
+}
+
+#[test]
+fn a_model_waiting_for_board_memory_gets_the_numbers_and_the_free_replica() {
+    let v = site("orin-nano-memory.yaml");
+    let d = found(&v, "insufficient-memory", "pack-counter-5d4c3b2a1-p6a7s");
+    assert_eq!(d.severity, Severity::Critical);
+    for part in ["orin-nano-mem shares 7.4 GiB", "request 5.0 GiB", "asks 3.0 GiB", "A nvidia.com/gpu unit is free there", "Lower the other models' memory requests"] {
+        assert!(d.message.contains(part), "{part:?} not in {}", d.message);
+    }
+    assert!(v.pending[0].diagnoses.contains(&"insufficient-memory".to_string()));
+}
+
+#[test]
+fn a_device_plugin_pod_state_reads_as_words() {
+    let pod: crate::pod::Pod = serde_yaml::from_str(
+        "metadata: {name: nvidia-device-plugin-daemonset-x, namespace: gpu-operator}\nstatus: {phase: Running, containerStatuses: [{name: c, ready: true, restartCount: 0, state: {running: {}}}]}\n",
+    )
+    .unwrap_or_default();
+    assert_eq!(super::nodes::plugin_state(&pod), None, "running and ready is healthy");
+    let pending: crate::pod::Pod =
+        serde_yaml::from_str("metadata: {name: nvidia-device-plugin-daemonset-y, namespace: gpu-operator}\nstatus: {phase: Pending}\n")
+            .unwrap_or_default();
+    assert_eq!(
+        super::nodes::plugin_state(&pending).as_deref(),
+        Some("its device-plugin pod gpu-operator/nvidia-device-plugin-daemonset-y is Pending")
+    );
+}
