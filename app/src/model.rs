@@ -143,7 +143,8 @@ pub struct GpuUser {
     /// Sure (the spec says so) or only possible (the node's default runtime gives every
     /// container the GPU when its image asks for it).
     pub sure: bool,
-    /// What says so: `runtime-class`, `env` or `default-runtime`.
+    /// What says so: `runtime-class`, `env` or `default-runtime` (not read by the browser).
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub evidence: String,
 }
 
@@ -239,8 +240,10 @@ pub struct NodeView {
     /// Pods that use the GPU without the scheduler counting them.
     #[serde(default)]
     pub gpu_users_outside: Vec<GpuUser>,
-    /// Set when the node is down (Ready Unknown or False).
+    /// Set when the node is down (Ready Unknown or False). Not read by the browser: the card
+    /// shows the node's diagnosis, which says it all.
     #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub down: Option<NodeDown>,
 }
 

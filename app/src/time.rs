@@ -68,7 +68,11 @@ pub fn clock(unix: i64) -> String {
 /// `n / d` to one decimal place, rounded half up (integer arithmetic: the browser bundle
 /// carries no float formatting).
 pub fn tenths(n: u64, d: u64) -> String {
-    let t = (u128::from(n) * 10 + u128::from(d) / 2) / u128::from(d.max(1));
+    // u64, not u128: 128-bit division and formatting would add ~2 KB to the browser bundle.
+    // Exact while n < 1.8e18 (1.6 EiB); beyond that the divisor is scaled down with n.
+    let d = d.max(1);
+    let (n, d) = if n > (u64::MAX / 10).saturating_sub(d) { (n / 1024, (d / 1024).max(1)) } else { (n, d) };
+    let t = (n * 10 + d / 2) / d;
     format!("{}.{}", t / 10, t % 10)
 }
 
@@ -118,6 +122,8 @@ mod tests {
         assert_eq!(tenths(1, 3), "0.3");
         assert_eq!(tenths(2, 3), "0.7");
         assert_eq!(tenths(5, 0), "5.0");
+        assert_eq!(tenths(u64::MAX, u64::MAX), "1.0");
+        assert_eq!(tenths(u64::MAX, 1 << 60), "16.0");
         assert_eq!(clock(3661), "01:01:01 UTC");
     }
 }

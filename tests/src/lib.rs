@@ -2,6 +2,8 @@
 //! `gpudash sim` processes on free loopback ports, and drive headless Chromium through
 //! chromedriver. Every process is killed on drop; the browser is closed even when a test fails.
 
+pub mod browser;
+
 use std::future::Future;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -5,51 +5,9 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use fantoccini::{Client, Locator};
-use gpudash_tests::{root, screenshot_dir, with_browser, Gpudash};
-
-async fn text(c: &Client, css: &str) -> anyhow::Result<String> {
-    Ok(c.find(Locator::Css(css)).await.with_context(|| format!("finding {css}"))?.text().await?)
-}
-
-async fn wait_text(c: &Client, css: &str, want: &str, limit: Duration) -> anyhow::Result<String> {
-    let t = Instant::now();
-    loop {
-        if let Ok(els) = c.find_all(Locator::Css(css)).await {
-            for e in els {
-                if let Ok(s) = e.text().await {
-                    if s.contains(want) {
-                        return Ok(s);
-                    }
-                }
-            }
-        }
-        if t.elapsed() > limit {
-            bail!("no {css} containing {want:?} within {limit:?}");
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-async fn hydrated(c: &Client) -> anyhow::Result<()> {
-    let t = Instant::now();
-    loop {
-        let v = c.execute("return document.documentElement.getAttribute('data-hydrated')", vec![]).await?;
-        if v == "true" {
-            return Ok(());
-        }
-        if t.elapsed() > Duration::from_secs(20) {
-            bail!("the page did not hydrate (is target/site/pkg built? run `cargo xtask site`)");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn shot(c: &Client, name: &str) -> anyhow::Result<()> {
-    let png = c.screenshot().await?;
-    std::fs::write(screenshot_dir().join(name), png)?;
-    Ok(())
-}
+use fantoccini::Locator;
+use gpudash_tests::browser::{hydrated, shot, text, wait_text};
+use gpudash_tests::{root, with_browser, Gpudash};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_pages_show_the_demo_cluster_live() {

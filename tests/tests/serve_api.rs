@@ -42,6 +42,7 @@ async fn serve_derives_the_cluster_and_follows_changes_read_only() {
         "gpu-pod-without-runtimeclass",
         "unified-memory-overcommit",
         "gpu-time-slice-contention",
+        "gpu-used-outside-scheduler",
     ] {
         assert!(codes.contains(&c), "{c} missing from {codes:?}");
     }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
 use crate::model::{GpuResource, MemoryView, NodeView, Sharing};
-use crate::time::{bytes, clock, human_duration, parse_rfc3339};
+use crate::time::bytes;
 
 /// What a slot of the grid is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +20,10 @@ pub enum SlotState {
     Free,
     /// Out of service: the device plugin found the GPU unhealthy.
     Out,
+    /// A pod sure to use the GPU without the scheduler counting it.
+    Outside,
+    /// A pod that may use the GPU without the scheduler counting it.
+    Maybe,
 }
 
 /// One cell of a slot grid.
@@ -101,6 +105,27 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
         Sharing::Mps => "mps",
         Sharing::Mig => "mig",
     };
+    let labelled: Vec<(String, Vec<Cell>)> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let label = if count_unknown {
+                "units".to_string()
+            } else if unknown {
+                "replicas (GPU unknown)".to_string()
+            } else if profile.is_some() {
+                "slices".to_string()
+            } else {
+                format!("GPU {i}")
+            };
+            (label, row)
+        })
+        .collect();
+    let note = match (count_unknown, unknown) {
+        (true, _) => Some("No GPU feature-discovery labels: whole GPUs or time-slicing replicas cannot be told apart."),
+        (false, true) => Some("Kubernetes does not report which physical GPU each replica is on; placement shown as unknown."),
+        _ => None,
+    };
     view! {
         <div class="gpu" data-resource=g.resource.clone() data-sharing=sharing>
             <div class="gpu-head">
@@ -108,42 +133,47 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
                 {g.product.clone().map(|p| view! { <span class="gpu-product">{p}</span> })}
                 <span class="gpu-caption">{cap}</span>
             </div>
-            {rows.into_iter().enumerate().map(|(i, row)| {
-                let label = if count_unknown { "units".to_string() } else if unknown { "replicas (GPU unknown)".to_string() } else if profile.is_some() { "slices".to_string() } else { format!("GPU {i}") };
-                view! {
-                    <div class="slot-row">
-                        <span class="slot-row-label">{label}</span>
-                        <ul class="slots">
-                            {row.into_iter().map(|c| {
-                                let name = c.holder.as_ref().map(|h| h.1.clone()).unwrap_or_default();
-                                let (cls, text) = match c.state {
-                                    SlotState::Over => ("slot held over", format!("⚠ {name}")),
-                                    SlotState::Terminating => ("slot held terminating", format!("⌛ {name}")),
-                                    SlotState::Held => ("slot held", name),
-                                    SlotState::Free => ("slot free", "free".to_string()),
-                                    SlotState::Out => ("slot out", "✖ out of service".to_string()),
-                                };
-                                let full = c.holder.as_ref().map(|(ns, n)| format!("{ns}/{n}")).unwrap_or_else(|| text.clone());
-                                let prof = profile.clone();
-                                view! {
-                                    <li class=cls aria-label=full>
-                                        {prof.map(|p| view! { <span class="slot-profile">{p}</span> })}
-                                        <span class="slot-name">{text}</span>
-                                    </li>
-                                }
-                            }).collect_view()}
-                        </ul>
-                    </div>
-                }
-            }).collect_view()}
-            {(unknown && !count_unknown).then(|| view! {
-                <p class="note">"Kubernetes does not report which physical GPU each replica is on; placement shown as unknown."</p>
-            })}
-            {count_unknown.then(|| view! {
-                <p class="note">"No GPU feature-discovery labels: whole GPUs or time-slicing replicas cannot be told apart."</p>
-            })}
+            {slot_rows(labelled, profile)}
+            {note.map(|t| view! { <p class="note">{t}</p> })}
         </div>
     }
+}
+
+/// Labelled rows of slots (one per physical GPU, or one for all); the one place slots are drawn,
+/// for GPU resources and for the pods that use a GPU outside the scheduler.
+fn slot_rows(rows: Vec<(String, Vec<Cell>)>, profile: Option<String>) -> impl IntoView {
+    rows.into_iter()
+        .map(|(label, row)| {
+            let profile = profile.clone();
+            view! {
+                <div class="slot-row">
+                    <span class="slot-row-label">{label}</span>
+                    <ul class="slots">
+                        {row.into_iter().map(|c| {
+                            let name = c.holder.as_ref().map(|h| h.1.clone()).unwrap_or_default();
+                            let (cls, text) = match c.state {
+                                SlotState::Over => ("slot held over", format!("⚠ {name}")),
+                                SlotState::Terminating => ("slot held terminating", format!("◌ {name}")),
+                                SlotState::Held => ("slot held", name),
+                                SlotState::Free => ("slot free", "free".to_string()),
+                                SlotState::Out => ("slot out", "✖ out of service".to_string()),
+                                SlotState::Outside => ("slot held outside", name),
+                                SlotState::Maybe => ("slot held outside maybe", format!("? {name}")),
+                            };
+                            let full = c.holder.as_ref().map(|(ns, n)| format!("{ns}/{n}")).unwrap_or_else(|| text.clone());
+                            let prof = profile.clone();
+                            view! {
+                                <li class=cls aria-label=full>
+                                    {prof.map(|p| view! { <span class="slot-profile">{p}</span> })}
+                                    <span class="slot-name">{text}</span>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                </div>
+            }
+        })
+        .collect_view()
 }
 
 fn pct(v: u64, scale: u64) -> String {
@@ -199,6 +229,19 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
     let no_gpu = gpus.is_empty();
     let live = expect_context::<super::app::Live>();
     let name = node.name.clone();
+    let platform = match &node.default_runtime {
+        Some(r) => format!("{} · default runtime {r}", node.arch),
+        None => node.arch.clone(),
+    };
+    let outside = (!node.gpu_users_outside.is_empty()).then(|| {
+        node.gpu_users_outside
+            .iter()
+            .map(|u| Cell {
+                holder: Some((u.namespace.clone(), u.name.clone())),
+                state: if u.sure { SlotState::Outside } else { SlotState::Maybe },
+            })
+            .collect::<Vec<_>>()
+    });
     let problems: Vec<(&str, &str, String, String)> = live.view.with_untracked(|v| {
         v.diagnoses
             .iter()
@@ -216,16 +259,11 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
         <article class="card node" data-node=node.name.clone() data-ready=ready.to_string()>
             <header class="card-head">
                 <h2><a href=href>{node.name.clone()}</a></h2>
-                <span class=if ready { "badge ok" } else { "badge bad" }>{match (ready, &node.down) {
-                    (true, _) => "✓ Ready",
-                    (false, Some(d)) if d.status == "Unknown" => "✗ No contact",
-                    _ => "✗ Not ready",
-                }}</span>
+                <span class=if ready { "badge ok" } else { "badge bad" }>{if ready { "✓ Ready" } else { "✗ Not ready" }}</span>
                 {pressures.into_iter().map(|p| view! { <span class="badge bad">"⚠ " {p}</span> }).collect_view()}
                 {node.unschedulable.then(|| view! { <span class="badge warn">"⊘ Cordoned"</span> })}
                 {node.unified_memory.then(|| view! { <span class="badge info">"unified memory"</span> })}
-                <span class="badge plain">{node.arch.clone()}</span>
-                {node.default_runtime.clone().map(|r| view! { <span class="badge plain">"default runtime " {r}</span> })}
+                <span class="badge plain">{platform}</span>
                 {(pending > 0).then(|| view! { <span class="badge warn pending-count">"◔ " {pending} " pending"</span> })}
             </header>
             {if no_gpu {
@@ -233,30 +271,7 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
             } else {
                 Either::Right(gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view())
             }}
-            {node.down.clone().map(|d| {
-                let since = d.since.as_deref().and_then(parse_rfc3339);
-                let evict = d.evict_at.as_deref().and_then(parse_rfc3339);
-                let now = live.now;
-                view! {
-                    <p class="down">"✖ Down for "
-                        {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}
-                        {since.map(|s| view! { " (since " {clock(s)} ")" })}
-                        {evict.map(|t| view! { " · pods evicted at " {clock(t)} })}</p>
-                }
-            })}
-            {(!node.gpu_users_outside.is_empty()).then(|| view! {
-                <div class="outside">
-                    <span class="slot-row-label">"GPU used outside the scheduler"</span>
-                    <ul class="slots">
-                        {node.gpu_users_outside.iter().map(|u| {
-                            let cls = if u.sure { "slot held outside" } else { "slot held outside maybe" };
-                            let full = format!("{}/{} ({})", u.namespace, u.name, u.evidence);
-                            let text = if u.sure { u.name.clone() } else { format!("? {}", u.name) };
-                            view! { <li class=cls aria-label=full><span class="slot-name">{text}</span></li> }
-                        }).collect_view()}
-                    </ul>
-                </div>
-            })}
+            {outside.map(|cells| slot_rows(vec![("GPU used outside the scheduler".to_string(), cells)], None))}
             <MemoryBars m=node.memory.clone() unified=node.unified_memory/>
             {problems.into_iter().map(|(cls, icon, code, msg)| view! {
                 <p class="node-problem"><span class=cls>{icon} {code}</span> " " {msg}</p>
