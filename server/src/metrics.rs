@@ -58,10 +58,11 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.head("gpudash_build_info", "gpudash version.");
     o.sample("gpudash_build_info", &[("version", env!("CARGO_PKG_VERSION"))], 1.0);
     type Get = fn(&app::model::GpuResource) -> u64;
-    let gauges: [(&str, &str, Get); 3] = [
+    let gauges: [(&str, &str, Get); 4] = [
         ("gpudash_gpu_capacity", "GPU units in the node's status.capacity.", |g| g.capacity),
         ("gpudash_gpu_allocatable", "GPU units in the node's status.allocatable.", |g| g.allocatable),
         ("gpudash_gpu_allocated", "GPU units held by pods bound to the node and not finished.", |g| g.allocated),
+        ("gpudash_gpu_out_of_service", "GPU units the device plugin took out of service (capacity - allocatable).", |g| g.out_of_service),
     ];
     for (name, help, get) in gauges {
         o.head(name, help);
@@ -70,6 +71,15 @@ pub fn render(v: &ClusterView, h: Health) -> String {
                 o.sample(name, &[("node", &n.name), ("resource", &g.resource)], get(g) as f64);
             }
         }
+    }
+    o.head("gpudash_node_down", "1 when the node's Ready condition is Unknown or False.");
+    for n in &v.nodes {
+        o.sample("gpudash_node_down", &[("node", &n.name)], if n.down.is_some() { 1.0 } else { 0.0 });
+    }
+    o.head("gpudash_gpu_users_outside_scheduler", "Pods using a node's GPU without requesting a GPU resource (sure ones).");
+    for n in &v.nodes {
+        let sure = n.gpu_users_outside.iter().filter(|u| u.sure).count();
+        o.sample("gpudash_gpu_users_outside_scheduler", &[("node", &n.name)], sure as f64);
     }
     o.head("gpudash_gpu_holders", "Pods holding units of a GPU resource.");
     for n in &v.nodes {

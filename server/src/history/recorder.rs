@@ -32,6 +32,7 @@ pub fn values(view: &ClusterView) -> Vec<(SeriesKey, f64)> {
             out.push((k(&n.name, "gpu_allocatable", &g.resource), g.allocatable as f64));
             out.push((k(&n.name, "gpu_allocated", &g.resource), g.allocated as f64));
             out.push((k(&n.name, "gpu_holders", &g.resource), g.holders.len() as f64));
+            out.push((k(&n.name, "gpu_out_of_service", &g.resource), g.out_of_service as f64));
         }
         out.push((k(&n.name, "mem_allocatable", ""), n.memory.allocatable_bytes as f64));
         out.push((k(&n.name, "mem_requests", ""), n.memory.requested_bytes as f64));

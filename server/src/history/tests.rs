@@ -103,6 +103,29 @@ async fn pod_intervals_and_diagnoses_open_and_close() {
 }
 
 #[tokio::test]
+async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
+    let path = format!("{}/../tests/scenarios/onsite/gpu-unhealthy.yaml", env!("CARGO_MANIFEST_DIR"));
+    let failed = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // The device plugin sees the GPU healthy again: allocatable back to capacity.
+    let healed = failed.replacen("nvidia.com/gpu: \"1\", pods: \"110\"}", "nvidia.com/gpu: \"2\", pods: \"110\"}", 1);
+    assert_ne!(failed, healed);
+    let derive = |text: &str| {
+        let inputs = crate::derive::tests::load(text);
+        crate::derive::derive(&inputs, &crate::derive::Options::default(), Source { synced: true, ..Source::default() }, 1, jiff::Timestamp::UNIX_EPOCH)
+    };
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&derive(&failed), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&derive(&healed), 400).await.unwrap_or_else(|e| panic!("{e}"));
+    let events = query::diagnoses(&pool, 0, 1000).await.unwrap_or_default();
+    let unhealthy: Vec<_> = events.iter().filter(|e| e.code == "gpu-unhealthy").collect();
+    assert_eq!(unhealthy.len(), 1, "{events:?}");
+    assert_eq!((unhealthy[0].name.as_str(), unhealthy[0].raised, unhealthy[0].cleared), ("gpu-l4-02", 100, Some(400)));
+    let out = query::points(&pool, "gpu-l4-02", "gpu_out_of_service", "nvidia.com/gpu", 0, 1000).await.unwrap_or_default();
+    assert_eq!(out.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(), vec![(100, 1.0), (400, 0.0)]);
+}
+
+#[tokio::test]
 async fn downtime_and_stale_watches_are_gaps_never_zeros() {
     let (dir, pool) = db().await;
     let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
