@@ -3,7 +3,7 @@
 //! a quiet cluster. This layer sits under the Kubernetes client and notes, per resource, when
 //! the API server last sent something: a body chunk (an event, a bookmark, a list page) or the
 //! clean end of a watch at its `timeoutSeconds`. A healthy server does one or the other at least
-//! once per watch timeout; [`crate::watch`] marks a kind stale when it hears nothing for longer.
+//! once per watch timeout; [`crate::watchers`] marks a kind stale when it hears nothing for longer.
 
 use std::future::Future;
 use std::pin::Pin;

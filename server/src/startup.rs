@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use crate::cli::{self, ServeArgs, SimArgs};
 use crate::derive::Options;
 use crate::http::{self, AppState};
-use crate::live::{self, Snapshot};
+use crate::publish::{self, Snapshot};
 
 /// Finds the directory holding `pkg/` (the browser bundle).
 fn site_root(arg: Option<PathBuf>) -> PathBuf {
@@ -72,9 +72,28 @@ fn init_logging(format: cli::LogFormat) {
     };
 }
 
-/// `gpudash serve`.
+/// `gpudash serve`: builds the application, then runs it until SIGTERM or Ctrl-C.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(args.log_format);
+    build(&args).await?.run(shutdown_signal()).await
+}
+
+/// Everything `serve` runs, built in one place: the listener and router, the background tasks
+/// (derivation, history recorder, retention) in one set, and what shutdown must close.
+pub struct App {
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    tasks: tokio::task::JoinSet<()>,
+    stop: watch::Sender<bool>,
+    pool: Option<sqlx::SqlitePool>,
+    /// Kept alive while serving (demo mode's in-process simulator).
+    sim: Option<gpudash_sim::RunningSim>,
+    /// The address actually bound.
+    pub addr: std::net::SocketAddr,
+}
+
+/// Checks the configuration and builds the application (nothing is served yet).
+pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     // Leptos renders on the tokio executor; this only fails if already initialised.
     let _ = any_spawner::Executor::init_tokio();
     let base = cli::base_path(&args.base_path).map_err(|e| anyhow!(e))?;
@@ -84,17 +103,17 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         None => Vec::new(),
     };
     let token = match &args.auth_token_file {
-        Some(p) => Some(crate::auth::read_token(p).map_err(|e| anyhow!(e))?),
+        Some(p) => Some(crate::auth::read_token(p)?),
         None => None,
     };
     let proxy_header = args.trusted_proxy_header.clone().filter(|h| !h.trim().is_empty());
-    let access = crate::auth::Access { token, proxy_header, base: base.clone() };
-    let cfg = if args.demo { None } else { kube_config(&args).await? };
+    let access = crate::auth::Access { token, proxy_header, base: base.clone(), ..crate::auth::Access::default() };
+    let cfg = if args.demo { None } else { kube_config(args).await? };
     let demo = cfg.is_none();
     if demo && !args.demo && !args.demo_if_no_cluster {
         return Err(anyhow!("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster — pass --kubeconfig, or run with --demo to watch the built-in simulated cluster"));
     }
-    let mut sim_handle = None;
+    let mut sim = None;
     let (cfg, mode) = match cfg {
         Some(c) => {
             tracing::info!(server = %c.cluster_url, "gpudash {}: cluster mode, watching {}", env!("CARGO_PKG_VERSION"), c.cluster_url);
@@ -116,7 +135,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             let why = if args.demo { "--demo" } else { "no kubeconfig found" };
             tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
             let url = running.url().parse().context("simulator URL")?;
-            sim_handle = Some(running);
+            sim = Some(running);
             (kube::Config::new(url), SourceMode::Demo)
         }
     };
@@ -129,7 +148,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         max_bytes: args.history_max_mb.max(1) << 20,
         ..crate::history::Config::default()
     };
-    let history_status = Arc::new(std::sync::Mutex::new(None));
+    let health = Arc::new(crate::history::Health::default());
     // A path that cannot be created or opened is a configuration error; a file that is corrupt
     // or from a newer gpudash is left untouched and the live view runs without history.
     let pool = match crate::db::open(&db_path).await {
@@ -138,7 +157,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             let msg =
                 format!("history disabled: {e} — the file was left untouched; move it aside or pass another --db");
             tracing::error!("{msg}");
-            *history_status.lock().unwrap_or_else(|e| e.into_inner()) = Some(msg);
+            health.set(crate::history::Writer::Open, Some(msg));
             None
         }
         Err(e) => return Err(anyhow!("database: {e} — choose a writable path with --db")),
@@ -146,24 +165,25 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| {
         anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
     })?;
+    let addr = listener.local_addr().context("listener address")?;
     let server_url = cfg.cluster_url.to_string();
-    let state = crate::watch::WatchState::new(mode, server_url.clone(), Duration::from_secs(args.watch_stall.max(3)));
-    let client = crate::watch::client(cfg, &state).map_err(|e| {
+    let state =
+        crate::watchers::WatchState::new(mode, server_url.clone(), Duration::from_secs(args.watch_stall.max(3)));
+    let client = crate::watchers::client(cfg, &state).map_err(|e| {
         anyhow!("cannot build the Kubernetes client: {e} — check the kubeconfig's server and TLS settings")
     })?;
-    let stores = crate::watch::start(client, state, Duration::from_secs(args.metrics_interval.max(1)));
+    let stores = crate::watchers::start(client, state, Duration::from_secs(args.metrics_interval.max(1)));
     let initial =
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
     let opts = Options { unified_selector };
-    let fit_opts = opts.clone();
-    let history = crate::history_http::History { pool: pool.clone(), status: history_status, cfg: hcfg };
+    let (stop, stop_rx) = watch::channel(false);
+    let mut tasks = tokio::task::JoinSet::new();
+    tasks.spawn(publish::run(stores.clone(), opts.clone(), tx, stop_rx.clone()));
     if let Some(p) = pool.clone() {
-        tokio::spawn(crate::history::recorder::run(p.clone(), hcfg, rx.clone(), history.status.clone()));
-        tokio::spawn(crate::history::retention::run(p, hcfg, history.status.clone()));
+        tasks.spawn(crate::history::recorder::run(p.clone(), hcfg, rx.clone(), health.clone(), stop_rx.clone()));
+        tasks.spawn(crate::history::retention::run(p, hcfg, health.clone(), stop_rx.clone()));
     }
-    let deriver = tokio::spawn(live::run(stores.clone(), opts, tx));
-    let (stop_tx, stop_rx) = watch::channel(false);
     let leptos = LeptosOptions::builder()
         .output_name("gpudash")
         .site_root(site_root(args.site_root.clone()).to_string_lossy().to_string())
@@ -178,25 +198,48 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         shutdown: stop_rx,
         stream_clients: Arc::default(),
         access: Arc::new(access),
-        history,
-        fit: Some(crate::http::FitSource { stores: stores.clone(), opts: fit_opts }),
+        history: crate::history::http::History { pool: pool.clone(), health, cfg: hcfg },
+        fit: Some(crate::http::FitSource { inputs: Arc::new(move || stores.inputs()), opts }),
         csp_base: crate::http::csp_base(&ancestors).into(),
     };
-    let app = http::router(st, &ancestors);
-    let addr = listener.local_addr().context("listener address")?;
+    let router = http::router(st, &ancestors);
     tracing::info!("dashboard at http://{addr}{base}/");
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        shutdown_signal().await;
-        tracing::info!("shutting down");
-        let _ = stop_tx.send(true);
-    });
-    let result = server.await.context("HTTP server");
-    deriver.abort();
-    if let Some(p) = &pool {
-        p.close().await;
+    Ok(App { listener, router, tasks, stop, pool, sim, addr })
+}
+
+impl App {
+    /// Serves until `signal` completes, then shuts down in order: stop accepting connections,
+    /// end the live streams (so in-flight requests can finish), let the recorder write its last
+    /// batch and the other tasks end (10 s at most), close the database.
+    pub async fn run(self, signal: impl std::future::Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+        let Self { listener, router, mut tasks, stop, pool, sim, .. } = self;
+        let stop_streams = stop.clone();
+        let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+            signal.await;
+            tracing::info!("shutting down: no new connections, ending live streams");
+            let _ = stop_streams.send(true);
+        });
+        let result = server.await.context("HTTP server");
+        let _ = stop.send(true);
+        let drained = tokio::time::timeout(Duration::from_secs(10), async {
+            while let Some(r) = tasks.join_next().await {
+                if let Err(e) = r {
+                    tracing::warn!(error = %e, "a background task failed");
+                }
+            }
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("background tasks did not end within 10 s; stopping them");
+            tasks.abort_all();
+        }
+        if let Some(p) = &pool {
+            p.close().await;
+        }
+        drop(sim);
+        tracing::info!("stopped");
+        result
     }
-    drop(sim_handle);
-    result
 }
 
 async fn shutdown_signal() {

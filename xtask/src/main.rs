@@ -51,13 +51,27 @@ fn site() -> anyhow::Result<()> {
         // Keep wasm-bindgen's output next to the site for size analysis (it has the name section).
         let unopt = target.join("site/gpudash_bg.unopt.wasm");
         std::fs::copy(&wasm_out, &unopt).with_context(|| format!("copying to {}", unopt.display()))?;
+        // --low-memory-unused: wasm-ld places nothing below address 1024 (its default global
+        // base, kept free so that null is never a valid address), which lets binaryen fold
+        // constant offsets into loads and stores; --converge repeats -Oz while it still shrinks.
         run(Command::new(&opt)
             .arg("-Oz")
+            .arg("--low-memory-unused")
+            .arg("--converge")
             .arg("--enable-bulk-memory")
             .arg("--enable-nontrapping-float-to-int")
             .arg(&wasm_out)
             .arg("-o")
             .arg(&wasm_out))?;
+    }
+    // `public/`: files served at the site root as they are (favicon, robots.txt).
+    let site = target.join("site");
+    for entry in std::fs::read_dir(root.join("public")).context("reading public/")? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), site.join(entry.file_name()))
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
     }
     let terser = root.join("node_modules/.bin/terser");
     if terser.exists() {

@@ -43,12 +43,14 @@ fn palette(dark: bool) -> Palette {
             fg: RGBColor(0xee, 0xf1, 0xf5),
             grid: RGBColor(0x2c, 0x33, 0x3d),
             gap: RGBColor(0x3d, 0x12, 0x16),
+            // Okabe–Ito colours (told apart with the common colour-vision deficiencies),
+            // the lighter ones on the dark background.
             lines: [
-                RGBColor(0x4d, 0x8e, 0xe8),
-                RGBColor(0xb4, 0x9c, 0xff),
-                RGBColor(0xe0, 0xc2, 0x5a),
-                RGBColor(0xaa, 0xb3, 0xbf),
-                RGBColor(0x7e, 0xe2, 0xa8),
+                RGBColor(0x56, 0xb4, 0xe9),
+                RGBColor(0xe6, 0x9f, 0x00),
+                RGBColor(0x00, 0xc0, 0x8b),
+                RGBColor(0xf0, 0xe4, 0x42),
+                RGBColor(0xcc, 0x79, 0xa7),
             ],
         }
     } else {
@@ -58,11 +60,11 @@ fn palette(dark: bool) -> Palette {
             grid: RGBColor(0xe3, 0xe7, 0xec),
             gap: RGBColor(0xfd, 0xe7, 0xe8),
             lines: [
-                RGBColor(0x2f, 0x5f, 0xa8),
-                RGBColor(0x6a, 0x4f, 0xb0),
-                RGBColor(0x8a, 0x6d, 0x00),
-                RGBColor(0x4f, 0x58, 0x65),
-                RGBColor(0x17, 0x66, 0x3a),
+                RGBColor(0x00, 0x72, 0xb2),
+                RGBColor(0xd5, 0x5e, 0x00),
+                RGBColor(0x00, 0x9e, 0x73),
+                RGBColor(0x7a, 0x5c, 0x00),
+                RGBColor(0xcc, 0x79, 0xa7),
             ],
         }
     }
@@ -91,6 +93,42 @@ fn fmt_y(v: f64, unit: Unit) -> String {
     }
 }
 
+/// The dash of each series (by palette index), so that series stay apart in greyscale and for
+/// readers who cannot tell the colours apart: solid, long dashes, dots, dash-dot, short dashes.
+const DASHES: [&str; 5] = ["", "9 4", "2 3", "9 3 2 3", "5 3"];
+
+/// Why a chart could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// Reading the recorded series failed.
+    #[error("reading history: {0}")]
+    Query(#[from] sqlx::Error),
+    /// plotters could not draw.
+    #[error("drawing the chart: {0}")]
+    Draw(String),
+}
+
+fn draw<E: std::fmt::Display>(e: E) -> ChartError {
+    ChartError::Draw(e.to_string())
+}
+
+/// Gives each series' strokes its dash: plotters' SVG backend writes one `stroke="#rrggbb"` per
+/// line and legend entry, and the colours of a chart's series are distinct.
+fn dash_series(svg: String, colors: &[RGBColor]) -> String {
+    let mut out = svg;
+    for (i, c) in colors.iter().enumerate() {
+        let dash = DASHES[i % DASHES.len()];
+        if dash.is_empty() {
+            continue;
+        }
+        for hex in [format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2), format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)] {
+            let from = format!("stroke=\"{hex}\"");
+            out = out.replace(&from, &format!("{from} stroke-dasharray=\"{dash}\""));
+        }
+    }
+    out
+}
+
 /// Renders a line chart. Gaps are shaded and labelled, and no line crosses them.
 #[allow(clippy::too_many_arguments)]
 pub fn line_chart(
@@ -102,20 +140,23 @@ pub fn line_chart(
     to: i64,
     dark: bool,
     size: (u32, u32),
-) -> Result<String, String> {
+) -> Result<String, ChartError> {
     let p = palette(dark);
     let ymax = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|(_, v)| *v).fold(0.0f64, f64::max);
     let ymax = match (ymax <= 0.0, unit) {
         (true, Unit::Seconds) => 60.0,
         (true, Unit::Bytes) => 1024.0 * 1024.0 * 1024.0,
         (true, Unit::Count) => 1.0,
+        // Counts get a whole-number top, so that the ticks (steps of 1, 2, 5, …) are whole.
+        (false, Unit::Count) => (ymax * 1.15).ceil().max(1.0),
         (false, _) => ymax * 1.15,
     };
+    let y_labels = if unit == Unit::Count { (ymax as usize + 1).min(6) } else { 6 };
     let to = to.max(from + 1);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&p.bg).map_err(|e| e.to_string())?;
+        root.fill(&p.bg).map_err(draw)?;
         let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
         let mut chart = ChartBuilder::on(&root)
             .caption(title, font(22))
@@ -123,12 +164,12 @@ pub fn line_chart(
             .x_label_area_size(32)
             .y_label_area_size(if unit == Unit::Count { 50 } else { 90 })
             .build_cartesian_2d(from..to, 0f64..ymax)
-            .map_err(|e| e.to_string())?;
+            .map_err(draw)?;
         let span = to - from;
         chart
             .configure_mesh()
             .x_labels(7)
-            .y_labels(6)
+            .y_labels(y_labels)
             .x_label_formatter(&|t| fmt_time(*t, span))
             .y_label_formatter(&|v| fmt_y(*v, unit))
             .label_style(font(16))
@@ -136,16 +177,16 @@ pub fn line_chart(
             .bold_line_style(p.grid)
             .light_line_style(p.bg)
             .draw()
-            .map_err(|e| e.to_string())?;
+            .map_err(draw)?;
         for (s, e, reason) in gaps {
             chart
                 .draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, ymax)], p.gap.filled())))
-                .map_err(|e| e.to_string())?;
+                .map_err(draw)?;
             if e - s > span / 30 {
                 let label = format!("no data ({reason})");
                 chart
                     .draw_series(std::iter::once(Text::new(label, (*s, ymax * 0.95), font(11))))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(draw)?;
             }
         }
         for l in lines {
@@ -154,7 +195,7 @@ pub fn line_chart(
             for seg in &l.segments {
                 let s = chart
                     .draw_series(LineSeries::new(seg.iter().copied(), color.stroke_width(2)))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(draw)?;
                 if first {
                     s.label(l.label.clone())
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3)));
@@ -170,11 +211,12 @@ pub fn line_chart(
                 .border_style(p.grid)
                 .label_font(font(16))
                 .draw()
-                .map_err(|e| e.to_string())?;
+                .map_err(draw)?;
         }
-        root.present().map_err(|e| e.to_string())?;
+        root.present().map_err(draw)?;
     }
-    Ok(svg)
+    let used: Vec<RGBColor> = (0..lines.iter().map(|l| l.color + 1).max().unwrap_or(0)).map(|i| p.lines[i % p.lines.len()]).collect();
+    Ok(dash_series(svg, &used))
 }
 
 /// Reduces a segment to at most four points per pixel column (first, min, max, last), so that a
@@ -220,8 +262,8 @@ pub async fn series_chart(
     to: i64,
     max_step: i64,
     dark: bool,
-) -> Result<String, String> {
-    let gaps = query::gaps(pool, from, to).await.map_err(|e| e.to_string())?;
+) -> Result<String, ChartError> {
+    let gaps = query::gaps(pool, from, to).await?;
     let mut lines = Vec::new();
     for (i, (metric, resource, label)) in metrics.iter().enumerate() {
         // Beyond two days, let SQLite bucket the samples to about one per pixel column.
@@ -231,8 +273,7 @@ pub async fn series_chart(
             query::points_bucketed(pool, node, metric, resource, from, to, width).await
         } else {
             query::points(pool, node, metric, resource, from, to).await
-        }
-        .map_err(|e| e.to_string())?;
+        }?;
         let max_step = if long { max_step.max(2 * width) } else { max_step };
         let pts: Vec<_> = pts.into_iter().filter(|p| p.ts <= to).collect();
         let segs = segments(&pts, &gaps, max_step, to)
@@ -252,15 +293,15 @@ pub async fn pod_timeline(
     from: i64,
     to: i64,
     dark: bool,
-) -> Result<String, String> {
+) -> Result<String, ChartError> {
     let p = palette(dark);
-    let ivs = query::pod_intervals(pool, Some((ns, name)), from, to).await.map_err(|e| e.to_string())?;
-    let gaps = query::gaps(pool, from, to).await.map_err(|e| e.to_string())?;
+    let ivs = query::pod_intervals(pool, Some((ns, name)), from, to).await?;
+    let gaps = query::gaps(pool, from, to).await?;
     let to = to.max(from + 1);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 200)).into_drawing_area();
-        root.fill(&p.bg).map_err(|e| e.to_string())?;
+        root.fill(&p.bg).map_err(draw)?;
         let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
         let mut chart = ChartBuilder::on(&root)
             .caption(format!("{ns}/{name}"), font(22))
@@ -268,7 +309,7 @@ pub async fn pod_timeline(
             .x_label_area_size(32)
             .y_label_area_size(80)
             .build_cartesian_2d(from..to, 0f64..2f64)
-            .map_err(|e| e.to_string())?;
+            .map_err(draw)?;
         let span = to - from;
         chart
             .configure_mesh()
@@ -285,11 +326,11 @@ pub async fn pod_timeline(
             .bold_line_style(p.grid)
             .light_line_style(p.bg)
             .draw()
-            .map_err(|e| e.to_string())?;
+            .map_err(draw)?;
         for (s, e, _) in &gaps {
             chart
                 .draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, 2.0)], p.gap.filled())))
-                .map_err(|e| e.to_string())?;
+                .map_err(draw)?;
         }
         for iv in &ivs {
             let (row, color) = if iv.state == "pending" { (1.0, p.lines[2]) } else { (0.0, p.lines[0]) };
@@ -297,9 +338,9 @@ pub async fn pod_timeline(
             let start = iv.start.max(from);
             chart
                 .draw_series(std::iter::once(Rectangle::new([(start, row + 0.2), (end, row + 0.8)], color.filled())))
-                .map_err(|e| e.to_string())?;
+                .map_err(draw)?;
         }
-        root.present().map_err(|e| e.to_string())?;
+        root.present().map_err(draw)?;
     }
     Ok(svg)
 }
@@ -328,6 +369,13 @@ mod tests {
         assert_eq!(svg.matches(r#"stroke-width="3" points"#).count(), 2, "two legend marks:\n{svg}");
         assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;"), "text must be escaped");
         assert!(svg.contains("00:0"), "time axis labels");
+        // Series told apart by dash as well as colour; counts get whole-number ticks only.
+        assert!(svg.contains(r#"stroke-dasharray="9 4""#), "the second series is dashed");
+        assert_eq!(svg.matches("stroke-dasharray").count(), 2, "its line and its legend mark:\n{svg}");
+        assert!(svg.contains("\n4\n") && svg.contains("\n1\n"), "integer ticks:\n{svg}");
+        for frac in ["\n0.5\n", "\n1.5\n", "\n0.2\n", "\n0.4\n"] {
+            assert!(!svg.contains(frac), "fractional tick {frac:?}:\n{svg}");
+        }
     }
 
     #[test]

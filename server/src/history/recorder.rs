@@ -293,15 +293,16 @@ impl Recorder {
 }
 
 /// Runs the recorder: one batch per resolution tick from the latest published view. Write
-/// failures (disk full, database locked) are reported in `status` and retried; the live view
-/// never waits on them.
+/// failures (disk full, database locked) are reported in the recorder's health slot and
+/// retried; the live view never waits on them. Ends after a last batch when `shutdown` is set.
 pub async fn run(
     pool: SqlitePool,
     cfg: Config,
-    views: tokio::sync::watch::Receiver<std::sync::Arc<crate::live::Snapshot>>,
-    status: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    views: tokio::sync::watch::Receiver<std::sync::Arc<crate::publish::Snapshot>>,
+    health: std::sync::Arc<super::Health>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
-    let set = |s: Option<String>| *status.lock().unwrap_or_else(|e| e.into_inner()) = s;
+    let set = |s: Option<String>| health.set(super::Writer::Recorder, s);
     let mut rec = loop {
         match Recorder::open(pool.clone(), cfg, jiff::Timestamp::now().as_second()).await {
             Ok(r) => break r,
@@ -312,39 +313,47 @@ pub async fn run(
             }
         }
     };
-    // Record the first view as soon as it exists, then once per tick.
+    // Record the first view as soon as it exists, then once per tick; on shutdown, one last
+    // batch of the latest view, so that what was shown last is what history ends with.
     let mut views = views;
     while views.borrow().view.revision == 0 {
-        if views.changed().await.is_err() {
-            return;
+        tokio::select! {
+            changed = views.changed() => if changed.is_err() { return },
+            _ = shutdown.wait_for(|s| *s) => return,
         }
     }
     let mut tick = tokio::time::interval(cfg.resolution);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut failing = false;
     loop {
-        tick.tick().await;
+        let last = tokio::select! {
+            _ = tick.tick() => false,
+            _ = shutdown.wait_for(|s| *s) => true,
+        };
         let snap = views.borrow().clone();
-        if snap.view.revision == 0 {
-            continue;
+        if snap.view.revision != 0 {
+            match rec.record(&snap.view, jiff::Timestamp::now().as_second()).await {
+                Ok(()) => {
+                    if failing {
+                        tracing::info!("history writes recovered");
+                        set(None);
+                        failing = false;
+                    }
+                }
+                Err(e) => {
+                    if !failing {
+                        tracing::error!(error = %e, "history write failed; nothing of this batch was written, retrying each tick");
+                    }
+                    set(Some(format!(
+                        "history writes failing ({e}); the live view is unaffected and nothing recorded is lost"
+                    )));
+                    failing = true;
+                }
+            }
         }
-        match rec.record(&snap.view, jiff::Timestamp::now().as_second()).await {
-            Ok(()) => {
-                if failing {
-                    tracing::info!("history writes recovered");
-                    set(None);
-                    failing = false;
-                }
-            }
-            Err(e) => {
-                if !failing {
-                    tracing::error!(error = %e, "history write failed; nothing of this batch was written, retrying each tick");
-                }
-                set(Some(format!(
-                    "history writes failing ({e}); the live view is unaffected and nothing recorded is lost"
-                )));
-                failing = true;
-            }
+        if last {
+            tracing::info!("history flushed");
+            return;
         }
     }
 }

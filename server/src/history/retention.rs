@@ -90,17 +90,35 @@ pub async fn prune(pool: &SqlitePool, cfg: &Config, now: i64) -> Result<Pruned, 
     Ok(done)
 }
 
-/// Prunes shortly after start and then every ten minutes.
-pub async fn run(pool: SqlitePool, cfg: Config, status: std::sync::Arc<std::sync::Mutex<Option<String>>>) {
-    tokio::time::sleep(std::time::Duration::from_secs(30)).await;
-    loop {
-        match prune(&pool, &cfg, jiff::Timestamp::now().as_second()).await {
-            Ok(p) => tracing::debug!(?p, "history pruned"),
-            Err(e) => {
-                tracing::warn!(error = %e, "history pruning failed; will retry");
-                *status.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("history pruning failing: {e}"));
-            }
+/// One pruning pass that reports to its own health slot: a failure sets it, a success clears
+/// it (and no other writer's problem).
+pub async fn prune_reporting(pool: &SqlitePool, cfg: &Config, now: i64, health: &super::Health) {
+    match prune(pool, cfg, now).await {
+        Ok(p) => {
+            tracing::debug!(?p, "history pruned");
+            health.set(super::Writer::Retention, None);
         }
-        tokio::time::sleep(std::time::Duration::from_secs(600)).await;
+        Err(e) => {
+            tracing::warn!(error = %e, "history pruning failed; will retry");
+            health.set(super::Writer::Retention, Some(format!("history pruning failing: {e}")));
+        }
+    }
+}
+
+/// Prunes shortly after start and then every ten minutes, until `shutdown` is set.
+pub async fn run(
+    pool: SqlitePool,
+    cfg: Config,
+    health: std::sync::Arc<super::Health>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut wait = std::time::Duration::from_secs(30);
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
+        }
+        prune_reporting(&pool, &cfg, jiff::Timestamp::now().as_second(), &health).await;
+        wait = std::time::Duration::from_secs(600);
     }
 }

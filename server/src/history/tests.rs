@@ -126,6 +126,23 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
 }
 
 #[tokio::test]
+async fn a_retention_failure_shows_until_it_recovers_and_never_clears_another_writers_problem() {
+    let (dir, pool) = db().await;
+    let health = super::Health::default();
+    health.set(super::Writer::Recorder, Some("history writes failing (disk full)".into()));
+    pool.close().await;
+    retention::prune_reporting(&pool, &cfg(), 1000, &health).await;
+    let problems = health.problems();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[1].starts_with("history pruning failing"), "{problems:?}");
+    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    retention::prune_reporting(&pool, &cfg(), 1000, &health).await;
+    assert_eq!(health.problems(), vec!["history writes failing (disk full)".to_string()], "retention cleared only its own");
+    health.set(super::Writer::Recorder, None);
+    assert_eq!(health.problem(), None);
+}
+
+#[tokio::test]
 async fn downtime_and_stale_watches_are_gaps_never_zeros() {
     let (dir, pool) = db().await;
     let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));

@@ -8,7 +8,7 @@ use app::model::ClusterView;
 use tokio::sync::watch;
 
 use crate::derive::{derive_cached, Cache, Options};
-use crate::watch::Stores;
+use crate::watchers::Stores;
 
 /// One published revision.
 #[derive(Debug, Default)]
@@ -105,13 +105,18 @@ pub fn next_snapshot(prev: &Snapshot, view: ClusterView) -> Snapshot {
     snap
 }
 
-/// Runs forever: derive on change, publish when the view differs.
-pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>) {
+/// Derives on change and publishes when the view differs, until `stop` is set.
+pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>, mut stop: watch::Receiver<bool>) {
     let mut revision = 0u64;
     let mut cache = Cache::default();
     loop {
-        stores.state.notify.notified().await;
+        tokio::select! {
+            () = stores.state.notify.notified() => {}
+            _ = stop.wait_for(|s| *s) => return,
+        }
         tokio::time::sleep(COALESCE).await;
+        let span = tracing::debug_span!("derive", revision = revision + 1, changed = tracing::field::Empty);
+        let _enter = span.enter();
         let inputs = stores.inputs();
         let source = stores.state.source();
         let started = std::time::Instant::now();
@@ -130,10 +135,12 @@ pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>
             view.generated_at = generated;
             changed
         };
+        span.record("changed", changed);
         if changed {
             revision += 1;
             view.revision = revision;
             let prev = tx.borrow().clone();
+            let _publish = tracing::debug_span!("publish", revision).entered();
             tx.send_replace(Arc::new(next_snapshot(&prev, view)));
         }
     }

@@ -2,59 +2,53 @@
 //! parse the query, call a query or chart function, map the error.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::{Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use sqlx::SqlitePool;
 
-use crate::history::charts::{self, Unit};
-use crate::history::{query, range_seconds, Config};
+use crate::error::ApiError;
+use crate::history::charts::{self, ChartError, Unit};
+use crate::history::{query, range_seconds, Config, Health};
 
 /// History's state as handlers see it.
 #[derive(Clone)]
 pub struct History {
     /// The pool, when history is available.
     pub pool: Option<SqlitePool>,
-    /// Why history is unavailable or failing, if it is.
-    pub status: Arc<Mutex<Option<String>>>,
+    /// What each writer reports.
+    pub health: Arc<Health>,
     /// Settings.
     pub cfg: Config,
 }
 
 impl History {
-    /// The current problem, if any.
+    /// The current problems, if any.
     pub fn problem(&self) -> Option<String> {
-        self.status.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.health.problem()
     }
 }
 
 type Q = Query<HashMap<String, String>>;
 
-fn err(code: StatusCode, msg: impl Into<String>) -> Response {
-    (code, Json(serde_json::json!({"error": msg.into()}))).into_response()
-}
-
-fn window(q: &HashMap<String, String>) -> Result<(i64, i64), Box<Response>> {
+fn window(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
     let name = q.get("range").map_or("24h", String::as_str);
-    let span =
-        range_seconds(name).ok_or_else(|| err(StatusCode::BAD_REQUEST, "range must be one of 1h, 24h, 7d, 30d"))?;
+    let span = range_seconds(name).ok_or_else(|| ApiError::bad("range", "range must be one of 1h, 24h, 7d, 30d"))?;
     let to = jiff::Timestamp::now().as_second();
     Ok((to - span, to))
 }
 
-fn pool(h: &History) -> Result<&SqlitePool, Box<Response>> {
-    h.pool.as_ref().ok_or_else(|| {
-        Box::new(err(StatusCode::SERVICE_UNAVAILABLE, h.problem().unwrap_or_else(|| "history is not available".into())))
-    })
+fn pool(h: &History) -> Result<&SqlitePool, ApiError> {
+    h.pool.as_ref().ok_or_else(|| ApiError::Unavailable(h.problem().unwrap_or_else(|| "history is not available".into())))
 }
 
 /// The time window and the pool every history read needs, in that order of checking: a bad
 /// range is 400 even when history is unavailable (503).
-fn scope<'a>(h: &'a History, q: &HashMap<String, String>) -> Result<(i64, i64, &'a SqlitePool), Box<Response>> {
+fn scope<'a>(h: &'a History, q: &HashMap<String, String>) -> Result<(i64, i64, &'a SqlitePool), ApiError> {
     let (from, to) = window(q)?;
     Ok((from, to, pool(h)?))
 }
@@ -71,50 +65,35 @@ struct SeriesOut {
 }
 
 /// `GET /api/v1/history/series?node=&metric=&resource=&range=`
-pub async fn series(State(h): State<History>, Query(q): Q) -> Response {
-    let (from, to, pool) = match scope(&h, &q) {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
+pub async fn series(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
+    let (from, to, pool) = scope(&h, &q)?;
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let (node, metric, resource) = (get("node"), get("metric"), get("resource"));
     if metric.is_empty() {
-        return err(StatusCode::BAD_REQUEST, "metric is required (gpu_capacity, gpu_allocatable, gpu_allocated, gpu_holders, mem_allocatable, mem_requests, mem_limits, mem_used, pending, pending_gpu)");
+        return Err(ApiError::bad("metric", "metric is required (gpu_capacity, gpu_allocatable, gpu_allocated, gpu_holders, gpu_out_of_service, mem_allocatable, mem_requests, mem_limits, mem_used, pending, pending_gpu)"));
     }
-    let points = query::points(pool, &node, &metric, &resource, from, to).await;
-    let gaps = query::gaps(pool, from, to).await;
-    match (points, gaps) {
-        (Ok(points), Ok(gaps)) => Json(SeriesOut { node, metric, resource, from, to, points, gaps }).into_response(),
-        (Err(e), _) | (_, Err(e)) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("history query failed: {e}")),
-    }
+    let query = |e| ApiError::internal("history query", e);
+    let points = query::points(pool, &node, &metric, &resource, from, to).await.map_err(query)?;
+    let gaps = query::gaps(pool, from, to).await.map_err(query)?;
+    Ok(Json(SeriesOut { node, metric, resource, from, to, points, gaps }).into_response())
 }
 
 /// `GET /api/v1/history/pods?namespace=&name=&range=`
-pub async fn pods(State(h): State<History>, Query(q): Q) -> Response {
-    let (from, to, pool) = match scope(&h, &q) {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
+pub async fn pods(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
+    let (from, to, pool) = scope(&h, &q)?;
     let pod = match (q.get("namespace"), q.get("name")) {
         (Some(ns), Some(n)) if !n.is_empty() => Some((ns.as_str(), n.as_str())),
         _ => None,
     };
-    match query::pod_intervals(pool, pod, from, to).await {
-        Ok(v) => Json(serde_json::json!({"from": from, "to": to, "intervals": v})).into_response(),
-        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("history query failed: {e}")),
-    }
+    let v = query::pod_intervals(pool, pod, from, to).await.map_err(|e| ApiError::internal("history query", e))?;
+    Ok(Json(serde_json::json!({"from": from, "to": to, "intervals": v})).into_response())
 }
 
 /// `GET /api/v1/history/diagnoses?range=`
-pub async fn diagnoses(State(h): State<History>, Query(q): Q) -> Response {
-    let (from, to, pool) = match scope(&h, &q) {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
-    match query::diagnoses(pool, from, to).await {
-        Ok(v) => Json(serde_json::json!({"from": from, "to": to, "events": v})).into_response(),
-        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("history query failed: {e}")),
-    }
+pub async fn diagnoses(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
+    let (from, to, pool) = scope(&h, &q)?;
+    let v = query::diagnoses(pool, from, to).await.map_err(|e| ApiError::internal("history query", e))?;
+    Ok(Json(serde_json::json!({"from": from, "to": to, "events": v})).into_response())
 }
 
 /// `GET /api/v1/history/status`
@@ -123,7 +102,8 @@ pub async fn status(State(h): State<History>) -> Response {
         Some(p) => crate::history::retention::used_bytes(p).await.ok(),
         None => None,
     };
-    Json(serde_json::json!({"available": h.pool.is_some(), "problem": h.problem(), "used_bytes": used})).into_response()
+    Json(serde_json::json!({"available": h.pool.is_some(), "problem": h.problem(), "problems": h.health.problems(), "used_bytes": used}))
+        .into_response()
 }
 
 fn svg(body: String) -> Response {
@@ -135,11 +115,8 @@ pub async fn chart(
     State(h): State<History>,
     axum::extract::Path(file): axum::extract::Path<String>,
     Query(q): Q,
-) -> Response {
-    let (from, to, pool) = match scope(&h, &q) {
-        Ok((from, to, p)) => (from, to, p.clone()),
-        Err(r) => return *r,
-    };
+) -> Result<Response, ApiError> {
+    let (from, to, pool) = scope(&h, &q).map(|(f, t, p)| (f, t, p.clone()))?;
     let dark = q.get("theme").is_some_and(|t| t == "dark");
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
@@ -202,17 +179,14 @@ pub async fn chart(
         }
         "waits.svg" => waits_chart(&pool, from, to, dark).await,
         "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, dark).await,
-        _ => return err(StatusCode::NOT_FOUND, "charts: gpu.svg, memory.svg, pending.svg, waits.svg, pod.svg"),
+        _ => return Err(ApiError::NotFound("charts: gpu.svg, memory.svg, pending.svg, waits.svg, pod.svg".into())),
     };
-    match out {
-        Ok(s) => svg(s),
-        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, format!("chart failed: {e}")),
-    }
+    out.map(svg).map_err(|e| ApiError::internal("chart", e))
 }
 
 /// Wait times: each pending interval drawn at its start with its length (still waiting: up to now).
-async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, dark: bool) -> Result<String, String> {
-    let ivs = query::pod_intervals(pool, None, from, to).await.map_err(|e| e.to_string())?;
+async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, dark: bool) -> Result<String, ChartError> {
+    let ivs = query::pod_intervals(pool, None, from, to).await?;
     let segs: Vec<Vec<(i64, f64)>> = ivs
         .iter()
         .filter(|i| i.state == "pending")
@@ -222,7 +196,7 @@ async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, dark: bool) -> Resul
             vec![(t, 0.0), (t, wait)]
         })
         .collect();
-    let gaps = query::gaps(pool, from, to).await.map_err(|e| e.to_string())?;
+    let gaps = query::gaps(pool, from, to).await?;
     charts::line_chart(
         "How long pods waited to be scheduled",
         Unit::Seconds,

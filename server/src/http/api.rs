@@ -1,0 +1,117 @@
+//! The JSON API: the cluster view, the what-if check, Prometheus metrics and the probes.
+//! Thin: read the state, call a plain function, answer or map the error.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::{AppState, FitSource};
+use crate::error::ApiError;
+
+impl FitSource {
+    /// Runs the what-if check on a form or a pasted workload.
+    pub fn run(&self, input: &app::model::FitInput) -> app::model::FitResult {
+        let parsed = if input.yaml.trim().is_empty() {
+            crate::fit::workload::from_form(input)
+        } else {
+            crate::fit::workload::from_yaml(&input.yaml)
+        };
+        match parsed {
+            Ok(w) => {
+                let inputs = (self.inputs)();
+                let opts = self.opts.clone();
+                crate::fit::fit(&inputs, &w, &|n| crate::derive::node::unified_memory(n, opts.matches(n)))
+            }
+            Err(e) => app::model::FitResult { error: Some(e), ..app::model::FitResult::default() },
+        }
+    }
+}
+
+
+/// What `POST /api/v1/fit` accepts: the form as JSON (`{"gpu_count": "1", …}` or
+/// `{"yaml": "<Pod or Deployment>"}`), or the workload itself — YAML (any YAML content type, as
+/// `curl --data-binary @pod.yaml -H 'Content-Type: application/yaml'` sends it) or JSON
+/// (`kubectl get pod x -o json`).
+pub fn fit_input(headers: &HeaderMap, body: &[u8]) -> Result<app::model::FitInput, ApiError> {
+    const FORMS: &str = "send the form as JSON ({\"gpu_count\": \"1\", \"memory_request\": \"2Gi\", …} or {\"yaml\": \"<Pod or Deployment>\"}), or a Pod or Deployment as YAML (Content-Type: application/yaml) or JSON";
+    let text = std::str::from_utf8(body).map_err(|_| ApiError::bad("body", format!("the body is not UTF-8 text: {FORMS}")))?;
+    if text.trim().is_empty() {
+        return Err(ApiError::bad("body", format!("the body is empty: {FORMS}")));
+    }
+    let ct = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    if ct.contains("yaml") {
+        return Ok(app::model::FitInput { yaml: text.to_string(), ..app::model::FitInput::default() });
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        // A Kubernetes object sent as JSON is also YAML.
+        Ok(v) if v.get("kind").is_some() || v.get("apiVersion").is_some() => {
+            Ok(app::model::FitInput { yaml: text.to_string(), ..app::model::FitInput::default() })
+        }
+        Ok(v) => serde_json::from_value(v).map_err(|e| ApiError::bad("body", format!("{e}: {FORMS}"))),
+        // Not JSON, and no content type said YAML: try it as YAML all the same.
+        Err(_) if !ct.contains("json") => {
+            Ok(app::model::FitInput { yaml: text.to_string(), ..app::model::FitInput::default() })
+        }
+        Err(e) => Err(ApiError::bad("body", format!("not JSON ({e}): {FORMS}"))),
+    }
+}
+
+/// `POST /api/v1/fit`: 200 with the verdicts, 422 with the input error (`error.field`), 400
+/// for a body that is none of the accepted forms.
+pub async fn fit(State(st): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> Result<Response, ApiError> {
+    let input = fit_input(&headers, &body)?;
+    let src = st.fit.as_ref().ok_or_else(|| ApiError::Unavailable("the what-if check is not available".into()))?;
+    let r = src.run(&input);
+    let code = if r.error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
+    Ok((code, axum::Json(r)).into_response())
+}
+
+/// `GET /healthz`.
+pub async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// `GET /readyz`.
+pub async fn readyz(State(st): State<AppState>) -> Response {
+    if st.watch.synced() {
+        (StatusCode::OK, "ready\n").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "first sync not finished\n").into_response()
+    }
+}
+
+fn json(body: Arc<str>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], body.to_string())
+        .into_response()
+}
+
+/// `GET /api/v1/cluster`.
+#[tracing::instrument(skip_all)]
+pub async fn cluster(State(st): State<AppState>) -> Response {
+    let snap = st.snapshots.borrow().clone();
+    json(snap.json())
+}
+
+/// `GET /metrics`.
+pub async fn metrics(State(st): State<AppState>) -> Response {
+    let snap = st.snapshots.borrow().clone();
+    let stale_seconds = snap
+        .view
+        .source
+        .stale_since
+        .as_deref()
+        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+        .map(|t| (jiff::Timestamp::now().as_millisecond() - t.as_millisecond()) as f64 / 1000.0)
+        .unwrap_or(0.0);
+    let h = crate::metrics::Health {
+        stream_clients: st.stream_clients.load(Ordering::Relaxed),
+        rss_bytes: crate::metrics::rss_bytes(),
+        stale_seconds,
+    };
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], crate::metrics::render(&snap.view, h))
+        .into_response()
+}
+

@@ -1,0 +1,102 @@
+//! Pages: the Leptos views rendered on the server (hydrated in the browser), the what-if form's
+//! post, the files of `public/` at the site root, and a small 404 for everything else.
+
+use app::boot::{Boot, Page};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::{AppState, BODY_LIMIT};
+
+/// `POST /fit`: the form, answered on the same page.
+pub async fn fit_form(State(st): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "too large\n").into_response(),
+    };
+    let mut input = app::model::FitInput::default();
+    for pair in String::from_utf8_lossy(&bytes).split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let v = app::boot::percent_decode(v);
+        match k {
+            "yaml" => input.yaml = v,
+            "gpu_resource" => input.gpu_resource = v,
+            "gpu_count" => input.gpu_count = v,
+            "cpu_request" => input.cpu_request = v,
+            "cpu_limit" => input.cpu_limit = v,
+            "memory_request" => input.memory_request = v,
+            "memory_limit" => input.memory_limit = v,
+            "node_selector" => input.node_selector = v,
+            "tolerations" => input.tolerations = v,
+            "runtime_class" => input.runtime_class = v,
+            "replicas" => input.replicas = v,
+            _ => {}
+        }
+    }
+    let result = st.fit.as_ref().map(|s| s.run(&input)).unwrap_or_default();
+    let req = Request::from_parts(parts, axum::body::Body::empty());
+    render(st, req, Some((input, result))).await
+}
+
+/// A page.
+pub async fn page(State(st): State<AppState>, req: Request) -> Response {
+    render(st, req, None).await
+}
+
+async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, app::model::FitResult)>) -> Response {
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
+    let sub = path.strip_prefix(st.base.as_str()).unwrap_or(&path).to_string();
+    let view = st.snapshots.borrow().view.clone();
+    if Page::from_path(&sub) == Page::NotFound {
+        return not_found_page(&st.base);
+    }
+    let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, view);
+    boot.history_problem = st.history.problem();
+    boot.fit = fit;
+    let status = StatusCode::OK;
+    let opts = st.leptos.clone();
+    // A fresh nonce per page: the only inline script (Leptos' hydration loader) carries it, and
+    // the page's CSP allows no other inline script.
+    let nonce = leptos::nonce::Nonce::new();
+    let csp = format!(
+        "{}; default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+        st.csp_base
+    );
+    let n2 = nonce.clone();
+    let render = leptos_axum::render_app_to_stream_with_context(
+        move || leptos::prelude::provide_context(n2.clone()),
+        move || app::views::shell(opts.clone(), boot.clone()),
+    );
+    let mut resp = render(req).await;
+    if let Ok(v) = HeaderValue::from_str(&csp) {
+        resp.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+
+/// What every unknown path and missing file gets: a few hundred bytes that embed no cluster
+/// state (the hydrating page would carry the whole view — megabytes on a large cluster — for
+/// a browser's `/favicon.ico` or a mistyped link). API paths get the JSON error.
+pub fn not_found_for(base: &str, sub: &str) -> Response {
+    if sub.starts_with("/api/") {
+        return crate::error::ApiError::NotFound(format!("no such API path: {sub}")).into_response();
+    }
+    not_found_page(base)
+}
+
+fn not_found_page(base: &str) -> Response {
+    let html = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpudash · not found</title>\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{base}/pkg/gpudash.css\"></head>\
+<body><main class=\"app\"><h1 class=\"page-title\">Not found</h1><p><a href=\"{base}/\">Back to the overview</a></p></main></body></html>"
+    );
+    let mut r = (StatusCode::NOT_FOUND, html).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
