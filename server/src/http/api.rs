@@ -52,9 +52,12 @@ pub fn fit_input(headers: &HeaderMap, body: &[u8]) -> Result<app::model::FitInpu
         }
         Ok(v) => serde_json::from_value(v).map_err(|e| ApiError::bad("body", format!("{e}: {FORMS}"))),
         // Not JSON, and no content type said YAML: try it as YAML all the same.
-        Err(_) if !ct.contains("json") => {
-            Ok(app::model::FitInput { yaml: text.to_string(), ..app::model::FitInput::default() })
-        }
+        Err(e) if !ct.contains("json") => match serde_yaml::from_str::<serde_yaml::Value>(text) {
+            Ok(y) if y.get("kind").is_some() => {
+                Ok(app::model::FitInput { yaml: text.to_string(), ..app::model::FitInput::default() })
+            }
+            _ => Err(ApiError::bad("body", format!("neither JSON ({e}) nor a Kubernetes object in YAML: {FORMS}"))),
+        },
         Err(e) => Err(ApiError::bad("body", format!("not JSON ({e}): {FORMS}"))),
     }
 }

@@ -142,6 +142,11 @@ async fn fit_takes_a_form_a_yaml_body_and_a_json_pod_and_says_which_forms_it_tak
     assert!(e["error"]["message"].as_str().is_some_and(|m| m.contains("application/yaml")), "{e}");
     let (status, _, _) = send(&r, post("application/yaml", "")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    // No content type: YAML is tried when it is a Kubernetes object, else the forms are named.
+    let (status, _, _) = send(&r, post("text/plain", pod)).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _, body) = send(&r, post("text/plain", "{not json")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{}", String::from_utf8_lossy(&body));
 }
 
 #[tokio::test]
