@@ -190,6 +190,14 @@ impl Boot {
         format!("{}{}{}", self.base, path, self.keep_query())
     }
 
+    /// As [`Boot::href`], for a link that may end in a `#fragment` (the flags go before it).
+    pub fn link(&self, link: &str) -> String {
+        match link.split_once('#') {
+            Some((path, frag)) => format!("{}#{frag}", self.href(path)),
+            None => self.href(link),
+        }
+    }
+
     /// Serialises for embedding in a `<script type="application/json">`: `<`, `>` and `&` are
     /// escaped so no cluster string can close the element.
     pub fn to_embedded_json(&self) -> String {
@@ -222,6 +230,7 @@ mod tests {
         assert!(b.kiosk && !b.embed);
         assert_eq!((b.theme, b.rotate_seconds, b.ns.as_deref()), (Theme::Dark, 5, Some("vision")));
         assert_eq!(b.href("/pending"), "/gpu/pending?kiosk=1");
+        assert_eq!(b.link("/pending#pod-ml-a"), "/gpu/pending?kiosk=1#pod-ml-a");
     }
 
     #[test]

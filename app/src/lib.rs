@@ -7,4 +7,5 @@ pub mod boot;
 mod live;
 pub mod model;
 pub mod time;
+pub mod units;
 pub mod views;

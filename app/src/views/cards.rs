@@ -4,63 +4,25 @@ use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
-use crate::model::{GpuResource, MemoryView, NodeView, Sharing};
-use crate::time::bytes;
+use crate::model::{GpuResource, MemoryView, NodeView, Severity, Sharing, Slot, SlotState};
+use crate::units::bytes;
 
-/// What a slot of the grid is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlotState {
-    /// Held by a pod.
-    Held,
-    /// Held beyond allocatable (the device plugin shrank under running pods).
-    Over,
-    /// Held by a pod that is being deleted.
-    Terminating,
-    /// Free.
-    Free,
-    /// Out of service: the device plugin found the GPU unhealthy.
-    Out,
-    /// A pod sure to use the GPU without the scheduler counting it.
-    Outside,
-    /// A pod that may use the GPU without the scheduler counting it.
-    Maybe,
-}
+/// One drawn slot: its class, its text, and the full name for screen readers.
+type Cell = (&'static str, String, String);
 
-/// One cell of a slot grid.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
-    /// Pod holding it (`namespace/name`), or None when free or out of service.
-    pub holder: Option<(String, String)>,
-    /// What the slot is.
-    pub state: SlotState,
-}
-
-/// Lays out the units of a resource as cells: holders first (each for its count), then free
-/// up to allocatable, then out of service up to capacity.
-pub fn cells(g: &GpuResource) -> Vec<Cell> {
-    let mut out: Vec<Cell> = Vec::new();
-    let alloc = g.allocatable.min(4096) as usize;
-    for h in &g.holders {
-        for _ in 0..h.count.min(4096) {
-            let state = if out.len() >= alloc {
-                SlotState::Over
-            } else if h.terminating {
-                SlotState::Terminating
-            } else {
-                SlotState::Held
-            };
-            out.push(Cell { holder: Some((h.namespace.clone(), h.name.clone())), state });
-        }
-    }
-    let held = out.len();
-    for _ in held..alloc {
-        out.push(Cell { holder: None, state: SlotState::Free });
-    }
-    let total = g.capacity.min(4096) as usize;
-    for _ in out.len().max(alloc)..total {
-        out.push(Cell { holder: None, state: SlotState::Out });
-    }
-    out
+/// A slot of a GPU resource, as the derivation laid it out.
+fn cell(g: &GpuResource, s: &Slot) -> Cell {
+    let holder = s.holder.and_then(|i| g.holders.get(i as usize));
+    let name = holder.map(|h| h.name.clone()).unwrap_or_default();
+    let (cls, text) = match s.state {
+        SlotState::Over => ("slot held over", format!("⚠ {name}")),
+        SlotState::Terminating => ("slot held terminating", format!("◌ {name}")),
+        SlotState::Held => ("slot held", name),
+        SlotState::Free => ("slot free", "free".to_string()),
+        SlotState::Out => ("slot out", "✖ out of service".to_string()),
+    };
+    let full = holder.map(|h| format!("{}/{}", h.namespace, h.name)).unwrap_or_else(|| text.clone());
+    (cls, text, full)
 }
 
 /// The caption of a resource: what the grid shows.
@@ -88,14 +50,8 @@ pub fn caption(g: &GpuResource) -> String {
 /// The grid of replica slots of one GPU resource.
 #[component]
 pub fn SlotGrid(g: GpuResource) -> impl IntoView {
-    let cells = cells(&g);
     let cap = caption(&g);
-    let rows: Vec<Vec<Cell>> = match (g.placement_known, g.physical_gpus, g.sharing) {
-        (true, Some(p), Sharing::TimeSlicing | Sharing::Mps) if p > 0 => {
-            cells.chunks(usize::try_from(g.replicas_per_gpu.max(1)).unwrap_or(1)).map(<[Cell]>::to_vec).collect()
-        }
-        _ => vec![cells],
-    };
+    let rows: Vec<Vec<Cell>> = g.slots.iter().map(|row| row.iter().map(|sl| cell(&g, sl)).collect()).collect();
     let unknown = !g.placement_known;
     let count_unknown = g.physical_gpus.is_none() && g.sharing == Sharing::None;
     let profile = g.resource.strip_prefix("nvidia.com/mig-").map(str::to_string);
@@ -149,18 +105,7 @@ fn slot_rows(rows: Vec<(String, Vec<Cell>)>, profile: Option<String>) -> impl In
                 <div class="slot-row">
                     <span class="slot-row-label">{label}</span>
                     <ul class="slots">
-                        {row.into_iter().map(|c| {
-                            let name = c.holder.as_ref().map(|h| h.1.clone()).unwrap_or_default();
-                            let (cls, text) = match c.state {
-                                SlotState::Over => ("slot held over", format!("⚠ {name}")),
-                                SlotState::Terminating => ("slot held terminating", format!("◌ {name}")),
-                                SlotState::Held => ("slot held", name),
-                                SlotState::Free => ("slot free", "free".to_string()),
-                                SlotState::Out => ("slot out", "✖ out of service".to_string()),
-                                SlotState::Outside => ("slot held outside", name),
-                                SlotState::Maybe => ("slot held outside maybe", format!("? {name}")),
-                            };
-                            let full = c.holder.as_ref().map(|(ns, n)| format!("{ns}/{n}")).unwrap_or_else(|| text.clone());
+                        {row.into_iter().map(|(cls, text, full)| {
                             let prof = profile.clone();
                             view! {
                                 <li class=cls aria-label=full>
@@ -176,22 +121,19 @@ fn slot_rows(rows: Vec<(String, Vec<Cell>)>, profile: Option<String>) -> impl In
         .collect_view()
 }
 
-fn pct(v: u64, scale: u64) -> String {
-    if scale == 0 {
-        return "0%".into();
-    }
-    format!("{}%", crate::time::tenths(v.min(scale).saturating_mul(100), scale))
+/// A thousandth as a percentage (`12.3%`).
+fn percent(permille: u32) -> String {
+    format!("{}.{}%", permille / 10, permille % 10)
 }
 
 /// The memory bars: use, requests and limits against the board (or node) total.
 #[component]
 pub fn MemoryBars(m: MemoryView, unified: bool) -> impl IntoView {
-    let board = if m.allocatable_bytes > 0 { m.allocatable_bytes } else { m.capacity_bytes };
-    let over = m.limits_bytes > board && board > 0;
+    let over = m.overcommit_bytes > 0;
     let title = if unified { "Unified memory (CPU + GPU)" } else { "Memory" };
-    let row = move |label: &'static str, v: Option<u64>, cls: &'static str| {
+    let row = move |label: &'static str, v: Option<(u64, u32)>, cls: &'static str| {
         let (width, text) = match v {
-            Some(v) => (pct(v, board), format!("{} ({})", bytes(v), pct(v, board))),
+            Some((v, p)) => (percent(p), format!("{} ({})", bytes(v), percent(p))),
             None => ("0%".to_string(), "unknown (no metrics)".to_string()),
         };
         let style = format!("width: {width}");
@@ -206,11 +148,11 @@ pub fn MemoryBars(m: MemoryView, unified: bool) -> impl IntoView {
     let unbounded = m.unbounded_containers;
     view! {
         <div class="memory" data-over=over.to_string()>
-            <div class="mem-title">{title} " · " {bytes(board)} " allocatable"</div>
-            {row("used", m.used_bytes, "used")}
-            {row("requests", Some(m.requested_bytes), "requests")}
-            {row("limits", Some(m.limits_bytes), if over { "limits over" } else { "limits" })}
-            {over.then(|| view! { <p class="warn">"⚠ Limits exceed the board by " {bytes(m.limits_bytes - board)}</p> })}
+            <div class="mem-title">{title} " · " {bytes(m.board_bytes)} " allocatable"</div>
+            {row("used", m.used_bytes.zip(m.used_permille), "used")}
+            {row("requests", Some((m.requested_bytes, m.requested_permille)), "requests")}
+            {row("limits", Some((m.limits_bytes, m.limits_permille)), if over { "limits over" } else { "limits" })}
+            {over.then(|| view! { <p class="warn">"⚠ Limits exceed the board by " {bytes(m.overcommit_bytes)}</p> })}
             {(unbounded > 0).then(|| view! { <p class="note">{unbounded} " container(s) without a memory limit (unbounded)"</p> })}
         </div>
     }
@@ -227,8 +169,6 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
     let pending = node.pending_pods;
     let gpus = node.gpu_resources.clone();
     let no_gpu = gpus.is_empty();
-    let live = expect_context::<super::app::Live>();
-    let name = node.name.clone();
     let platform = match &node.default_runtime {
         Some(r) => format!("{} · default runtime {r}", node.arch),
         None => node.arch.clone(),
@@ -236,25 +176,28 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
     let outside = (!node.gpu_users_outside.is_empty()).then(|| {
         node.gpu_users_outside
             .iter()
-            .map(|u| Cell {
-                holder: Some((u.namespace.clone(), u.name.clone())),
-                state: if u.sure { SlotState::Outside } else { SlotState::Maybe },
+            .map(|u| -> Cell {
+                let full = format!("{}/{}", u.namespace, u.name);
+                if u.sure {
+                    ("slot held outside", u.name.clone(), full)
+                } else {
+                    ("slot held outside maybe", format!("? {}", u.name), full)
+                }
             })
             .collect::<Vec<_>>()
     });
-    let problems: Vec<(&str, &str, String, String)> = live.view.with_untracked(|v| {
-        v.diagnoses
-            .iter()
-            .filter(|d| d.kind == "Node" && d.name == name && d.severity != crate::model::Severity::Info)
-            .map(|d| {
-                let (cls, icon) = match d.severity {
-                    crate::model::Severity::Critical => ("sev critical", "✖ "),
-                    _ => ("sev warning", "⚠ "),
-                };
-                (cls, icon, d.code.clone(), d.message.clone())
-            })
-            .collect()
-    });
+    let problems: Vec<(&str, &str, String, String)> = node
+        .problems
+        .iter()
+        .filter_map(|d| {
+            let (cls, icon) = match d.severity {
+                Severity::Critical => ("sev critical", "✖ "),
+                Severity::Warning => ("sev warning", "⚠ "),
+                Severity::Info => return None,
+            };
+            Some((cls, icon, d.code.to_string(), d.message.clone()))
+        })
+        .collect();
     view! {
         <article class="card node" data-node=node.name.clone() data-ready=ready.to_string()>
             <header class="card-head">
@@ -304,31 +247,31 @@ mod tests {
     }
 
     #[test]
-    fn cells_fill_holders_first_then_free() {
-        let c = cells(&res(4, &[("a", 1), ("b", 2)]));
-        let names: Vec<Option<&str>> = c.iter().map(|c| c.holder.as_ref().map(|h| h.1.as_str())).collect();
-        assert_eq!(names, vec![Some("a"), Some("b"), Some("b"), None]);
-    }
-
-    #[test]
-    fn holders_beyond_allocatable_are_marked_over() {
-        let c = cells(&res(1, &[("a", 1), ("b", 1)]));
-        assert_eq!(c.len(), 2);
-        assert_eq!((c[0].state, c[1].state), (SlotState::Held, SlotState::Over));
-    }
-
-    #[test]
-    fn units_out_of_service_are_drawn_out_not_free() {
-        let mut g = res(2, &[("a", 1)]);
-        g.allocatable = 1;
-        g.out_of_service = 1;
-        let c = cells(&g);
-        assert_eq!(c.iter().map(|c| c.state).collect::<Vec<_>>(), vec![SlotState::Held, SlotState::Out]);
-        assert!(caption(&g).ends_with("1/1 held · 1 out of service"), "{}", caption(&g));
+    fn a_slot_shows_its_holder_by_index_and_its_state() {
+        let g = res(4, &[("a", 1), ("b", 2)]);
+        let held = cell(&g, &Slot { state: SlotState::Over, holder: Some(1) });
+        assert_eq!(held, ("slot held over", "⚠ b".to_string(), "ml/b".to_string()));
+        let out = cell(&g, &Slot { state: SlotState::Out, holder: None });
+        assert_eq!(out.0, "slot out");
+        // A holder index from a newer server that is out of range draws an empty name, no panic.
+        assert_eq!(cell(&g, &Slot { state: SlotState::Held, holder: Some(9) }).1, "");
     }
 
     #[test]
     fn captions_say_the_layout() {
         assert_eq!(caption(&res(4, &[("a", 1)])), "1 GPU × 4 time-slicing replicas · 1/4 held");
+        let mut g = res(2, &[("a", 1)]);
+        g.allocatable = 1;
+        g.out_of_service = 1;
+        g.sharing = Sharing::None;
+        g.physical_gpus = Some(2);
+        assert_eq!(caption(&g), "2 whole GPUs · 1/1 held · 1 out of service");
+    }
+
+    #[test]
+    fn percentages_are_formatted_from_thousandths() {
+        assert_eq!(percent(0), "0.0%");
+        assert_eq!(percent(123), "12.3%");
+        assert_eq!(percent(1000), "100.0%");
     }
 }

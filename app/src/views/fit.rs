@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::boot::Boot;
 use crate::model::{FitInput, FitResult};
-use crate::time::bytes;
+use crate::units::bytes;
 
 fn signed_bytes(v: i64) -> String {
     if v < 0 {

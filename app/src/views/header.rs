@@ -8,11 +8,46 @@ use crate::time::{clock, human_duration, parse_rfc3339};
 
 use super::app::{Conn, Live};
 
+/// The state the status line shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Following the cluster.
+    Live,
+    /// First sync not finished.
+    Connecting,
+    /// The cluster watch or the browser's connection is down: the last known state.
+    Stale,
+    /// A page that does not go live (history, fit): the state when it was rendered.
+    Snapshot,
+}
+
+impl State {
+    /// The `data-state` value (styles key on it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Live => "live",
+            Self::Connecting => "connecting",
+            Self::Stale => "stale",
+            Self::Snapshot => "snapshot",
+        }
+    }
+
+    /// The icon beside the sentence.
+    pub fn icon(self) -> &'static str {
+        match self {
+            Self::Live => "●",
+            Self::Connecting => "◌",
+            Self::Snapshot => "◷",
+            Self::Stale => "▲",
+        }
+    }
+}
+
 /// What the status line says, derived from the view and the connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
-    /// `live`, `connecting`, `stale`.
-    pub state: &'static str,
+    /// Its state.
+    pub state: State,
     /// The sentence.
     pub text: String,
 }
@@ -25,21 +60,21 @@ pub fn status(live: &Live) -> Status {
         let ago = |t: i64| format!("since {} ({} ago)", clock(t), human_duration(now - t));
         if let Conn::Lost(t) = conn {
             return Status {
-                state: "stale",
+                state: State::Stale,
                 text: format!("Stale {} — connection to gpudash lost, reconnecting…", ago(t)),
             };
         }
         if let Some(t) = v.source.stale_since.as_deref().and_then(parse_rfc3339) {
             let err = v.source.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
             return Status {
-                state: "stale",
+                state: State::Stale,
                 text: format!("Stale {} — the cluster watch is down{err}; showing the last known state", ago(t)),
             };
         }
         if !v.source.synced {
             let p = &v.source.progress;
             return Status {
-                state: "connecting",
+                state: State::Connecting,
                 text: format!(
                     "Connecting… first sync {}/{} kinds, {} objects",
                     p.kinds_synced, p.kinds_total, p.objects
@@ -47,7 +82,7 @@ pub fn status(live: &Live) -> Status {
             };
         }
         Status {
-            state: "live",
+            state: State::Live,
             text: format!(
                 "Live · revision {} · updated {}",
                 v.revision,
@@ -71,9 +106,9 @@ pub fn Header() -> impl IntoView {
     let st = Memo::new(move |_| {
         let mut s = status(&live);
         // A page that does not hydrate is a snapshot: say so rather than "Live".
-        if !hydrates && s.state == "live" {
+        if !hydrates && s.state == State::Live {
             s = Status {
-                state: "snapshot",
+                state: State::Snapshot,
                 text: live.view.with(|v| {
                     format!(
                         "Snapshot · revision {} · as of {} (reload for the latest)",
@@ -110,9 +145,9 @@ pub fn Header() -> impl IntoView {
                     <a class=f_cls href=f_href.clone()>{f_label}</a>
                 </nav>
             </Show>
-            <div class="status" data-state=move || st.get().state role="status" aria-live="polite">
+            <div class="status" data-state=move || st.get().state.as_str() role="status" aria-live="polite">
                 <span class="source" data-mode=move || if mode() == SourceMode::Demo { "demo" } else { "cluster" }>{source}</span>
-                <span class="state-icon" aria-hidden="true">{move || match st.get().state { "live" => "●", "connecting" => "◌", "snapshot" => "◷", _ => "▲" }}</span>
+                <span class="state-icon" aria-hidden="true">{move || st.get().state.icon()}</span>
                 <span class="status-text">{move || st.get().text}</span>
             </div>
         </header>

@@ -4,8 +4,9 @@ use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
-use crate::model::{ClusterView, Diagnosis, NodeView, Severity};
-use crate::time::{bytes, human_duration, parse_rfc3339};
+use crate::model::{ClusterView, NodeView, Severity};
+use crate::time::{human_duration, parse_rfc3339};
+use crate::units::bytes;
 
 use super::app::Live;
 use super::cards::{MemoryBars, NodeCard};
@@ -162,25 +163,6 @@ fn severity_label(s: Severity) -> (&'static str, &'static str) {
     }
 }
 
-/// Where a diagnosis links: the node page, or the pending entry of a pod.
-fn diagnosis_href(boot: &Boot, v: &ClusterView, d: &Diagnosis) -> Option<String> {
-    match d.kind.as_str() {
-        "Node" => Some(boot.href(&format!("/nodes/{}", percent_encode(&d.name)))),
-        "Pod" => {
-            let ns = d.namespace.clone().unwrap_or_default();
-            if v.pending.iter().any(|p| p.namespace == ns && p.name == d.name) {
-                Some(format!("{}#pod-{}-{}", boot.href("/pending"), percent_encode(&ns), percent_encode(&d.name)))
-            } else {
-                v.nodes
-                    .iter()
-                    .find(|n| n.pods.iter().any(|p| p.namespace == ns && p.name == d.name))
-                    .map(|n| boot.href(&format!("/nodes/{}", percent_encode(&n.name))))
-            }
-        }
-        _ => None,
-    }
-}
-
 /// `/pending`.
 #[component]
 pub fn PendingPage() -> impl IntoView {
@@ -190,31 +172,14 @@ pub fn PendingPage() -> impl IntoView {
     let boot_q = boot.keep_query();
     let boot_hist = boot.href("/history");
     let now = live.now;
-    let items = move || {
-        live.view.with(|v| {
-            v.pending
-                .iter()
-                .map(|p| {
-                    let diags: Vec<Diagnosis> = v
-                        .diagnoses
-                        .iter()
-                        .filter(|d| {
-                            d.kind == "Pod" && d.name == p.name && d.namespace.as_deref() == Some(p.namespace.as_str())
-                        })
-                        .cloned()
-                        .collect();
-                    (p.clone(), diags)
-                })
-                .collect::<Vec<_>>()
-        })
-    };
+    let items = move || live.view.with(|v| v.pending.clone());
     view! {
         <h1 class="page-title">"Pending pods"</h1>
         <Show when=move || live.view.with(|v| v.pending.is_empty())>
             <p class="muted big">"No pod is waiting for the scheduler."</p>
         </Show>
         <section class="pending-list">
-            <For each=items key=crate::model::fingerprint children=move |(p, diags)| {
+            <For each=items key=crate::model::fingerprint children=move |p| {
                 let since = p.pending_since.as_deref().and_then(parse_rfc3339);
                 let id = format!("pod-{}-{}", percent_encode(&p.namespace), percent_encode(&p.name));
                 let total = p.nodes_total;
@@ -240,8 +205,8 @@ pub fn PendingPage() -> impl IntoView {
                                 </li>
                             }).collect_view()}
                         </ul>
-                        {diags.into_iter().map(|d| { let (cls, lbl) = severity_label(d.severity); view! {
-                            <p class="diagnosis"><span class=cls>{lbl}</span> " " <b class="mono">{d.code}</b> " " {d.message}</p>
+                        {p.problems.iter().map(|d| { let (cls, lbl) = severity_label(d.severity); view! {
+                            <p class="diagnosis"><span class=cls>{lbl}</span> " " <b class="mono">{d.code.to_string()}</b> " " {d.message.clone()}</p>
                         }}).collect_view()}
                         {(!kiosk).then(|| p.message.clone().map(|m| view! {
                             <details class="raw"><summary>"Scheduler message"</summary><pre>{m}</pre></details>
@@ -263,22 +228,21 @@ pub fn PendingPage() -> impl IntoView {
 pub fn DiagnosesPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let boot = expect_context::<Boot>();
-    let items = move || {
-        live.view.with(|v| v.diagnoses.iter().map(|d| (d.clone(), diagnosis_href(&boot, v, d))).collect::<Vec<_>>())
-    };
+    let items = move || live.view.with(|v| v.diagnoses.clone());
     view! {
         <h1 class="page-title">"Diagnoses"</h1>
         <Show when=move || live.view.with(|v| v.diagnoses.is_empty())>
             <p class="muted big">"Nothing to report."</p>
         </Show>
         <ul class="diagnoses">
-            <For each=items key=crate::model::fingerprint children=|(d, href)| {
+            <For each=items key=crate::model::fingerprint children=move |d| {
                 let (cls, lbl) = severity_label(d.severity);
+                let href = d.link.as_deref().map(|l| boot.link(l));
                 let obj = match &d.namespace { Some(ns) => format!("{} {ns}/{}", d.kind, d.name), None => format!("{} {}", d.kind, d.name) };
                 view! {
-                    <li class="diagnosis-item" data-code=d.code.clone()>
+                    <li class="diagnosis-item" data-code=d.code.to_string()>
                         <span class=cls>{lbl}</span>
-                        <b class="mono code">{d.code.clone()}</b>
+                        <b class="mono code">{d.code.to_string()}</b>
                         {match href { Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }), None => Either::Right(view! { <span class="obj">{obj}</span> }) }}
                         <p>{d.message.clone()}</p>
                     </li>

@@ -2,6 +2,7 @@
 //! everything is a function of its arguments and is unit-tested with real object shapes.
 
 mod diagnose;
+pub mod memory;
 pub mod node;
 pub mod pods;
 pub mod scheduler;
@@ -208,6 +209,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
         nodes_total: parsed.nodes_total,
         reasons: parsed.reasons,
         diagnoses: Vec::new(),
+        problems: Vec::new(),
         scheduler,
         memory_request_bytes: req.get("memory").map(|m| pods::units(*m)),
     }
@@ -331,6 +333,8 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
         });
     }
     pod_mem.sort_by(|a, b| b.requested_bytes.cmp(&a.requested_bytes).then_with(|| a.name.cmp(&b.name)));
+    let unified_memory = node::unified_memory(n, unified);
+    memory::bars(&mut memory, unified_memory);
     namespaces.sort();
     let (ready, conditions) = node::conditions(n);
     let default_runtime = node::default_runtime(n);
@@ -339,7 +343,7 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
     NodeView {
         name,
         ready,
-        unified_memory: node::unified_memory(n, unified),
+        unified_memory,
         memory,
         gpu_resources,
         pending_pods,
@@ -353,6 +357,7 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
         default_runtime,
         gpu_users_outside,
         down: node::down(n, &bound),
+        problems: Vec::new(),
     }
 }
 
@@ -388,6 +393,27 @@ fn gpu_users_outside(held: &[Held<'_>], default_runtime: Option<&str>) -> Vec<Gp
         .collect();
     out.sort_by(|a, b| b.sure.cmp(&a.sure).then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))));
     out
+}
+
+/// Gives each node view the diagnoses about it (its card shows them without looking anything
+/// up). Diagnoses are computed from the node views, so this comes after; a node whose
+/// diagnoses did not change keeps its `Arc` (and the memo keeps the final one).
+fn attach_problems(nodes: &mut [Arc<NodeView>], diagnoses: &[app::model::Diagnosis], memo: &mut HashMap<String, NodeMemo>) {
+    let mut by_node: HashMap<&str, Vec<app::model::Diagnosis>> = HashMap::new();
+    for d in diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node) {
+        by_node.entry(d.name.as_str()).or_default().push(d.clone());
+    }
+    for n in nodes.iter_mut() {
+        let problems = by_node.remove(n.name.as_str()).unwrap_or_default();
+        if n.problems != problems {
+            let mut v = NodeView::clone(n);
+            v.problems = problems;
+            *n = Arc::new(v);
+            if let Some(m) = memo.get_mut(&n.name) {
+                m.view = n.clone();
+            }
+        }
+    }
 }
 
 /// Derives the ClusterView, reusing what `cache` kept from the last run.
@@ -473,6 +499,7 @@ pub fn derive_cached(
 
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
     let diagnoses = diagnose::diagnose(inputs, &facts, &nodes, &mut pending, &waiting);
+    attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
         ready_nodes: u32::try_from(nodes.iter().filter(|n| n.ready).count()).unwrap_or(u32::MAX),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use app::model::{ConditionView, GpuResource, Holder, NodeDown, Sharing};
+use app::model::{ConditionView, GpuResource, Holder, NodeDown, Sharing, Slot, SlotState};
 use k8s_openapi::api::core::v1::Node;
 
 use crate::pod::Pod;
@@ -217,7 +217,7 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         Sharing::None => physical.is_some() || !is_nvidia_gpu(resource),
         Sharing::TimeSlicing | Sharing::Mps => physical == Some(1),
     };
-    GpuResource {
+    let mut g = GpuResource {
         resource: resource.to_string(),
         product,
         physical_gpus: physical,
@@ -229,6 +229,53 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         holders,
         placement_known,
         out_of_service: capacity.saturating_sub(allocatable),
+        slots: Vec::new(),
+    };
+    g.slots = slots(&g);
+    g
+}
+
+/// The most slots drawn for one resource (a node advertising thousands of units is drawn by
+/// its caption; the grid would be unreadable anyway).
+const MAX_SLOTS: usize = 4096;
+
+/// Lays out a resource's units: holders first (each for its count; beyond allocatable they are
+/// `over`, the device plugin having shrunk under running pods), then free units up to
+/// allocatable, then units out of service up to capacity. One row per physical GPU where the
+/// replicas' placement is known, else one row.
+pub fn slots(g: &GpuResource) -> Vec<Vec<Slot>> {
+    let alloc = usize::try_from(g.allocatable).unwrap_or(MAX_SLOTS).min(MAX_SLOTS);
+    let total = usize::try_from(g.capacity).unwrap_or(MAX_SLOTS).min(MAX_SLOTS);
+    let mut flat: Vec<Slot> = Vec::new();
+    for (i, h) in g.holders.iter().enumerate() {
+        for _ in 0..h.count {
+            if flat.len() >= MAX_SLOTS {
+                break;
+            }
+            let state = if flat.len() >= alloc {
+                SlotState::Over
+            } else if h.terminating {
+                SlotState::Terminating
+            } else {
+                SlotState::Held
+            };
+            flat.push(Slot { state, holder: u32::try_from(i).ok() });
+        }
+    }
+    while flat.len() < alloc {
+        flat.push(Slot { state: SlotState::Free, holder: None });
+    }
+    while flat.len() < total {
+        flat.push(Slot { state: SlotState::Out, holder: None });
+    }
+    let per_gpu = usize::try_from(g.replicas_per_gpu.max(1)).unwrap_or(1);
+    let by_gpu = g.placement_known
+        && g.physical_gpus.is_some_and(|p| p > 0)
+        && matches!(g.sharing, Sharing::TimeSlicing | Sharing::Mps);
+    if by_gpu && !flat.is_empty() {
+        flat.chunks(per_gpu).map(<[Slot]>::to_vec).collect()
+    } else {
+        vec![flat]
     }
 }
 
@@ -337,6 +384,27 @@ status:
         assert_eq!((g.sharing, g.physical_gpus, g.replicas_per_gpu, g.capacity), (Sharing::TimeSlicing, Some(1), 4, 4));
         assert!(g.placement_known);
         assert!(unified_memory(&n, false));
+    }
+
+    #[test]
+    fn slots_put_holders_first_mark_units_held_beyond_allocatable_and_units_out_of_service() {
+        let n = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\"}}\nstatus: {capacity: {nvidia.com/gpu: \"3\"}, allocatable: {nvidia.com/gpu: \"1\"}}\n");
+        let h = |name: &str, count: u64, terminating: bool| Holder { name: name.into(), count, terminating, ..Holder::default() };
+        let g = gpu_resource(&n, "nvidia.com/gpu", vec![h("a", 1, true), h("b", 1, false)]);
+        let states: Vec<(SlotState, Option<u32>)> = g.slots.concat().iter().map(|s| (s.state, s.holder)).collect();
+        assert_eq!(states, vec![(SlotState::Terminating, Some(0)), (SlotState::Over, Some(1)), (SlotState::Out, None)]);
+        let free = gpu_resource(&n, "nvidia.com/gpu", Vec::new());
+        assert_eq!(free.slots.concat().iter().map(|s| s.state).collect::<Vec<_>>(), vec![SlotState::Free, SlotState::Out, SlotState::Out]);
+    }
+
+    #[test]
+    fn time_sliced_replicas_are_drawn_per_gpu_only_where_placement_is_known() {
+        let one = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"1\", nvidia.com/gpu.replicas: \"4\"}}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}}\n");
+        assert_eq!(res(&one, "nvidia.com/gpu").slots.iter().map(Vec::len).collect::<Vec<_>>(), vec![4]);
+        let two = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \"2\"}}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}}\n");
+        let g = res(&two, "nvidia.com/gpu");
+        assert!(!g.placement_known);
+        assert_eq!(g.slots.len(), 1, "replicas of two GPUs, placement unknown: one row");
     }
 
     #[test]

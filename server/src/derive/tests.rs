@@ -57,7 +57,7 @@ fn the_orin_nano_second_model_is_pending_for_insufficient_gpu() {
     assert_eq!(p.reasons[0].reason, "Insufficient nvidia.com/gpu");
     assert_eq!(p.reasons[0].nodes, Some(1));
     assert_eq!(p.gpu_request, Some(GpuRequest { resource: "nvidia.com/gpu".into(), count: 1 }));
-    assert!(p.diagnoses.contains(&"insufficient-gpu".to_string()));
+    assert!(p.diagnoses.contains(&app::model::Code::from("insufficient-gpu")));
     let nano = node(&v, "orin-nano-01");
     assert_eq!(nano.pending_pods, 1);
     let g = &nano.gpu_resources[0];
@@ -399,4 +399,30 @@ fn a_pod_aimed_at_a_node_without_its_device_plugin_is_pointed_at_the_plugin() {
     let other = about("anomaly-detector");
     assert!(other.contains("already held") && !other.contains("device plugin is missing"), "{other}");
     assert!(v.diagnoses.iter().any(|d| d.code == "device-plugin-missing" && d.name == "xavier-nx-03"));
+}
+
+#[test]
+fn views_get_their_joins_from_the_derivation_links_node_problems_and_pending_problems() {
+    let v = edge();
+    let link = |code: &str, name: &str| {
+        v.diagnoses.iter().find(|d| d.code == code && d.name.starts_with(name)).and_then(|d| d.link.clone())
+    };
+    assert_eq!(link("device-plugin-missing", "xavier-nx-03").as_deref(), Some("/nodes/xavier-nx-03"));
+    assert_eq!(link("gpu-pod-without-runtimeclass", "ocr-model").as_deref(), Some("/nodes/orin-nx-02"), "a bound pod links to its node");
+    assert_eq!(
+        link("insufficient-gpu", "anomaly-detector").as_deref(),
+        Some("/pending#pod-vision-anomaly-detector-6f8d7b5c4-r7zq9"),
+        "a pending pod links to its entry"
+    );
+    assert_eq!(link("runtimeclass-missing", "pose-estimator"), None, "a ReplicaSet is shown nowhere");
+    let xavier = node(&v, "xavier-nx-03");
+    let codes: Vec<&str> = xavier.problems.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, vec!["device-plugin-missing", "gpu-used-outside-scheduler"]);
+    let p = v.pending.iter().find(|p| p.name.starts_with("anomaly-detector")).unwrap_or_else(|| panic!("pending"));
+    assert_eq!(p.problems.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(), vec!["insufficient-gpu"]);
+    // One overcommit rule: the card's field and the diagnosis agree on every node.
+    for n in &v.nodes {
+        let diagnosed = v.diagnoses.iter().any(|d| d.code == "unified-memory-overcommit" && d.name == n.name);
+        assert_eq!(n.memory.overcommit_bytes > 0, diagnosed, "{}", n.name);
+    }
 }

@@ -88,7 +88,7 @@ fn fmt_y(v: f64, unit: Unit) -> String {
                 format!("{v:.1}")
             }
         }
-        Unit::Bytes => app::time::bytes(v.max(0.0) as u64),
+        Unit::Bytes => app::units::bytes(v.max(0.0) as u64),
         Unit::Seconds => app::time::human_duration(v as i64),
     }
 }

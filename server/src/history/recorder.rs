@@ -238,16 +238,16 @@ impl Recorder {
             // Diagnoses raised and cleared.
             let mut cur_diags = HashSet::new();
             for d in &view.diagnoses {
-                let key = (d.code.clone(), d.kind.clone(), d.namespace.clone().unwrap_or_default(), d.name.clone());
+                let key = (d.code.to_string(), d.kind.to_string(), d.namespace.clone().unwrap_or_default(), d.name.clone());
                 if !self.open_diags.contains_key(&key) {
                     let sev = serde_json::to_value(d.severity)
                         .ok()
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default();
                     let r = sqlx::query("INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, raised) VALUES (?, ?, ?, ?, ?, ?, ?)")
-                        .bind(&d.code)
+                        .bind(d.code.as_str())
                         .bind(sev)
-                        .bind(&d.kind)
+                        .bind(d.kind.as_str())
                         .bind(&d.namespace)
                         .bind(&d.name)
                         .bind(&d.message)

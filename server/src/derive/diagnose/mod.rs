@@ -10,7 +10,7 @@ mod waiting;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use app::model::{Diagnosis, NodeView, PendingPod, Severity};
+use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, Severity};
 use k8s_openapi::api::core::v1::Node;
 
 use super::{node, pods, Inputs};
@@ -18,12 +18,13 @@ use crate::pod::Pod;
 
 fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, name: &str, message: String) -> Diagnosis {
     Diagnosis {
-        code: code.to_string(),
+        code: Code::from(code),
         severity,
-        kind: kind.to_string(),
+        kind: Kind::from(kind),
         namespace: namespace.map(str::to_string),
         name: name.to_string(),
         message,
+        link: None,
     }
 }
 
@@ -109,10 +110,49 @@ pub fn diagnose(
     out.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
-            .then_with(|| a.code.cmp(&b.code))
+            .then_with(|| a.code.as_str().cmp(b.code.as_str()))
             .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
     });
+    link(&cx, pending, &mut out);
+    for p in pending.iter_mut() {
+        p.problems = out
+            .iter()
+            .filter(|d| d.kind == Kind::Pod && d.name == p.name && d.namespace.as_deref() == Some(p.namespace.as_str()))
+            .cloned()
+            .collect();
+    }
     out
+}
+
+/// Where each diagnosis's object is shown: a node's page; a pod's entry on the pending page,
+/// or the page of the node it runs on.
+fn link(cx: &Ctx<'_>, pending: &[PendingPod], out: &mut [Diagnosis]) {
+    use app::boot::percent_encode as enc;
+    let mut bound: Option<std::collections::HashMap<(&str, &str), &str>> = None;
+    for d in out.iter_mut() {
+        d.link = match d.kind {
+            Kind::Node => Some(format!("/nodes/{}", enc(&d.name))),
+            Kind::Pod => {
+                let ns = d.namespace.as_deref().unwrap_or("");
+                if pending.iter().any(|p| p.namespace == ns && p.name == d.name) {
+                    Some(format!("/pending#pod-{}-{}", enc(ns), enc(&d.name)))
+                } else {
+                    let bound = bound.get_or_insert_with(|| {
+                        cx.inputs
+                            .pods
+                            .iter()
+                            .filter_map(|p| {
+                                let n = pods::node_of(p)?;
+                                Some(((p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")), n))
+                            })
+                            .collect()
+                    });
+                    bound.get(&(ns, d.name.as_str())).map(|n| format!("/nodes/{}", enc(n)))
+                }
+            }
+            _ => None,
+        };
+    }
 }
 
 /// Whether a pending pod waits for an NVIDIA GPU resource.

@@ -229,13 +229,10 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
 pub(super) fn unified_memory_overcommit(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
     for view in cx.nodes {
         let name = view.name.as_str();
-        if view.unified_memory
-            && view.memory.allocatable_bytes > 0
-            && view.memory.limits_bytes > view.memory.allocatable_bytes
-        {
+        if view.memory.overcommit_bytes > 0 {
             out.push(diag("unified-memory-overcommit", Severity::Warning, "Node", None, name,
                 format!("Pod memory limits on {name} add up to {}, more than the {} the board shares between CPU and GPU: lower the limits or move a model to another board.",
-                    Bytes(view.memory.limits_bytes), Bytes(view.memory.allocatable_bytes))));
+                    Bytes(view.memory.limits_bytes), Bytes(view.memory.board_bytes))));
         }
     }
 }

@@ -95,7 +95,7 @@ fn a_gpu_out_of_service_is_drawn_out_and_the_waiting_pod_is_told_it_failed() {
     assert!(p.message.contains("the GPU it needs has failed"), "{}", p.message);
     assert!(!p.message.contains("free one"), "{}", p.message);
     let pending = &v.pending[0];
-    assert!(pending.diagnoses.contains(&"gpu-unhealthy".to_string()), "{:?}", pending.diagnoses);
+    assert!(pending.diagnoses.contains(&app::model::Code::from("gpu-unhealthy")), "{:?}", pending.diagnoses);
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn a_pod_waiting_on_no_advertised_gpu_anywhere_is_pointed_at_the_plugin() {
     let p = found(&v, "insufficient-gpu", "blade-wear-7e6d5c4b3-r2t3y");
     assert!(p.message.contains("which no node it can go to advertises at all"), "{}", p.message);
     assert!(p.message.contains("missing or failing on orin-nx-crash"), "{}", p.message);
-    assert!(v.pending[0].diagnoses.contains(&"device-plugin-missing".to_string()));
+    assert!(v.pending[0].diagnoses.contains(&app::model::Code::from("device-plugin-missing")));
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn a_model_waiting_for_board_memory_gets_the_numbers_and_the_free_replica() {
     for part in ["orin-nano-mem shares 7.4 GiB", "request 5.0 GiB", "asks 3.0 GiB", "A nvidia.com/gpu unit is free there", "Lower the other models' memory requests"] {
         assert!(d.message.contains(part), "{part:?} not in {}", d.message);
     }
-    assert!(v.pending[0].diagnoses.contains(&"insufficient-memory".to_string()));
+    assert!(v.pending[0].diagnoses.contains(&app::model::Code::from("insufficient-memory")));
 }
 
 #[test]

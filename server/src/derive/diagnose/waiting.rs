@@ -9,8 +9,8 @@ use crate::derive::node;
 use crate::quantity::Bytes;
 
 fn note(p: &mut PendingPod, code: &str) {
-    if !p.diagnoses.iter().any(|c| c == code) {
-        p.diagnoses.push(code.to_string());
+    if !p.diagnoses.iter().any(|c| *c == code) {
+        p.diagnoses.push(app::model::Code::from(code));
     }
 }
 

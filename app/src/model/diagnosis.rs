@@ -1,0 +1,166 @@
+//! Diagnoses: a typed code, the object it concerns, how bad it is and what to do.
+
+use serde::{Deserialize, Serialize};
+
+/// How bad a diagnosis is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing.
+    #[default]
+    Info,
+    /// Will hurt.
+    Warning,
+    /// Workloads are not running.
+    Critical,
+}
+
+/// A diagnosis: a stable code, the object it concerns, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct Diagnosis {
+    /// Stable code (`insufficient-gpu`, …).
+    pub code: Code,
+    /// Severity.
+    pub severity: Severity,
+    /// Kind of the object (`Pod`, `Node`, `ReplicaSet`, `Cluster`, …).
+    pub kind: Kind,
+    /// Namespace of the object.
+    pub namespace: Option<String>,
+    /// Name of the object.
+    pub name: String,
+    /// One sentence that says what is wrong and what to do.
+    pub message: String,
+    /// Where its object is shown, below the base path (`/nodes/orin-agx-01`,
+    /// `/pending#pod-vision-anomaly-detector-…`), when it is shown anywhere.
+    #[serde(default)]
+    pub link: Option<String>,
+}
+
+/// Declares a string enum with an `Other` fallback: it reads and writes as the same JSON
+/// strings as before, and a string this build does not know (a newer server's) is kept as it
+/// is rather than failing the whole view.
+#[cfg(not(feature = "hydrate"))]
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+            /// A value this build does not know, kept verbatim.
+            Other(String),
+            /// No value (the `Default`).
+            #[default]
+            Unset,
+        }
+
+        impl $name {
+            /// The JSON string.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$variant => $text,)*
+                    Self::Other(s) => s,
+                    Self::Unset => "",
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                match s {
+                    $($text => Self::$variant,)*
+                    "" => Self::Unset,
+                    other => Self::Other(other.to_string()),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+                Ok(Self::from(s.as_ref()))
+            }
+        }
+    };
+}
+
+// In the browser bundle a code and a kind are the strings they render as: the views only show
+// them (the derivation decided everything they mean), and the enums' matching code would cost
+// the page-weight budget for nothing. The JSON is the same either way.
+#[cfg(feature = "hydrate")]
+/// A diagnosis code, as the browser shows it.
+pub type Code = String;
+#[cfg(feature = "hydrate")]
+/// The kind of object a diagnosis concerns, as the browser shows it.
+pub type Kind = String;
+
+#[cfg(not(feature = "hydrate"))]
+string_enum! {
+    /// A diagnosis code (stable strings; see docs/api.md).
+    Code {
+        /// A pending pod is short of a GPU resource.
+        InsufficientGpu = "insufficient-gpu",
+        /// A GPU node offers no GPU: its device plugin is missing or failing.
+        DevicePluginMissing = "device-plugin-missing",
+        /// A RuntimeClass that does not exist.
+        RuntimeclassMissing = "runtimeclass-missing",
+        /// containerd lacks the class's handler.
+        RuntimeHandlerMissing = "runtime-handler-missing",
+        /// A GPU pod without runtimeClassName where the default runtime is runc.
+        GpuPodWithoutRuntimeclass = "gpu-pod-without-runtimeclass",
+        /// More than one time-slicing replica requested.
+        SharedGpuRequestTooLarge = "shared-gpu-request-too-large",
+        /// Limits beyond a unified-memory board.
+        UnifiedMemoryOvercommit = "unified-memory-overcommit",
+        /// More pods than physical GPUs on a time-sliced resource.
+        GpuTimeSliceContention = "gpu-time-slice-contention",
+        /// Pods use a GPU without requesting it.
+        GpuUsedOutsideScheduler = "gpu-used-outside-scheduler",
+        /// GPUs out of service.
+        GpuUnhealthy = "gpu-unhealthy",
+        /// A node with GPU pods stopped reporting.
+        GpuNodeDown = "gpu-node-down",
+        /// A pending pod refused for memory.
+        InsufficientMemory = "insufficient-memory",
+    }
+}
+
+#[cfg(not(feature = "hydrate"))]
+string_enum! {
+    /// The kind of object a diagnosis concerns.
+    Kind {
+        /// A pod.
+        Pod = "Pod",
+        /// A node.
+        Node = "Node",
+        /// A ReplicaSet.
+        ReplicaSet = "ReplicaSet",
+        /// A Deployment.
+        Deployment = "Deployment",
+        /// A Job.
+        Job = "Job",
+        /// A StatefulSet.
+        StatefulSet = "StatefulSet",
+        /// A DaemonSet.
+        DaemonSet = "DaemonSet",
+        /// The cluster as a whole.
+        Cluster = "Cluster",
+    }
+}

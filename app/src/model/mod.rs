@@ -1,0 +1,18 @@
+//! The view model: what the server derives from the cluster and every view renders. These are
+//! the JSON API v1 types (`GET /api/v1/cluster`); their field names are a stable interface.
+//! Rooms: the whole view ([`cluster`]), nodes ([`node`]), pending pods ([`pending`]),
+//! diagnoses ([`diagnosis`]), the live stream's deltas ([`delta`]), the what-if check ([`fit`]).
+
+pub mod cluster;
+pub mod delta;
+pub mod diagnosis;
+pub mod fit;
+pub mod node;
+pub mod pending;
+
+pub use cluster::*;
+pub use delta::*;
+pub use diagnosis::*;
+pub use fit::*;
+pub use node::*;
+pub use pending::*;

@@ -1,0 +1,257 @@
+//! One node as the views show it: its GPU resources with their holders and slots, its memory
+//! (unified on Jetson), its conditions, and what is wrong with it.
+
+use serde::{Deserialize, Serialize};
+
+use super::Diagnosis;
+
+/// Memory of one node (bytes). On unified-memory boards this pool is also the GPU's memory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct MemoryView {
+    /// `status.capacity.memory`.
+    pub capacity_bytes: u64,
+    /// `status.allocatable.memory`.
+    pub allocatable_bytes: u64,
+    /// Sum of effective memory requests of the pods holding resources on the node.
+    pub requested_bytes: u64,
+    /// Sum of memory limits; containers without a limit are counted in `unbounded_containers`.
+    pub limits_bytes: u64,
+    /// Working-set use from metrics.k8s.io; null when metrics are not available (never 0).
+    pub used_bytes: Option<u64>,
+    /// Containers on the node with no memory limit (they can use the whole board).
+    #[serde(default)]
+    pub unbounded_containers: u32,
+    /// What the bars are drawn against: allocatable, else capacity.
+    #[serde(default)]
+    pub board_bytes: u64,
+    /// Use, requests and limits in thousandths of `board_bytes` (capped at 1000); use is null
+    /// when unknown.
+    #[serde(default)]
+    pub used_permille: Option<u32>,
+    /// See `used_permille`.
+    #[serde(default)]
+    pub requested_permille: u32,
+    /// See `used_permille`.
+    #[serde(default)]
+    pub limits_permille: u32,
+    /// How far limits exceed a unified-memory board (0 when they do not, and on other nodes):
+    /// the one rule behind both the card's warning and `unified-memory-overcommit`.
+    #[serde(default)]
+    pub overcommit_bytes: u64,
+}
+
+/// How a GPU resource is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sharing {
+    /// One pod per GPU.
+    #[default]
+    None,
+    /// Time-slicing replicas: no memory or fault isolation, no proportional compute.
+    TimeSlicing,
+    /// CUDA MPS.
+    Mps,
+    /// Multi-Instance GPU slices.
+    Mig,
+}
+
+/// A pod holding units of a GPU resource.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct Holder {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Units held.
+    pub count: u64,
+    /// When the pod was created (RFC 3339).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// The pod's runtimeClassName.
+    #[serde(default)]
+    pub runtime_class: Option<String>,
+    /// The pod is being deleted (Terminating): it still holds its units until it is gone.
+    #[serde(default)]
+    pub terminating: bool,
+}
+
+/// One GPU extended resource on one node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct GpuResource {
+    /// Resource name (`nvidia.com/gpu`, `nvidia.com/mig-1g.5gb`, …).
+    pub resource: String,
+    /// GPU product from `nvidia.com/gpu.product`.
+    pub product: Option<String>,
+    /// Physical GPUs behind this resource, when known.
+    pub physical_gpus: Option<u64>,
+    /// Replicas each physical GPU advertises (1 when not shared).
+    pub replicas_per_gpu: u64,
+    /// Sharing mode.
+    pub sharing: Sharing,
+    /// `status.capacity`.
+    pub capacity: u64,
+    /// `status.allocatable`.
+    pub allocatable: u64,
+    /// Units held by pods.
+    pub allocated: u64,
+    /// The pods holding units.
+    pub holders: Vec<Holder>,
+    /// Whether it is known which physical GPU each held unit is on. The API does not say for
+    /// time-sliced replicas on a node with more than one GPU.
+    #[serde(default)]
+    pub placement_known: bool,
+    /// Units out of service: `capacity − allocatable` when the device plugin took GPUs it found
+    /// unhealthy (Xid errors, fallen off the bus) out of the allocatable count.
+    #[serde(default)]
+    pub out_of_service: u64,
+    /// The units as the grid draws them: one row per physical GPU when placement is known,
+    /// else one row; holders first (each for its count), then free, then out of service.
+    #[serde(default)]
+    pub slots: Vec<Vec<Slot>>,
+}
+
+/// One unit of a GPU resource as drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct Slot {
+    /// What it is.
+    pub state: SlotState,
+    /// Index into the resource's `holders` (held slots only).
+    #[serde(default)]
+    pub holder: Option<u32>,
+}
+
+/// What a slot is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SlotState {
+    /// Held by a pod.
+    Held,
+    /// Held beyond allocatable (the device plugin shrank under running pods).
+    Over,
+    /// Held by a pod that is being deleted.
+    Terminating,
+    /// Free.
+    #[default]
+    Free,
+    /// Out of service: the device plugin found the GPU unhealthy.
+    Out,
+}
+
+/// A pod that uses a node's GPU without the scheduler counting it (no `nvidia.com/gpu`
+/// request): through an NVIDIA runtime class, `NVIDIA_VISIBLE_DEVICES`, or a node whose default
+/// runtime is NVIDIA's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct GpuUser {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Sure (the spec says so) or only possible (the node's default runtime gives every
+    /// container the GPU when its image asks for it).
+    pub sure: bool,
+    /// What says so: `runtime-class`, `env` or `default-runtime` (not read by the browser).
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub evidence: String,
+}
+
+/// A node that stopped reporting (Ready Unknown) or reports not ready (Ready False).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct NodeDown {
+    /// The Ready condition's status: `Unknown` (no contact) or `False`.
+    pub status: String,
+    /// Since when (the Ready condition's last transition, RFC 3339).
+    pub since: Option<String>,
+    /// The Ready condition's reason (`NodeStatusUnknown`, `KubeletNotReady`, …).
+    pub reason: Option<String>,
+    /// When its pods will be evicted by the `node.kubernetes.io/unreachable` or `not-ready`
+    /// taint (`since` + the shortest `tolerationSeconds` of its pods), if they tolerate it for
+    /// a bounded time.
+    pub evict_at: Option<String>,
+}
+
+/// A node condition, as shown.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct ConditionView {
+    /// Condition type (`Ready`, `MemoryPressure`, …).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    /// Whether this condition's state is bad (Ready not True, a pressure True).
+    pub bad: bool,
+    /// Reason.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Message.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// One pod's share of a node's memory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct PodMemory {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Effective memory request.
+    pub requested_bytes: u64,
+    /// Memory limit; null when a container has none (unbounded).
+    pub limit_bytes: Option<u64>,
+    /// Working set from metrics.k8s.io.
+    pub used_bytes: Option<u64>,
+}
+
+/// One node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct NodeView {
+    /// Node name.
+    pub name: String,
+    /// Ready condition is True.
+    pub ready: bool,
+    /// CPU and GPU share one memory pool (Jetson/Tegra).
+    pub unified_memory: bool,
+    /// Memory figures.
+    pub memory: MemoryView,
+    /// GPU resources.
+    pub gpu_resources: Vec<GpuResource>,
+    /// Pending pods that name this node (nodeSelector hostname or nominated).
+    #[serde(default)]
+    pub pending_pods: u32,
+    /// Conditions.
+    #[serde(default)]
+    pub conditions: Vec<ConditionView>,
+    /// `spec.unschedulable`.
+    #[serde(default)]
+    pub unschedulable: bool,
+    /// CPU architecture.
+    #[serde(default)]
+    pub arch: String,
+    /// Labels that matter to GPU scheduling (product, count, replicas, strategy, …).
+    #[serde(default)]
+    pub gpu_labels: Vec<(String, String)>,
+    /// Every label (for filters).
+    #[serde(default)]
+    pub labels: Vec<(String, String)>,
+    /// Memory per pod on the node.
+    #[serde(default)]
+    pub pods: Vec<PodMemory>,
+    /// Namespaces of pods on this node (for filters).
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// The container runtime K3s gives pods without a runtimeClassName, when the node's
+    /// `k3s.io/node-args` set one (`--default-runtime nvidia`).
+    #[serde(default)]
+    pub default_runtime: Option<String>,
+    /// Pods that use the GPU without the scheduler counting them.
+    #[serde(default)]
+    pub gpu_users_outside: Vec<GpuUser>,
+    /// Set when the node is down (Ready Unknown or False). Not read by the browser: the card
+    /// shows the node's diagnosis, which says it all.
+    #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub down: Option<NodeDown>,
+    /// The diagnoses about this node, most severe first (what its card shows).
+    #[serde(default)]
+    pub problems: Vec<Diagnosis>,
+}

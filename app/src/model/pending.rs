@@ -1,0 +1,53 @@
+//! A pod waiting for the scheduler: its request, the scheduler's reasons and what to do.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Code, Diagnosis};
+
+/// A GPU request of a pending pod.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct GpuRequest {
+    /// Resource name.
+    pub resource: String,
+    /// Units.
+    pub count: u64,
+}
+
+/// One normalised scheduler reason with its node count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct ReasonCount {
+    /// Normalised reason (`Insufficient nvidia.com/gpu`, `node(s) had untolerated taint(s)`).
+    pub reason: String,
+    /// Nodes that gave this reason; null when the message does not count them.
+    pub nodes: Option<u32>,
+}
+
+/// A pod waiting to be scheduled.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct PendingPod {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Since when (RFC 3339).
+    pub pending_since: Option<String>,
+    /// Its GPU request, if any.
+    pub gpu_request: Option<GpuRequest>,
+    /// The raw scheduler message.
+    pub message: Option<String>,
+    /// `N` of `0/N nodes are available`.
+    pub nodes_total: Option<u32>,
+    /// Reasons with node counts.
+    pub reasons: Vec<ReasonCount>,
+    /// Diagnosis codes that concern this pod.
+    pub diagnoses: Vec<Code>,
+    /// The diagnoses that concern this pod, whole (what the pending page shows).
+    #[serde(default)]
+    pub problems: Vec<Diagnosis>,
+    /// The scheduler, when not the default one (its messages are shown raw).
+    #[serde(default)]
+    pub scheduler: Option<String>,
+    /// Memory request, for the pending page.
+    #[serde(default)]
+    pub memory_request_bytes: Option<u64>,
+}
