@@ -120,8 +120,22 @@ pub struct SimArgs {
     pub manual_timeline: bool,
 }
 
+/// A `serve` setting that cannot be used, with what is accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// `--base-path` is not a path prefix.
+    #[error("--base-path {0:?} must look like /gpu or /tools/gpu (letters, digits, - _ . ~)")]
+    BasePath(String),
+    /// `--frame-ancestors` names a wildcard.
+    #[error("--frame-ancestors {0:?}: wildcards are refused; list each portal origin, e.g. https://portal.example.com")]
+    Wildcard(String),
+    /// `--frame-ancestors` names something that is not an origin.
+    #[error("--frame-ancestors {0:?}: expected an origin such as https://portal.example.com or 'self'")]
+    NotAnOrigin(String),
+}
+
 /// Normalises and checks a base path: empty or `/x[/y]`, no trailing slash, no dot segments.
-pub fn base_path(raw: &str) -> Result<String, String> {
+pub fn base_path(raw: &str) -> Result<String, ConfigError> {
     let t = raw.trim().trim_end_matches('/');
     if t.is_empty() {
         return Ok(String::new());
@@ -133,23 +147,21 @@ pub fn base_path(raw: &str) -> Result<String, String> {
     if ok {
         Ok(t.to_string())
     } else {
-        Err(format!("--base-path {raw:?} must look like /gpu or /tools/gpu (letters, digits, - _ . ~)"))
+        Err(ConfigError::BasePath(raw.to_string()))
     }
 }
 
 /// Checks the frame-ancestors allow-list: explicit origins only, wildcards refused.
-pub fn frame_ancestors(list: &[String]) -> Result<Vec<String>, String> {
+pub fn frame_ancestors(list: &[String]) -> Result<Vec<String>, ConfigError> {
     let mut out = Vec::new();
     for raw in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         if raw.contains('*') {
-            return Err(format!("--frame-ancestors {raw:?}: wildcards are refused; list each portal origin, e.g. https://portal.example.com"));
+            return Err(ConfigError::Wildcard(raw.to_string()));
         }
         let ok = (raw.starts_with("https://") || raw.starts_with("http://") || raw == "'self'")
             && !raw.contains(|c: char| c.is_whitespace() || c == ';' || c == ',' || c == '\'' && raw != "'self'");
         if !ok {
-            return Err(format!(
-                "--frame-ancestors {raw:?}: expected an origin such as https://portal.example.com or 'self'"
-            ));
+            return Err(ConfigError::NotAnOrigin(raw.to_string()));
         }
         out.push(raw.trim_end_matches('/').to_string());
     }

@@ -96,8 +96,8 @@ pub struct App {
 pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     // Leptos renders on the tokio executor; this only fails if already initialised.
     let _ = any_spawner::Executor::init_tokio();
-    let base = cli::base_path(&args.base_path).map_err(|e| anyhow!(e))?;
-    let ancestors = cli::frame_ancestors(&args.frame_ancestors).map_err(|e| anyhow!(e))?;
+    let base = cli::base_path(&args.base_path)?;
+    let ancestors = cli::frame_ancestors(&args.frame_ancestors)?;
     let unified_selector = match &args.unified_memory_selector {
         Some(s) => Options::parse_selector(s).map_err(|e| anyhow!("--unified-memory-selector: {e}"))?,
         None => Vec::new(),

@@ -40,6 +40,19 @@ impl Resource {
 }
 
 /// Everything the simulator serves. Index into this slice is the resource id used by the store.
+/// A resource the simulator serves: an index into [`RESOURCES`], named so that it is not
+/// mistaken for any other number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ResourceId(pub usize);
+
+impl ResourceId {
+    /// Its definition.
+    pub fn def(self) -> &'static Resource {
+        &RESOURCES[self.0]
+    }
+}
+
+/// Every resource the simulator serves.
 pub const RESOURCES: &[Resource] = &[
     Resource {
         group: "",
@@ -134,20 +147,20 @@ pub const RESOURCES: &[Resource] = &[
 ];
 
 /// Finds a resource by group, version and plural path segment.
-pub fn by_path(group: &str, version: &str, plural: &str) -> Option<usize> {
-    RESOURCES.iter().position(|r| r.group == group && r.version == version && r.plural == plural)
+pub fn by_path(group: &str, version: &str, plural: &str) -> Option<ResourceId> {
+    RESOURCES.iter().position(|r| r.group == group && r.version == version && r.plural == plural).map(ResourceId)
 }
 
 /// Finds a resource by `apiVersion` and `kind`, as objects in a scenario name themselves.
 /// A missing group in `apiVersion` (`metrics.k8s.io` objects are sometimes written bare) is not
 /// accepted: the simulator follows what the API prints.
-pub fn by_kind(api_version: &str, kind: &str) -> Option<usize> {
-    RESOURCES.iter().position(|r| r.kind == kind && r.api_version() == api_version)
+pub fn by_kind(api_version: &str, kind: &str) -> Option<ResourceId> {
+    RESOURCES.iter().position(|r| r.kind == kind && r.api_version() == api_version).map(ResourceId)
 }
 
 /// Finds a resource by kind alone (for timeline deletions, which name only the kind).
-pub fn by_kind_name(kind: &str) -> Option<usize> {
-    RESOURCES.iter().position(|r| r.kind == kind)
+pub fn by_kind_name(kind: &str) -> Option<ResourceId> {
+    RESOURCES.iter().position(|r| r.kind == kind).map(ResourceId)
 }
 
 fn verbs(r: &Resource) -> Vec<&'static str> {
@@ -268,8 +281,8 @@ mod tests {
 
     #[test]
     fn kinds_resolve_from_api_version_and_kind() {
-        assert_eq!(by_kind("v1", "Pod").map(|i| RESOURCES[i].plural), Some("pods"));
-        assert_eq!(by_kind("metrics.k8s.io/v1beta1", "NodeMetrics").map(|i| RESOURCES[i].plural), Some("nodes"));
+        assert_eq!(by_kind("v1", "Pod").map(|i| i.def().plural), Some("pods"));
+        assert_eq!(by_kind("metrics.k8s.io/v1beta1", "NodeMetrics").map(|i| i.def().plural), Some("nodes"));
         assert_eq!(by_kind("v1", "Deployment"), None);
     }
 }

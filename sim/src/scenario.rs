@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::resources::{by_kind, by_kind_name, RESOURCES};
+use crate::resources::{by_kind, by_kind_name, ResourceId};
 
 /// A scenario problem, naming the file, the document (counted from 1) and the field.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -27,8 +27,8 @@ pub struct ScenarioError {
 /// An object to serve: the resource index and the object.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimObject {
-    /// Index into [`RESOURCES`].
-    pub resource: usize,
+    /// Which resource.
+    pub resource: ResourceId,
     /// The object as JSON.
     pub object: Value,
 }
@@ -36,8 +36,8 @@ pub struct SimObject {
 /// A reference to an object to delete.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectRef {
-    /// Index into [`RESOURCES`].
-    pub resource: usize,
+    /// Which resource.
+    pub resource: ResourceId,
     /// Namespace (empty for cluster objects; `default` is assumed for namespaced ones).
     pub namespace: String,
     /// Name.
@@ -162,7 +162,7 @@ fn object(ctx: &Ctx, v: Value, prefix: &str) -> Result<SimObject, ScenarioError>
         None | Some(Value::String(_)) => {}
         Some(_) => return Err(ctx.err(join(prefix, "metadata.namespace"), "must be a string")),
     }
-    if !RESOURCES[resource].namespaced && meta.get("namespace").is_some_and(|n| n != "") {
+    if !resource.def().namespaced && meta.get("namespace").is_some_and(|n| n != "") {
         return Err(ctx.err(join(prefix, "metadata.namespace"), format!("{kind} is not namespaced")));
     }
     for f in ["labels", "annotations"] {

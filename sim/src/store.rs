@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use crate::resources::RESOURCES;
+use crate::resources::{ResourceId, RESOURCES};
 
 /// How many changes a watch can be behind and still resume; older versions get 410 Gone.
 pub const HISTORY_LEN: usize = 200_000;
@@ -39,8 +39,8 @@ impl ChangeType {
 pub struct Change {
     /// The resourceVersion this change produced.
     pub rv: u64,
-    /// Index into [`RESOURCES`].
-    pub resource: usize,
+    /// Which resource.
+    pub resource: ResourceId,
     /// What happened.
     pub kind: ChangeType,
     /// The object after the change (for deletions, the last state).
@@ -126,19 +126,19 @@ impl Store {
     }
 
     /// Changes after `rv` for one resource, oldest first.
-    pub fn changes_since(&self, rv: u64, resource: usize) -> Vec<Arc<Change>> {
+    pub fn changes_since(&self, rv: u64, resource: ResourceId) -> Vec<Arc<Change>> {
         let start = self.history.partition_point(|c| c.rv <= rv);
         self.history.range(start..).filter(|c| c.resource == resource).cloned().collect()
     }
 
     /// Every object of one resource, in (namespace, name) order.
-    pub fn objects(&self, resource: usize) -> &BTreeMap<Key, Arc<Value>> {
-        &self.objects[resource]
+    pub fn objects(&self, resource: ResourceId) -> &BTreeMap<Key, Arc<Value>> {
+        &self.objects[resource.0]
     }
 
     /// One object.
-    pub fn get(&self, resource: usize, ns: &str, name: &str) -> Option<Arc<Value>> {
-        self.objects[resource].get(&(ns.to_string(), name.to_string())).cloned()
+    pub fn get(&self, resource: ResourceId, ns: &str, name: &str) -> Option<Arc<Value>> {
+        self.objects[resource.0].get(&(ns.to_string(), name.to_string())).cloned()
     }
 
     /// Makes every version up to now too old to watch from (the next watch gets 410 Gone).
@@ -162,8 +162,8 @@ impl Store {
     /// Creates or replaces an object. Fills in what the API server would: uid,
     /// creationTimestamp, resourceVersion, the default namespace; keeps the uid and
     /// creationTimestamp of the object it replaces. Returns the stored object.
-    pub fn apply(&mut self, resource: usize, mut obj: Value) -> Arc<Value> {
-        let r = &RESOURCES[resource];
+    pub fn apply(&mut self, resource: ResourceId, mut obj: Value) -> Arc<Value> {
+        let r = &resource.def();
         let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
         let ns = if r.namespaced {
             obj.pointer("/metadata/namespace")
@@ -175,7 +175,7 @@ impl Store {
             String::new()
         };
         let key = (ns.clone(), name.clone());
-        let old = self.objects[resource].get(&key).cloned();
+        let old = self.objects[resource.0].get(&key).cloned();
         self.rv += 1;
         if let Some(o) = obj.as_object_mut() {
             o.insert("apiVersion".into(), json!(r.api_version()));
@@ -197,16 +197,16 @@ impl Store {
             meta["creationTimestamp"] = keep("creationTimestamp").unwrap_or_else(|| json!(now_rfc3339()));
         }
         let obj = Arc::new(obj);
-        self.objects[resource].insert(key, obj.clone());
+        self.objects[resource.0].insert(key, obj.clone());
         let kind = if old.is_some() { ChangeType::Modified } else { ChangeType::Added };
         self.record(Change { rv: self.rv, resource, kind, object: obj.clone(), old });
         obj
     }
 
     /// Removes an object; returns whether it existed.
-    pub fn delete(&mut self, resource: usize, ns: &str, name: &str) -> bool {
-        let ns = if RESOURCES[resource].namespaced && ns.is_empty() { "default" } else { ns };
-        let Some(old) = self.objects[resource].remove(&(ns.to_string(), name.to_string())) else {
+    pub fn delete(&mut self, resource: ResourceId, ns: &str, name: &str) -> bool {
+        let ns = if resource.def().namespaced && ns.is_empty() { "default" } else { ns };
+        let Some(old) = self.objects[resource.0].remove(&(ns.to_string(), name.to_string())) else {
             return false;
         };
         self.rv += 1;

@@ -75,6 +75,11 @@ pub struct Inputs {
     pub pod_metrics: Option<Vec<PodMetrics>>,
 }
 
+/// A term of `--unified-memory-selector` that is not a selector.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad selector term {0:?}: expected key=value, key!=value, key or !key")]
+pub struct SelectorError(pub String);
+
 /// Operator settings that change the derivation.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -85,7 +90,7 @@ pub struct Options {
 
 impl Options {
     /// Parses `--unified-memory-selector`.
-    pub fn parse_selector(s: &str) -> Result<Vec<(String, Option<String>, bool)>, String> {
+    pub fn parse_selector(s: &str) -> Result<Vec<(String, Option<String>, bool)>, SelectorError> {
         let mut out = Vec::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (neg, p) = match part.strip_prefix('!') {
@@ -101,7 +106,7 @@ impl Options {
             };
             let k = k.trim();
             if k.is_empty() || k.contains(char::is_whitespace) {
-                return Err(format!("bad selector term {part:?}: expected key=value, key!=value, key or !key"));
+                return Err(SelectorError(part.to_string()));
             }
             out.push((k.to_string(), v.map(|v| v.trim().to_string()), eq));
         }

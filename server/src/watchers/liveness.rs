@@ -1,0 +1,179 @@
+//! Watch health: which kinds have finished their first list, when each last heard from the API
+//! server, and since when the view is stale. The derivation reads it into `source`.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kube::runtime::watcher;
+use tokio::sync::Notify;
+
+use crate::derive::{NodeMetrics, PodMetrics};
+use app::model::{Source, SourceMode, SyncProgress};
+
+/// One watched kind's health.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KindState {
+    name: &'static str,
+    synced: bool,
+    seen: u64,
+    stale_since: Option<jiff::Timestamp>,
+    error: Option<String>,
+    /// When the API server last sent anything for this kind (see [`crate::heartbeat`]).
+    heard: Option<(Instant, jiff::Timestamp)>,
+    /// Set while the kind's watch has been silent for longer than the stall limit: the time it
+    /// was last heard from.
+    silent_since: Option<jiff::Timestamp>,
+}
+
+/// The latest metrics.k8s.io lists (None: not available).
+pub(crate) type SharedMetrics = Arc<Mutex<(Option<Vec<NodeMetrics>>, Option<Vec<PodMetrics>>)>>;
+
+/// What the watchers report; read to build the status line.
+#[derive(Debug)]
+pub struct WatchState {
+    kinds: Mutex<Vec<KindState>>,
+    /// Woken on every change; the derivation loop coalesces.
+    pub notify: Arc<Notify>,
+    mode: SourceMode,
+    server: String,
+    /// A watch silent for longer than this is stalled.
+    pub(crate) stall_after: Duration,
+}
+
+/// What a watcher saw, reduced to what the state needs.
+pub(crate) enum Seen {
+    Init,
+    InitApply,
+    InitDone,
+    Change,
+    Error(watcher::Error),
+}
+
+impl WatchState {
+    /// The state for a source; `stall_after` is how long a watch may stay silent.
+    pub fn new(mode: SourceMode, server: String, stall_after: Duration) -> Arc<Self> {
+        Arc::new(Self { kinds: Mutex::new(Vec::new()), notify: Arc::new(Notify::new()), mode, server, stall_after })
+    }
+
+    /// The API server answered or spoke for `resource` (its plural name).
+    pub(crate) fn heard(&self, resource: &str, signal: crate::heartbeat::Signal) {
+        let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(k) = kinds.iter_mut().find(|k| k.name == resource) else { return };
+        let mut changed = false;
+        match signal {
+            crate::heartbeat::Signal::Spoke => {
+                k.heard = Some((Instant::now(), jiff::Timestamp::now()));
+                if k.silent_since.take().is_some() {
+                    tracing::info!(kind = k.name, "watch is receiving again");
+                    changed = true;
+                }
+            }
+            // A watch re-opened after a failure: the server is back, and the stream replays
+            // what changed since the last version seen (or says 410, and the kind relists).
+            crate::heartbeat::Signal::Answered => {
+                if k.synced && k.error.take().is_some() {
+                    tracing::info!(kind = k.name, "watch re-opened");
+                    k.stale_since = None;
+                    changed = true;
+                }
+            }
+        }
+        drop(kinds);
+        if changed {
+            self.notify.notify_one();
+        }
+    }
+
+    /// Marks kinds whose watch has been silent for longer than the limit.
+    pub(crate) fn check_silence(&self) {
+        let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        let mut changed = false;
+        for k in kinds.iter_mut().filter(|k| k.synced && k.silent_since.is_none()) {
+            if let Some((at, ts)) = k.heard.filter(|(at, _)| at.elapsed() > self.stall_after) {
+                tracing::warn!(
+                    kind = k.name,
+                    silent_s = at.elapsed().as_secs(),
+                    "watch stalled: nothing from the API server"
+                );
+                k.silent_since = Some(ts);
+                changed = true;
+            }
+        }
+        drop(kinds);
+        if changed {
+            self.notify.notify_one();
+        }
+    }
+
+    pub(crate) fn register(&self, name: &'static str) -> usize {
+        let mut k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        k.push(KindState { name, ..KindState::default() });
+        k.len() - 1
+    }
+
+    pub(crate) fn on(&self, idx: usize, seen: Seen) {
+        let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(k) = kinds.get_mut(idx) else { return };
+        match seen {
+            Seen::Init => k.seen = 0,
+            Seen::InitApply => k.seen += 1,
+            Seen::InitDone => {
+                k.synced = true;
+                k.stale_since = None;
+                k.error = None;
+                k.silent_since = None;
+            }
+            Seen::Change => {
+                k.seen += 1;
+                if k.synced {
+                    k.stale_since = None;
+                    k.error = None;
+                }
+            }
+            Seen::Error(e) => {
+                let e = e.to_string();
+                if k.error.is_none() {
+                    tracing::warn!(kind = k.name, error = %e, "watch failed; retrying with backoff");
+                }
+                k.stale_since.get_or_insert_with(jiff::Timestamp::now);
+                k.error = Some(e);
+            }
+        }
+        drop(kinds);
+        self.notify.notify_one();
+    }
+
+    /// Whether every kind finished its first list.
+    pub fn synced(&self) -> bool {
+        let k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        !k.is_empty() && k.iter().all(|k| k.synced)
+    }
+
+    /// The source block of the ClusterView.
+    pub fn source(&self) -> Source {
+        let k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        let stale = k.iter().flat_map(|k| [k.stale_since, k.silent_since]).flatten().min();
+        let silent = |k: &KindState| {
+            k.silent_since.map(|_| {
+                format!(
+                    "{}: watch stalled — nothing from the API server for over {} s",
+                    k.name,
+                    self.stall_after.as_secs()
+                )
+            })
+        };
+        Source {
+            mode: self.mode,
+            synced: !k.is_empty() && k.iter().all(|k| k.synced),
+            stale_since: stale.map(|t| t.round(jiff::Unit::Second).unwrap_or(t).to_string()),
+            error: k.iter().find_map(|k| k.error.as_ref().map(|e| format!("{}: {e}", k.name)).or_else(|| silent(k))),
+            server: self.server.clone(),
+            progress: SyncProgress {
+                kinds_synced: u32::try_from(k.iter().filter(|k| k.synced).count()).unwrap_or(0),
+                kinds_total: u32::try_from(k.len()).unwrap_or(0),
+                objects: k.iter().map(|k| k.seen).sum(),
+            },
+        }
+    }
+}
+
