@@ -9,11 +9,25 @@ fn no_view_computes_percentages_layouts_or_diagnosis_joins() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/views");
     let forbidden = [
         // percentages and ratios
-        "* 100", "*100", "/ board", "tenths(", "pct(", "permille(",
+        "* 100",
+        "*100",
+        "/ board",
+        "tenths(",
+        "pct(",
+        "permille(",
         // quantities compared to decide a state
-        "limits_bytes >", "> board", ">= alloc", "allocatable.max", "capacity.max", ".min(4096)",
+        "limits_bytes >",
+        "> board",
+        ">= alloc",
+        "allocatable.max",
+        "capacity.max",
+        ".min(4096)",
         // joins of diagnoses
-        "diagnoses.iter()", "diagnoses\n", ".diagnoses.iter", "d.kind ==", "d.name ==",
+        "diagnoses.iter()",
+        "diagnoses\n",
+        ".diagnoses.iter",
+        "d.kind ==",
+        "d.name ==",
     ];
     let mut found = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

@@ -165,7 +165,8 @@ pub async fn login_submit(State(access): State<Arc<Access>>, headers: axum::http
             };
             let path = if access.base.is_empty() { "/".to_string() } else { access.base.clone() };
             let secure = if over_https(&headers) { "; Secure" } else { "" };
-            let cookie = format!("{COOKIE}={id}; Path={path}; HttpOnly; SameSite=Strict; Max-Age={SESSION_SECONDS}{secure}");
+            let cookie =
+                format!("{COOKIE}={id}; Path={path}; HttpOnly; SameSite=Strict; Max-Age={SESSION_SECONDS}{secure}");
             let mut r = Redirect::to(&format!("{}/", access.base)).into_response();
             if let Ok(v) = HeaderValue::from_str(&cookie) {
                 r.headers_mut().insert(header::SET_COOKIE, v);
@@ -197,7 +198,9 @@ pub async fn logout(State(access): State<Arc<Access>>, headers: axum::http::Head
     let path = if access.base.is_empty() { "/".to_string() } else { access.base.clone() };
     let secure = if over_https(&headers) { "; Secure" } else { "" };
     let mut r = Redirect::to(&format!("{}/login", access.base)).into_response();
-    if let Ok(v) = HeaderValue::from_str(&format!("{COOKIE}=; Path={path}; HttpOnly; SameSite=Strict; Max-Age=0{secure}")) {
+    if let Ok(v) =
+        HeaderValue::from_str(&format!("{COOKIE}=; Path={path}; HttpOnly; SameSite=Strict; Max-Age=0{secure}"))
+    {
         r.headers_mut().insert(header::SET_COOKIE, v);
     }
     r

@@ -127,7 +127,9 @@ pub enum ConfigError {
     #[error("--base-path {0:?} must look like /gpu or /tools/gpu (letters, digits, - _ . ~)")]
     BasePath(String),
     /// `--frame-ancestors` names a wildcard.
-    #[error("--frame-ancestors {0:?}: wildcards are refused; list each portal origin, e.g. https://portal.example.com")]
+    #[error(
+        "--frame-ancestors {0:?}: wildcards are refused; list each portal origin, e.g. https://portal.example.com"
+    )]
     Wildcard(String),
     /// `--frame-ancestors` names something that is not an origin.
     #[error("--frame-ancestors {0:?}: expected an origin such as https://portal.example.com or 'self'")]

@@ -62,7 +62,11 @@ pub fn render(v: &ClusterView, h: Health) -> String {
         ("gpudash_gpu_capacity", "GPU units in the node's status.capacity.", |g| g.capacity),
         ("gpudash_gpu_allocatable", "GPU units in the node's status.allocatable.", |g| g.allocatable),
         ("gpudash_gpu_allocated", "GPU units held by pods bound to the node and not finished.", |g| g.allocated),
-        ("gpudash_gpu_out_of_service", "GPU units the device plugin took out of service (capacity - allocatable).", |g| g.out_of_service),
+        (
+            "gpudash_gpu_out_of_service",
+            "GPU units the device plugin took out of service (capacity - allocatable).",
+            |g| g.out_of_service,
+        ),
     ];
     for (name, help, get) in gauges {
         o.head(name, help);
@@ -76,7 +80,10 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     for n in &v.nodes {
         o.sample("gpudash_node_down", &[("node", &n.name)], if n.down.is_some() { 1.0 } else { 0.0 });
     }
-    o.head("gpudash_gpu_users_outside_scheduler", "Pods using a node's GPU without requesting a GPU resource (sure ones).");
+    o.head(
+        "gpudash_gpu_users_outside_scheduler",
+        "Pods using a node's GPU without requesting a GPU resource (sure ones).",
+    );
     for n in &v.nodes {
         let sure = n.gpu_users_outside.iter().filter(|u| u.sure).count();
         o.sample("gpudash_gpu_users_outside_scheduler", &[("node", &n.name)], sure as f64);

@@ -117,9 +117,7 @@ impl<'de> Deserialize<'de> for GpuEnv {
             value: Option<String>,
         }
         let vars: Option<Vec<Var>> = Option::deserialize(d)?;
-        Ok(Self(
-            vars.into_iter().flatten().find(|v| v.name == Self::NAME).map(|v| v.value.unwrap_or_default()),
-        ))
+        Ok(Self(vars.into_iter().flatten().find(|v| v.name == Self::NAME).map(|v| v.value.unwrap_or_default())))
     }
 }
 

@@ -54,4 +54,3 @@ pub async fn shot(c: &Client, name: &str) -> anyhow::Result<()> {
     std::fs::write(screenshot_dir().join(name), png)?;
     Ok(())
 }
-

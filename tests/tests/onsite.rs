@@ -63,7 +63,10 @@ async fn every_on_site_case_is_told_right_through_the_api_and_in_chromium() {
 
     // A time-sliced Jetson without feature-discovery labels: one GPU, four replicas.
     let g = &node(&v, "orin-nx-tsl")["gpu_resources"][0];
-    assert_eq!((&g["sharing"], &g["physical_gpus"], &g["replicas_per_gpu"]), (&"time-slicing".into(), &1.into(), &4.into()));
+    assert_eq!(
+        (&g["sharing"], &g["physical_gpus"], &g["replicas_per_gpu"]),
+        (&"time-slicing".into(), &1.into(), &4.into())
+    );
     diagnosis(&v, "gpu-time-slice-contention", "orin-nx-tsl");
 
     // No device plugin, GPU used through the runtime.
@@ -124,7 +127,8 @@ async fn every_on_site_case_is_told_right_through_the_api_and_in_chromium() {
         hydrated(&c).await?;
         let out = c.find_all(Locator::Css("article.node[data-node='gpu-l4-02'] li.slot.out")).await?;
         assert_eq!(out.len(), 1, "the failed GPU is drawn out of service");
-        wait_text(&c, "article.node[data-node='orin-agx-dark'] .node-problem", "not serving", Duration::from_secs(5)).await?;
+        wait_text(&c, "article.node[data-node='orin-agx-dark'] .node-problem", "not serving", Duration::from_secs(5))
+            .await?;
         let outside = c.find_all(Locator::Css("article.node[data-node='orin-nano-np'] li.slot.outside")).await?;
         assert_eq!(outside.len(), 3);
         shot(&c, "onsite-overview.png").await?;

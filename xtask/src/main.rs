@@ -141,6 +141,13 @@ fn precompress(path: &Path) -> anyhow::Result<(usize, usize)> {
     Ok((gz.len(), br.len()))
 }
 
+fn main() -> anyhow::Result<()> {
+    match std::env::args().nth(1).as_deref() {
+        Some("site") => site(),
+        _ => bail!("usage: cargo xtask site"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -150,12 +157,5 @@ mod tests {
             super::minify_css(css),
             "html.kiosk .slot:hover,.a > .b{color:var(--x);margin:0 auto}@media (prefers-color-scheme:dark){:root{--x:#fff}}"
         );
-    }
-}
-
-fn main() -> anyhow::Result<()> {
-    match std::env::args().nth(1).as_deref() {
-        Some("site") => site(),
-        _ => bail!("usage: cargo xtask site"),
     }
 }

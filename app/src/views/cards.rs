@@ -79,7 +79,9 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
         .collect();
     let note = match (count_unknown, unknown) {
         (true, _) => Some("No GPU feature-discovery labels: whole GPUs or time-slicing replicas cannot be told apart."),
-        (false, true) => Some("Kubernetes does not report which physical GPU each replica is on; placement shown as unknown."),
+        (false, true) => {
+            Some("Kubernetes does not report which physical GPU each replica is on; placement shown as unknown.")
+        }
         _ => None,
     };
     view! {

@@ -39,9 +39,17 @@ mod tests {
 
     #[test]
     fn one_overcommit_rule_for_card_and_diagnosis_unified_boards_only() {
-        let mut m = MemoryView { allocatable_bytes: 8 << 30, limits_bytes: 10 << 30, requested_bytes: 4 << 30, ..MemoryView::default() };
+        let mut m = MemoryView {
+            allocatable_bytes: 8 << 30,
+            limits_bytes: 10 << 30,
+            requested_bytes: 4 << 30,
+            ..MemoryView::default()
+        };
         bars(&mut m, true);
-        assert_eq!((m.board_bytes, m.overcommit_bytes, m.requested_permille, m.limits_permille), (8 << 30, 2 << 30, 500, 1000));
+        assert_eq!(
+            (m.board_bytes, m.overcommit_bytes, m.requested_permille, m.limits_permille),
+            (8 << 30, 2 << 30, 500, 1000)
+        );
         assert_eq!(m.used_permille, None, "unknown use stays unknown");
         bars(&mut m, false);
         assert_eq!(m.overcommit_bytes, 0, "ordinary nodes overcommit limits by design");

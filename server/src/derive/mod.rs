@@ -382,9 +382,10 @@ fn gpu_users_outside(held: &[Held<'_>], default_runtime: Option<&str>) -> Vec<Gp
         .filter_map(|(p, _)| {
             let spec = p.spec.as_ref()?;
             let class = spec.runtime_class_name.as_deref().filter(|c| !c.is_empty());
-            let env = spec.containers.iter().any(|c| {
-                c.env.0.as_deref().is_some_and(|v| !matches!(v.trim(), "" | "void" | "none"))
-            });
+            let env = spec
+                .containers
+                .iter()
+                .any(|c| c.env.0.as_deref().is_some_and(|v| !matches!(v.trim(), "" | "void" | "none")));
             let (sure, evidence) = match class {
                 Some(c) if node::is_nvidia_runtime(c) => (true, "runtime-class"),
                 Some(_) => return None,
@@ -403,7 +404,11 @@ fn gpu_users_outside(held: &[Held<'_>], default_runtime: Option<&str>) -> Vec<Gp
 /// Gives each node view the diagnoses about it (its card shows them without looking anything
 /// up). Diagnoses are computed from the node views, so this comes after; a node whose
 /// diagnoses did not change keeps its `Arc` (and the memo keeps the final one).
-fn attach_problems(nodes: &mut [Arc<NodeView>], diagnoses: &[app::model::Diagnosis], memo: &mut HashMap<String, NodeMemo>) {
+fn attach_problems(
+    nodes: &mut [Arc<NodeView>],
+    diagnoses: &[app::model::Diagnosis],
+    memo: &mut HashMap<String, NodeMemo>,
+) {
     let mut by_node: HashMap<&str, Vec<app::model::Diagnosis>> = HashMap::new();
     for d in diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node) {
         by_node.entry(d.name.as_str()).or_default().push(d.clone());

@@ -45,11 +45,8 @@ pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
 
 /// Why a node is down, and when the pods it holds will be evicted; `None` while Ready is True.
 pub fn down(node: &Node, pods: &[&Pod]) -> Option<NodeDown> {
-    let ready = node
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))?;
+    let ready =
+        node.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|c| c.iter().find(|c| c.type_ == "Ready"))?;
     if ready.status == "True" {
         return None;
     }
@@ -389,12 +386,20 @@ status:
     #[test]
     fn slots_put_holders_first_mark_units_held_beyond_allocatable_and_units_out_of_service() {
         let n = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\"}}\nstatus: {capacity: {nvidia.com/gpu: \"3\"}, allocatable: {nvidia.com/gpu: \"1\"}}\n");
-        let h = |name: &str, count: u64, terminating: bool| Holder { name: name.into(), count, terminating, ..Holder::default() };
+        let h = |name: &str, count: u64, terminating: bool| Holder {
+            name: name.into(),
+            count,
+            terminating,
+            ..Holder::default()
+        };
         let g = gpu_resource(&n, "nvidia.com/gpu", vec![h("a", 1, true), h("b", 1, false)]);
         let states: Vec<(SlotState, Option<u32>)> = g.slots.concat().iter().map(|s| (s.state, s.holder)).collect();
         assert_eq!(states, vec![(SlotState::Terminating, Some(0)), (SlotState::Over, Some(1)), (SlotState::Out, None)]);
         let free = gpu_resource(&n, "nvidia.com/gpu", Vec::new());
-        assert_eq!(free.slots.concat().iter().map(|s| s.state).collect::<Vec<_>>(), vec![SlotState::Free, SlotState::Out, SlotState::Out]);
+        assert_eq!(
+            free.slots.concat().iter().map(|s| s.state).collect::<Vec<_>>(),
+            vec![SlotState::Free, SlotState::Out, SlotState::Out]
+        );
     }
 
     #[test]

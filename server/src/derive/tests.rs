@@ -408,7 +408,11 @@ fn views_get_their_joins_from_the_derivation_links_node_problems_and_pending_pro
         v.diagnoses.iter().find(|d| d.code == code && d.name.starts_with(name)).and_then(|d| d.link.clone())
     };
     assert_eq!(link("device-plugin-missing", "xavier-nx-03").as_deref(), Some("/nodes/xavier-nx-03"));
-    assert_eq!(link("gpu-pod-without-runtimeclass", "ocr-model").as_deref(), Some("/nodes/orin-nx-02"), "a bound pod links to its node");
+    assert_eq!(
+        link("gpu-pod-without-runtimeclass", "ocr-model").as_deref(),
+        Some("/nodes/orin-nx-02"),
+        "a bound pod links to its node"
+    );
     assert_eq!(
         link("insufficient-gpu", "anomaly-detector").as_deref(),
         Some("/pending#pod-vision-anomaly-detector-6f8d7b5c4-r7zq9"),

@@ -184,18 +184,14 @@ pub fn line_chart(
                 .map_err(draw)?;
             if e - s > span / 30 {
                 let label = format!("no data ({reason})");
-                chart
-                    .draw_series(std::iter::once(Text::new(label, (*s, ymax * 0.95), font(11))))
-                    .map_err(draw)?;
+                chart.draw_series(std::iter::once(Text::new(label, (*s, ymax * 0.95), font(11)))).map_err(draw)?;
             }
         }
         for l in lines {
             let color = p.lines[l.color % p.lines.len()];
             let mut first = true;
             for seg in &l.segments {
-                let s = chart
-                    .draw_series(LineSeries::new(seg.iter().copied(), color.stroke_width(2)))
-                    .map_err(draw)?;
+                let s = chart.draw_series(LineSeries::new(seg.iter().copied(), color.stroke_width(2))).map_err(draw)?;
                 if first {
                     s.label(l.label.clone())
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3)));
@@ -215,7 +211,8 @@ pub fn line_chart(
         }
         root.present().map_err(draw)?;
     }
-    let used: Vec<RGBColor> = (0..lines.iter().map(|l| l.color + 1).max().unwrap_or(0)).map(|i| p.lines[i % p.lines.len()]).collect();
+    let used: Vec<RGBColor> =
+        (0..lines.iter().map(|l| l.color + 1).max().unwrap_or(0)).map(|i| p.lines[i % p.lines.len()]).collect();
     Ok(dash_series(svg, &used))
 }
 
@@ -328,9 +325,7 @@ pub async fn pod_timeline(
             .draw()
             .map_err(draw)?;
         for (s, e, _) in &gaps {
-            chart
-                .draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, 2.0)], p.gap.filled())))
-                .map_err(draw)?;
+            chart.draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, 2.0)], p.gap.filled()))).map_err(draw)?;
         }
         for iv in &ivs {
             let (row, color) = if iv.state == "pending" { (1.0, p.lines[2]) } else { (0.0, p.lines[0]) };

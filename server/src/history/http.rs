@@ -43,7 +43,9 @@ fn window(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
 }
 
 fn pool(h: &History) -> Result<&SqlitePool, ApiError> {
-    h.pool.as_ref().ok_or_else(|| ApiError::Unavailable(h.problem().unwrap_or_else(|| "history is not available".into())))
+    h.pool
+        .as_ref()
+        .ok_or_else(|| ApiError::Unavailable(h.problem().unwrap_or_else(|| "history is not available".into())))
 }
 
 /// The time window and the pool every history read needs, in that order of checking: a bad

@@ -238,7 +238,8 @@ impl Recorder {
             // Diagnoses raised and cleared.
             let mut cur_diags = HashSet::new();
             for d in &view.diagnoses {
-                let key = (d.code.to_string(), d.kind.to_string(), d.namespace.clone().unwrap_or_default(), d.name.clone());
+                let key =
+                    (d.code.to_string(), d.kind.to_string(), d.namespace.clone().unwrap_or_default(), d.name.clone());
                 if !self.open_diags.contains_key(&key) {
                     let sev = serde_json::to_value(d.severity)
                         .ok()

@@ -112,7 +112,13 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
     assert_ne!(failed, healed);
     let derive = |text: &str| {
         let inputs = crate::derive::tests::load(text);
-        crate::derive::derive(&inputs, &crate::derive::Options::default(), Source { synced: true, ..Source::default() }, 1, jiff::Timestamp::UNIX_EPOCH)
+        crate::derive::derive(
+            &inputs,
+            &crate::derive::Options::default(),
+            Source { synced: true, ..Source::default() },
+            1,
+            jiff::Timestamp::UNIX_EPOCH,
+        )
     };
     let (_d, pool) = db().await;
     let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
@@ -122,7 +128,8 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
     let unhealthy: Vec<_> = events.iter().filter(|e| e.code == "gpu-unhealthy").collect();
     assert_eq!(unhealthy.len(), 1, "{events:?}");
     assert_eq!((unhealthy[0].name.as_str(), unhealthy[0].raised, unhealthy[0].cleared), ("gpu-l4-02", 100, Some(400)));
-    let out = query::points(&pool, "gpu-l4-02", "gpu_out_of_service", "nvidia.com/gpu", 0, 1000).await.unwrap_or_default();
+    let out =
+        query::points(&pool, "gpu-l4-02", "gpu_out_of_service", "nvidia.com/gpu", 0, 1000).await.unwrap_or_default();
     assert_eq!(out.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(), vec![(100, 1.0), (400, 0.0)]);
 }
 
@@ -138,7 +145,11 @@ async fn a_retention_failure_shows_until_it_recovers_and_never_clears_another_wr
     assert!(problems[1].starts_with("history pruning failing"), "{problems:?}");
     let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
     retention::prune_reporting(&pool, &cfg(), 1000, &health).await;
-    assert_eq!(health.problems(), vec!["history writes failing (disk full)".to_string()], "retention cleared only its own");
+    assert_eq!(
+        health.problems(),
+        vec!["history writes failing (disk full)".to_string()],
+        "retention cleared only its own"
+    );
     health.set(super::Writer::Recorder, None);
     assert_eq!(health.problem(), None);
 }

@@ -30,14 +30,14 @@ impl FitSource {
     }
 }
 
-
 /// What `POST /api/v1/fit` accepts: the form as JSON (`{"gpu_count": "1", …}` or
 /// `{"yaml": "<Pod or Deployment>"}`), or the workload itself — YAML (any YAML content type, as
 /// `curl --data-binary @pod.yaml -H 'Content-Type: application/yaml'` sends it) or JSON
 /// (`kubectl get pod x -o json`).
 pub fn fit_input(headers: &HeaderMap, body: &[u8]) -> Result<app::model::FitInput, ApiError> {
     const FORMS: &str = "send the form as JSON ({\"gpu_count\": \"1\", \"memory_request\": \"2Gi\", …} or {\"yaml\": \"<Pod or Deployment>\"}), or a Pod or Deployment as YAML (Content-Type: application/yaml) or JSON";
-    let text = std::str::from_utf8(body).map_err(|_| ApiError::bad("body", format!("the body is not UTF-8 text: {FORMS}")))?;
+    let text =
+        std::str::from_utf8(body).map_err(|_| ApiError::bad("body", format!("the body is not UTF-8 text: {FORMS}")))?;
     if text.trim().is_empty() {
         return Err(ApiError::bad("body", format!("the body is empty: {FORMS}")));
     }
@@ -64,7 +64,11 @@ pub fn fit_input(headers: &HeaderMap, body: &[u8]) -> Result<app::model::FitInpu
 
 /// `POST /api/v1/fit`: 200 with the verdicts, 422 with the input error (`error.field`), 400
 /// for a body that is none of the accepted forms.
-pub async fn fit(State(st): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> Result<Response, ApiError> {
+pub async fn fit(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
     let input = fit_input(&headers, &body)?;
     let src = st.fit.as_ref().ok_or_else(|| ApiError::Unavailable("the what-if check is not available".into()))?;
     let r = src.run(&input);
@@ -117,4 +121,3 @@ pub async fn metrics(State(st): State<AppState>) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], crate::metrics::render(&snap.view, h))
         .into_response()
 }
-

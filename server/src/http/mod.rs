@@ -163,7 +163,9 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
 }
 
 /// The 404 handler for the static-file fallback (which has no access to the state).
-fn not_found_stateless(base: String) -> impl Fn(Request) -> std::future::Ready<Response> + Clone + Send + Sync + 'static {
+fn not_found_stateless(
+    base: String,
+) -> impl Fn(Request) -> std::future::Ready<Response> + Clone + Send + Sync + 'static {
     move |req: Request| {
         let path = req.uri().path().to_string();
         let sub = path.strip_prefix(base.as_str()).unwrap_or(&path).to_string();

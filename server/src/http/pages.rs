@@ -78,7 +78,6 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     resp
 }
 
-
 /// What every unknown path and missing file gets: a few hundred bytes that embed no cluster
 /// state (the hydrating page would carry the whole view — megabytes on a large cluster — for
 /// a browser's `/favicon.ico` or a mistyped link). API paths get the JSON error.

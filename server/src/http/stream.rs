@@ -60,4 +60,3 @@ pub async fn stream(State(st): State<AppState>) -> Response {
     )
         .into_response()
 }
-

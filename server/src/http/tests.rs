@@ -120,14 +120,18 @@ async fn the_cluster_endpoint_serves_the_published_view() {
 async fn fit_takes_a_form_a_yaml_body_and_a_json_pod_and_says_which_forms_it_takes() {
     let r = Setup::new(big_view(1)).router();
     let post = |ct: &str, body: &str| {
-        Request::post("/api/v1/fit").header(header::CONTENT_TYPE, ct).body(Body::from(body.to_string())).unwrap_or_default()
+        Request::post("/api/v1/fit")
+            .header(header::CONTENT_TYPE, ct)
+            .body(Body::from(body.to_string()))
+            .unwrap_or_default()
     };
     let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: m}\nspec:\n  runtimeClassName: nvidia\n  containers:\n  - name: c\n    resources: {limits: {nvidia.com/gpu: \"1\", memory: 1Gi}}\n";
     let (status, _, body) = send(&r, post("application/yaml", pod)).await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     assert!(json(&body)["summary"].as_str().is_some_and(|s| s.contains("nodes")), "{}", String::from_utf8_lossy(&body));
     // The same pod as kubectl prints it with -o json.
-    let as_json = serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(pod).unwrap_or_default()).unwrap_or_default();
+    let as_json =
+        serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(pod).unwrap_or_default()).unwrap_or_default();
     let (status, _, _) = send(&r, post("application/json", &as_json)).await;
     assert_eq!(status, StatusCode::OK);
     // The form.
@@ -257,14 +261,24 @@ async fn login_issues_an_opaque_expiring_session_secure_behind_https_and_logout_
     let session = cookie.split(';').next().unwrap_or("").to_string();
     assert!(session.starts_with("gpudash_session=") && session.len() == "gpudash_session=".len() + 64, "{session}");
     let with = |path: &str, method: &str| {
-        Request::builder().method(method).uri(path).header(header::COOKIE, session.clone()).body(Body::empty()).unwrap_or_default()
+        Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::COOKIE, session.clone())
+            .body(Body::empty())
+            .unwrap_or_default()
     };
     assert_eq!(send(&r, with("/api/v1/cluster", "GET")).await.0, StatusCode::OK);
     // Plain HTTP: no Secure flag.
-    let (_, headers, _) = send(&r, Request::post("/login").body(Body::from(format!("token={token}"))).unwrap_or_default()).await;
+    let (_, headers, _) =
+        send(&r, Request::post("/login").body(Body::from(format!("token={token}"))).unwrap_or_default()).await;
     assert!(!headers[header::SET_COOKIE].to_str().unwrap_or("").contains("Secure"));
     let (status, headers, _) = send(&r, with("/logout", "POST")).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert!(headers[header::SET_COOKIE].to_str().unwrap_or("").contains("Max-Age=0"));
-    assert_eq!(send(&r, with("/api/v1/cluster", "GET")).await.0, StatusCode::UNAUTHORIZED, "a copied cookie dies at logout");
+    assert_eq!(
+        send(&r, with("/api/v1/cluster", "GET")).await.0,
+        StatusCode::UNAUTHORIZED,
+        "a copied cookie dies at logout"
+    );
 }

@@ -18,7 +18,10 @@ pub(crate) struct MetricsList<T> {
     items: Vec<T>,
 }
 
-pub(crate) async fn get_metrics<T: DeserializeOwned>(client: &Client, path: &str) -> Result<Option<Vec<T>>, kube::Error> {
+pub(crate) async fn get_metrics<T: DeserializeOwned>(
+    client: &Client,
+    path: &str,
+) -> Result<Option<Vec<T>>, kube::Error> {
     let req = http::Request::get(path).body(Vec::new()).map_err(kube::Error::HttpError)?;
     match client.request::<MetricsList<T>>(req).await {
         Ok(l) => Ok(Some(l.items)),
@@ -52,4 +55,3 @@ pub(crate) fn spawn_metrics(client: Client, interval: Duration, metrics: SharedM
         }
     });
 }
-

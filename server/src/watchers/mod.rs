@@ -148,4 +148,3 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration)
     spawn_metrics(client, metrics_interval, metrics.clone(), state.notify.clone());
     Stores { nodes, pods, events, runtime_classes, replica_sets, metrics, state }
 }
-

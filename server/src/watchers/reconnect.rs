@@ -39,4 +39,3 @@ impl kube::runtime::utils::Backoff for Reconnect {
         self.next = Self::MIN;
     }
 }
-

@@ -48,4 +48,3 @@ pub(crate) fn strip_rs(r: &mut ReplicaSet) {
 pub(crate) fn strip_rc(r: &mut RuntimeClass) {
     r.managed_fields_mut().clear();
 }
-

@@ -172,7 +172,6 @@ pub(crate) fn decode_continue(tok: &str) -> Option<(u64, String, String)> {
     Some((rv, ns, name))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,4 +117,3 @@ pub(crate) async fn hold_while_stalled(shared: &Shared) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
-

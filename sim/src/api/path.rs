@@ -46,9 +46,7 @@ pub(crate) fn parse_path(path: &str, server_address: &str) -> Target {
             _ => nf(),
         },
         ["namespaces", ns, plural, name] => match find(plural) {
-            Some(r) if r.def().namespaced => {
-                Target::Object { resource: r, ns: ns.to_string(), name: name.to_string() }
-            }
+            Some(r) if r.def().namespaced => Target::Object { resource: r, ns: ns.to_string(), name: name.to_string() },
             _ => nf(),
         },
         [plural] => match find(plural) {
@@ -56,15 +54,12 @@ pub(crate) fn parse_path(path: &str, server_address: &str) -> Target {
             None => nf(),
         },
         [plural, name] => match find(plural) {
-            Some(r) if !r.def().namespaced => {
-                Target::Object { resource: r, ns: String::new(), name: name.to_string() }
-            }
+            Some(r) if !r.def().namespaced => Target::Object { resource: r, ns: String::new(), name: name.to_string() },
             _ => nf(),
         },
         _ => nf(),
     }
 }
-
 
 #[cfg(test)]
 mod tests {

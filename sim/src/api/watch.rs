@@ -182,4 +182,3 @@ pub(crate) async fn run_watch(
         }
     }
 }
-

@@ -143,7 +143,13 @@ fn link(cx: &Ctx<'_>, pending: &[PendingPod], out: &mut [Diagnosis]) {
                             .iter()
                             .filter_map(|p| {
                                 let n = pods::node_of(p)?;
-                                Some(((p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")), n))
+                                Some((
+                                    (
+                                        p.metadata.namespace.as_deref().unwrap_or(""),
+                                        p.metadata.name.as_deref().unwrap_or(""),
+                                    ),
+                                    n,
+                                ))
                             })
                             .collect()
                     });

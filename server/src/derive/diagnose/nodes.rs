@@ -41,10 +41,10 @@ pub(super) fn plugin_state(p: &Pod) -> Option<String> {
         return Some(format!("its device-plugin pod {ns}/{name} is {phase}"));
     };
     let now = c.state.as_ref();
-    let state = now
-        .and_then(|s| s.waiting.as_ref().or(s.terminated.as_ref()))
-        .and_then(|w| w.reason.clone())
-        .unwrap_or_else(|| if now.is_some_and(|s| s.running.is_some()) { "running, not ready".into() } else { phase.into() });
+    let state =
+        now.and_then(|s| s.waiting.as_ref().or(s.terminated.as_ref())).and_then(|w| w.reason.clone()).unwrap_or_else(
+            || if now.is_some_and(|s| s.running.is_some()) { "running, not ready".into() } else { phase.into() },
+        );
     let mut s = format!("its device-plugin pod {ns}/{name} is in {state}");
     let last = c.last_state.as_ref().and_then(|l| l.terminated.as_ref());
     if c.restart_count > 0 || last.is_some() {
@@ -76,7 +76,8 @@ pub(super) fn device_plugin_and_health<'a>(
         let plugin_bad = plugin.and_then(plugin_state);
         let nvidia: Vec<_> = view.gpu_resources.iter().filter(|g| node::is_nvidia_gpu(&g.resource)).collect();
         let has_capacity = nvidia.iter().any(|g| g.capacity > 0);
-        let all_out = nvidia.iter().find(|g| g.resource == "nvidia.com/gpu").filter(|g| g.capacity > 0 && g.allocatable == 0);
+        let all_out =
+            nvidia.iter().find(|g| g.resource == "nvidia.com/gpu").filter(|g| g.capacity > 0 && g.allocatable == 0);
         // GPU pods waiting that could go here make the node's trouble critical.
         let waiting_here = |resource: Option<&str>| {
             pending.iter().zip(cx.waiting).any(|(p, pod)| {
@@ -118,15 +119,27 @@ pub(super) fn device_plugin_and_health<'a>(
             let waiting = waiting_here(None);
             let severity = if waiting { Severity::Critical } else { Severity::Warning };
             let stakes = if waiting { " GPU pods are waiting for it." } else { "" };
-            out.push(diag("device-plugin-missing", severity, "Node", None, name,
-                format!("{name} {what}: {why}.{stakes}{outside}")));
+            out.push(diag(
+                "device-plugin-missing",
+                severity,
+                "Node",
+                None,
+                name,
+                format!("{name} {what}: {why}.{stakes}{outside}"),
+            ));
             troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::PluginMissing });
             continue;
         }
         for g in nvidia.iter().filter(|g| g.out_of_service > 0) {
             let reps = g.replicas_per_gpu.max(1);
             let units = if reps > 1 {
-                format!("{} of {} {} replicas ({} GPU(s) × {reps})", g.out_of_service, g.capacity, g.resource, g.out_of_service.div_ceil(reps))
+                format!(
+                    "{} of {} {} replicas ({} GPU(s) × {reps})",
+                    g.out_of_service,
+                    g.capacity,
+                    g.resource,
+                    g.out_of_service.div_ceil(reps)
+                )
             } else {
                 format!("{} of {} {}", g.out_of_service, g.capacity, g.resource)
             };
@@ -149,10 +162,15 @@ pub(super) fn gpu_used_outside_scheduler(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>)
         }
         let name = view.name.as_str();
         let (sure, possible): (Vec<_>, Vec<_>) = view.gpu_users_outside.iter().partition(|u| u.sure);
-        let names = |v: &[&app::model::GpuUser]| v.iter().map(|u| format!("{}/{}", u.namespace, u.name)).collect::<Vec<_>>();
+        let names =
+            |v: &[&app::model::GpuUser]| v.iter().map(|u| format!("{}/{}", u.namespace, u.name)).collect::<Vec<_>>();
         let mut parts = Vec::new();
         if !sure.is_empty() {
-            parts.push(format!("{} use it for sure ({}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)", sure.len(), list(&names(&sure))));
+            parts.push(format!(
+                "{} use it for sure ({}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)",
+                sure.len(),
+                list(&names(&sure))
+            ));
         }
         if !possible.is_empty() {
             parts.push(format!("{} may use it ({}: the node's default runtime is {}, so any container whose image asks for the GPU gets it — the API cannot tell which)",

@@ -39,7 +39,13 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         };
         let o = &e.involved_object;
         if let Some(class) = quoted_after(msg, "RuntimeClass ").filter(|_| msg.contains("not found")) {
-            missing(o.kind.as_deref().unwrap_or("Object"), o.namespace.as_deref(), o.name.as_deref().unwrap_or(""), class, out);
+            missing(
+                o.kind.as_deref().unwrap_or("Object"),
+                o.namespace.as_deref(),
+                o.name.as_deref().unwrap_or(""),
+                class,
+                out,
+            );
         }
     }
     for rs in &cx.inputs.replica_sets {
@@ -105,7 +111,10 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
     }
     for (p, f) in cx.inputs.pods.iter().zip(cx.facts) {
         let no_class = p.spec.as_ref().is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
-        if !(no_class && pods::holds_resources(p) && f.requests.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0)) {
+        if !(no_class
+            && pods::holds_resources(p)
+            && f.requests.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0))
+        {
             continue;
         }
         let default = pods::node_of(p).and_then(|n| cx.view(n)).and_then(|v| v.default_runtime.as_deref());
@@ -127,8 +136,15 @@ pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
         });
         if refused {
             let (ns, name) = pods::key(p);
-            out.push(diag("shared-gpu-request-too-large", Severity::Critical, "Pod", Some(&ns), &name,
-                "The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.".into()));
+            out.push(diag(
+                "shared-gpu-request-too-large",
+                Severity::Critical,
+                "Pod",
+                Some(&ns),
+                &name,
+                "The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1."
+                    .into(),
+            ));
         }
     }
 }

@@ -108,13 +108,27 @@ fn a_board_gone_dark_says_who_is_not_serving_and_when_they_are_evicted() {
     // The NoExecute taint's timeAdded + the pods' 300 s.
     assert_eq!(down.evict_at.as_deref(), Some("2026-11-30T02:19:12Z"));
     let holders = &n.gpu_resources[0].holders;
-    assert_eq!(holders.iter().filter(|h| h.terminating).map(|h| h.name.as_str()).collect::<Vec<_>>(), vec!["drip-detector-4d3c2b1a0-z8l9k"]);
+    assert_eq!(
+        holders.iter().filter(|h| h.terminating).map(|h| h.name.as_str()).collect::<Vec<_>>(),
+        vec!["drip-detector-4d3c2b1a0-z8l9k"]
+    );
     let d = found(&v, "gpu-node-down", "orin-agx-dark");
     assert_eq!(d.severity, Severity::Critical);
-    for part in ["has not reported since 2026-11-30T02:14:07Z", "3 pod(s)", "paint-inspector", "1 already Terminating", "02:19:12Z", "3 free nvidia.com/gpu for the 3 they hold"] {
+    for part in [
+        "has not reported since 2026-11-30T02:14:07Z",
+        "3 pod(s)",
+        "paint-inspector",
+        "1 already Terminating",
+        "02:19:12Z",
+        "3 free nvidia.com/gpu for the 3 they hold",
+    ] {
         assert!(d.message.contains(part), "{part:?} not in {}", d.message);
     }
-    assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-time-slice-contention" && d.name == "orin-agx-dark"), "{:?}", codes(&v));
+    assert!(
+        !v.diagnoses.iter().any(|d| d.code == "gpu-time-slice-contention" && d.name == "orin-agx-dark"),
+        "{:?}",
+        codes(&v)
+    );
     assert!(node(&v, "orin-agx-spare").down.is_none());
 }
 
@@ -123,7 +137,12 @@ fn a_crash_looping_plugin_is_named_and_the_waiting_pod_is_told_to_fix_it() {
     let v = site("plugin-crashloop.yaml");
     let d = found(&v, "device-plugin-missing", "orin-nx-crash");
     assert_eq!(d.severity, Severity::Critical, "a GPU pod waits for it");
-    for part in ["nvidia-device-plugin/nvdp-nvidia-device-plugin-m8r4t", "CrashLoopBackOff", "restarted 14 times", "last exit code 1, Error"] {
+    for part in [
+        "nvidia-device-plugin/nvdp-nvidia-device-plugin-m8r4t",
+        "CrashLoopBackOff",
+        "restarted 14 times",
+        "last exit code 1, Error",
+    ] {
         assert!(d.message.contains(part), "{part:?} not in {}", d.message);
     }
     let p = found(&v, "insufficient-gpu", "blade-wear-7e6d5c4b3-r2t3y");
@@ -137,7 +156,9 @@ fn a_crash_looping_plugin_is_named_and_the_waiting_pod_is_told_to_fix_it() {
 fn a_pod_waiting_on_no_advertised_gpu_anywhere_is_pointed_at_the_plugin() {
     // The same board, and a pod that names no node: no node advertises the resource at all.
     let path = format!("{}/../tests/scenarios/onsite/plugin-crashloop.yaml", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_default().replace("nodeSelector: {factory.example.com/line: cut-7}", "nodeSelector: {}");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_default()
+        .replace("nodeSelector: {factory.example.com/line: cut-7}", "nodeSelector: {}");
     let v = derive(&load(&text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     let p = found(&v, "insufficient-gpu", "blade-wear-7e6d5c4b3-r2t3y");
     assert!(p.message.contains("which no node it can go to advertises at all"), "{}", p.message);
@@ -150,7 +171,13 @@ fn a_model_waiting_for_board_memory_gets_the_numbers_and_the_free_replica() {
     let v = site("orin-nano-memory.yaml");
     let d = found(&v, "insufficient-memory", "pack-counter-5d4c3b2a1-p6a7s");
     assert_eq!(d.severity, Severity::Critical);
-    for part in ["orin-nano-mem shares 7.4 GiB", "request 5.0 GiB", "asks 3.0 GiB", "A nvidia.com/gpu unit is free there", "Lower the other models' memory requests"] {
+    for part in [
+        "orin-nano-mem shares 7.4 GiB",
+        "request 5.0 GiB",
+        "asks 3.0 GiB",
+        "A nvidia.com/gpu unit is free there",
+        "Lower the other models' memory requests",
+    ] {
         assert!(d.message.contains(part), "{part:?} not in {}", d.message);
     }
     assert!(v.pending[0].diagnoses.contains(&app::model::Code::from("insufficient-memory")));
@@ -163,9 +190,10 @@ fn a_device_plugin_pod_state_reads_as_words() {
     )
     .unwrap_or_default();
     assert_eq!(super::nodes::plugin_state(&pod), None, "running and ready is healthy");
-    let pending: crate::pod::Pod =
-        serde_yaml::from_str("metadata: {name: nvidia-device-plugin-daemonset-y, namespace: gpu-operator}\nstatus: {phase: Pending}\n")
-            .unwrap_or_default();
+    let pending: crate::pod::Pod = serde_yaml::from_str(
+        "metadata: {name: nvidia-device-plugin-daemonset-y, namespace: gpu-operator}\nstatus: {phase: Pending}\n",
+    )
+    .unwrap_or_default();
     assert_eq!(
         super::nodes::plugin_state(&pending).as_deref(),
         Some("its device-plugin pod gpu-operator/nvidia-device-plugin-daemonset-y is Pending")

@@ -17,7 +17,12 @@ fn note(p: &mut PendingPod, code: &str) {
 /// `insufficient-gpu`: a pending pod short of a GPU resource, with the advice that fits why:
 /// no node advertises it (the plugin), the node it is aimed at has no plugin, the GPU it needs
 /// failed, or every unit is held.
-pub(super) fn insufficient_gpu(cx: &Ctx<'_>, troubled: &[Troubled<'_>], pending: &mut [PendingPod], out: &mut Vec<Diagnosis>) {
+pub(super) fn insufficient_gpu(
+    cx: &Ctx<'_>,
+    troubled: &[Troubled<'_>],
+    pending: &mut [PendingPod],
+    out: &mut Vec<Diagnosis>,
+) {
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         let Some(res) = p
             .reasons
@@ -110,7 +115,9 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             .iter()
             .filter(|(n, v)| v.ready && Ctx::could_target(pod, n))
             .map(|(_, v)| *v)
-            .filter(|v| gpu.as_ref().is_none_or(|g| v.gpu_resources.iter().any(|r| r.resource == g.resource && r.capacity > 0)))
+            .filter(|v| {
+                gpu.as_ref().is_none_or(|g| v.gpu_resources.iter().any(|r| r.resource == g.resource && r.capacity > 0))
+            })
             .collect();
         let free = |v: &NodeView| v.memory.allocatable_bytes.saturating_sub(v.memory.requested_bytes);
         let Some(best) = candidates.iter().copied().max_by_key(|v| (free(v), std::cmp::Reverse(v.name.clone()))) else {
@@ -125,7 +132,11 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 .map(|r| r.resource.clone())
         });
         let measured = m.used_bytes.map(|u| format!(" (the board's pods use {} now)", Bytes(u))).unwrap_or_default();
-        let others = if candidates.len() > 1 { format!(" {} other node(s) it could go to have less room.", candidates.len() - 1) } else { String::new() };
+        let others = if candidates.len() > 1 {
+            format!(" {} other node(s) it could go to have less room.", candidates.len() - 1)
+        } else {
+            String::new()
+        };
         let text = if best.unified_memory {
             let replica = match &gpu_free {
                 Some(r) => format!(" A {r} unit is free there, but the board's memory is not: on a Jetson the model's weights live in that same RAM, shared by CPU and GPU."),
