@@ -21,16 +21,19 @@ pub enum Page {
     History,
     /// `/fit`: will my next model fit?
     Fit,
+    /// `/quotas`: GPU quotas per namespace.
+    Quotas,
     /// Anything else.
     NotFound,
 }
 
 impl Page {
-    /// Whether the page loads the WASM bundle and goes live. History (charts are images) and
-    /// the what-if form (it posts; the server answers) are plain documents, which keeps their
-    /// views and types out of the bundle every other page downloads.
+    /// Whether the page loads the WASM bundle and goes live. History (charts are images), the
+    /// what-if form (it posts; the server answers), the quota tables and a node's page
+    /// (refreshed every 15 s; the overview's card of the node is live) are plain documents,
+    /// which keeps their views and types out of the bundle every other page downloads.
     pub fn hydrates(&self) -> bool {
-        !matches!(self, Self::History | Self::Fit)
+        !matches!(self, Self::History | Self::Fit | Self::Quotas | Self::Node(_))
     }
 
     /// The page for a path below the base path.
@@ -42,6 +45,7 @@ impl Page {
             "/diagnoses" => Self::Diagnoses,
             "/history" => Self::History,
             "/fit" => Self::Fit,
+            "/quotas" => Self::Quotas,
             _ => match p.strip_prefix("/nodes/") {
                 Some(n) if !n.is_empty() && !n.contains('/') => Self::Node(percent_decode(n)),
                 _ => Self::NotFound,

@@ -39,7 +39,6 @@ impl Resource {
     }
 }
 
-/// Everything the simulator serves. Index into this slice is the resource id used by the store.
 /// A resource the simulator serves: an index into [`RESOURCES`], named so that it is not
 /// mistaken for any other number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -92,6 +91,16 @@ pub const RESOURCES: &[Resource] = &[
         kind: "Event",
         namespaced: true,
         short_names: &["ev"],
+        watchable: true,
+    },
+    Resource {
+        group: "",
+        version: "v1",
+        plural: "resourcequotas",
+        singular: "resourcequota",
+        kind: "ResourceQuota",
+        namespaced: true,
+        short_names: &["quota"],
         watchable: true,
     },
     Resource {

@@ -130,6 +130,7 @@ fn check(docs: &[Value], what: &str) {
             "/events",
             "/nodes",
             "/pods",
+            "/resourcequotas",
             "apps/replicasets",
             "metrics.k8s.io/nodes",
             "metrics.k8s.io/pods",

@@ -114,7 +114,6 @@ async fn every_on_site_case_is_told_right_through_the_api_and_in_chromium() {
     let url = gd.url.clone();
     with_browser(|c| async move {
         c.goto(&format!("{url}/nodes/orin-nx-tsl")).await?;
-        hydrated(&c).await?;
         let rows = c.find_all(Locator::Css("article.node[data-node='orin-nx-tsl'] .slot-row")).await?;
         assert_eq!(rows.len(), 1, "one physical GPU");
         assert_eq!(rows[0].find(Locator::Css(".slot-row-label")).await?.text().await?, "GPU 0");

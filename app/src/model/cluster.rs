@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Diagnosis, NodeView, PendingPod};
+use super::{Diagnosis, NodeView, PendingPod, QuotaView};
 
 /// Where the data comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -66,6 +66,9 @@ pub struct Totals {
     pub critical: u32,
     /// Warning diagnoses.
     pub warnings: u32,
+    /// Workloads a quota keeps from creating pods.
+    #[serde(default)]
+    pub blocked: u32,
 }
 
 /// Everything the dashboard shows, at one revision.
@@ -84,6 +87,15 @@ pub struct ClusterView {
     pub pending: Vec<PendingPod>,
     /// Diagnoses, most severe first.
     pub diagnoses: Vec<Diagnosis>,
+    /// Workloads that cannot create their pods (a ResourceQuota refused them), shaped like
+    /// pending pods: for the operator both are a model that is not running.
+    #[serde(default)]
+    pub blocked: Vec<PendingPod>,
+    /// GPU-related ResourceQuota entries, by namespace (server-rendered `/quotas`: not read by
+    /// the browser).
+    #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub quotas: Vec<QuotaView>,
     /// Totals.
     #[serde(default)]
     pub totals: Totals,

@@ -29,6 +29,13 @@ pub struct ViewDelta {
     pub nodes_changed: Vec<Arc<NodeView>>,
     /// Nodes removed, by name.
     pub nodes_removed: Vec<String>,
+    /// Replaced whole (a short list).
+    #[serde(default)]
+    pub blocked: Vec<PendingPod>,
+    /// Replaced whole (not read by the browser).
+    #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub quotas: Vec<super::QuotaView>,
 }
 
 impl ViewDelta {
@@ -73,6 +80,8 @@ impl ViewDelta {
             }),
             nodes_changed: changed,
             nodes_removed: removed,
+            blocked: new.blocked.clone(),
+            quotas: new.quotas.clone(),
         }
     }
 
@@ -99,6 +108,8 @@ impl ViewDelta {
         view.totals = self.totals;
         view.pending = pending;
         view.diagnoses = diagnoses;
+        view.blocked = self.blocked;
+        view.quotas = self.quotas;
         true
     }
 }

@@ -39,6 +39,9 @@ pub struct FitInput {
     /// Replicas (default 1).
     #[serde(default)]
     pub replicas: String,
+    /// Namespace (default `default`): whose ResourceQuotas admit it.
+    #[serde(default)]
+    pub namespace: String,
 }
 
 /// Unified-memory headroom on one board after placing one replica (negative: overcommitted).

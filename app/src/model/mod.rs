@@ -1,7 +1,8 @@
 //! The view model: what the server derives from the cluster and every view renders. These are
 //! the JSON API v1 types (`GET /api/v1/cluster`); their field names are a stable interface.
 //! Rooms: the whole view ([`cluster`]), nodes ([`node`]), pending pods ([`pending`]),
-//! diagnoses ([`diagnosis`]), the live stream's deltas ([`delta`]), the what-if check ([`fit`]).
+//! diagnoses ([`diagnosis`]), GPU quotas ([`quota`]), the live stream's deltas ([`delta`]), the
+//! what-if check ([`fit`]).
 
 pub mod cluster;
 pub mod delta;
@@ -9,6 +10,7 @@ pub mod diagnosis;
 pub mod fit;
 pub mod node;
 pub mod pending;
+pub mod quota;
 
 pub use cluster::*;
 pub use delta::*;
@@ -16,3 +18,4 @@ pub use diagnosis::*;
 pub use fit::*;
 pub use node::*;
 pub use pending::*;
+pub use quota::*;

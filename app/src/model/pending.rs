@@ -50,4 +50,8 @@ pub struct PendingPod {
     /// Memory request, for the pending page.
     #[serde(default)]
     pub memory_request_bytes: Option<u64>,
+    /// For a workload that cannot create its pods (see `ClusterView.blocked`): its kind
+    /// (`ReplicaSet`, `Job`, `StatefulSet`, `DaemonSet`); null for a pod.
+    #[serde(default)]
+    pub workload: Option<String>,
 }

@@ -1,6 +1,6 @@
 //! The document shell, the root component, and the live state every view reads.
 
-use leptos::either::EitherOf8;
+use leptos::either::EitherOf6;
 use leptos::prelude::*;
 
 use crate::boot::{Boot, Page, Theme};
@@ -8,7 +8,7 @@ use crate::model::ClusterView;
 use crate::time::parse_rfc3339;
 
 use super::header::Header;
-use super::pages::{DiagnosesPage, NodePage, NotFoundPage, OverviewPage, PendingPage};
+use super::pages::{DiagnosesPage, NotFoundPage, OverviewPage, PendingPage};
 
 /// The browser's connection to gpudash's stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +53,7 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         Page::Diagnoses => "Diagnoses · gpudash".to_string(),
         Page::History => "History · gpudash".to_string(),
         Page::Fit => "Will it fit? · gpudash".to_string(),
+        Page::Quotas => "GPU quotas · gpudash".to_string(),
         _ => "gpudash".to_string(),
     };
     view! {
@@ -64,6 +65,7 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
                 <meta name="color-scheme" content="light dark"/>
                 <title>{title}</title>
                 <link rel="stylesheet" href=css/>
+                {matches!(boot.page, Page::Node(_)).then(|| view! { <meta http-equiv="refresh" content="15"/> })}
                 {hydrates.then(|| view! {
                     <script type="application/json" id="gd-boot" inner_html=json></script>
                     <HydrationScripts options root=root/>
@@ -76,25 +78,22 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
     }
 }
 
-/// `/history` (server only: charts are images, the page does not hydrate).
+/// The pages that do not hydrate (history: charts are images; fit: a form that posts; quotas:
+/// tables of the moment), rendered on the server only.
 #[cfg(not(feature = "hydrate"))]
-fn history_page() -> impl IntoView {
-    view! { <super::history::HistoryPage/> }
+fn server_page(page: &Page) -> impl IntoView {
+    use leptos::either::EitherOf4;
+    match page {
+        Page::History => EitherOf4::A(view! { <super::history::HistoryPage/> }),
+        Page::Fit => EitherOf4::B(view! { <super::fit::FitPage/> }),
+        Page::Node(n) => EitherOf4::C(view! { <super::node::NodePage name=n.clone()/> }),
+        _ => EitherOf4::D(view! { <super::quotas::QuotasPage/> }),
+    }
 }
 
-/// The browser never hydrates `/history` ([`Page::hydrates`]), so the bundle leaves it out.
+/// The browser never hydrates those pages ([`Page::hydrates`]), so the bundle leaves them out.
 #[cfg(feature = "hydrate")]
-fn history_page() -> impl IntoView {}
-
-/// `/fit` (server only: a form that posts; the page does not hydrate).
-#[cfg(not(feature = "hydrate"))]
-fn fit_page() -> impl IntoView {
-    view! { <super::fit::FitPage/> }
-}
-
-/// The browser never hydrates `/fit` ([`Page::hydrates`]), so the bundle leaves it out.
-#[cfg(feature = "hydrate")]
-fn fit_page() -> impl IntoView {}
+fn server_page(_: &Page) -> impl IntoView {}
 
 /// What a renewed scope starts from.
 #[derive(Debug, Clone)]
@@ -226,14 +225,12 @@ pub fn App(boot: Boot) -> impl IntoView {
         provide_context(live);
         let page = page.clone();
         let content = move || match &page {
-            Page::Overview if kiosk && live.rotated.get() => EitherOf8::A(view! { <PendingPage/> }),
-            Page::Overview => EitherOf8::B(view! { <OverviewPage/> }),
-            Page::Node(n) => EitherOf8::C(view! { <NodePage name=n.clone()/> }),
-            Page::Pending => EitherOf8::D(view! { <PendingPage/> }),
-            Page::Diagnoses => EitherOf8::E(view! { <DiagnosesPage/> }),
-            Page::History => EitherOf8::F(history_page()),
-            Page::Fit => EitherOf8::G(fit_page()),
-            Page::NotFound => EitherOf8::H(view! { <NotFoundPage/> }),
+            Page::Overview if kiosk && live.rotated.get() => EitherOf6::A(view! { <PendingPage/> }),
+            Page::Overview => EitherOf6::B(view! { <OverviewPage/> }),
+            Page::Pending => EitherOf6::C(view! { <PendingPage/> }),
+            Page::Diagnoses => EitherOf6::D(view! { <DiagnosesPage/> }),
+            Page::History | Page::Fit | Page::Quotas | Page::Node(_) => EitherOf6::E(server_page(&page)),
+            Page::NotFound => EitherOf6::F(view! { <NotFoundPage/> }),
         };
         view! {
             <Header/>

@@ -89,6 +89,7 @@ pub fn FitPage() -> impl IntoView {
                 <Field name="tolerations" label="Tolerations" value=input.tolerations.clone() placeholder="key=value:NoSchedule" bad=bad("tolerations")/>
                 <Field name="runtime_class" label="runtimeClassName" value=input.runtime_class.clone() placeholder="nvidia" bad=bad("runtime_class")/>
                 <Field name="replicas" label="Replicas" value=input.replicas.clone() placeholder="1" bad=bad("replicas")/>
+                <Field name="namespace" label="Namespace" value=input.namespace.clone() placeholder="default" bad=bad("namespace")/>
             </div>
             <label class="fit-yaml" data-bad=bad("yaml").to_string()>
                 <span>"…or paste a Pod or Deployment (YAML or JSON; replaces the fields above)"</span>

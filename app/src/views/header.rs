@@ -133,6 +133,7 @@ pub fn Header() -> impl IntoView {
     let (d_href, d_cls, _) = link("/diagnoses", Page::Diagnoses, "Diagnoses");
     let (h_href, h_cls, h_label) = link("/history", Page::History, "History");
     let (f_href, f_cls, f_label) = link("/fit", Page::Fit, "Will it fit?");
+    let (q_href, q_cls, q_label) = link("/quotas", Page::Quotas, "Quotas");
     view! {
         <header class="top">
             <Show when=move || chrome>
@@ -142,6 +143,7 @@ pub fn Header() -> impl IntoView {
                     <a class=p_cls href=p_href.clone()>"Pending (" {pending} ")"</a>
                     <a class=d_cls href=d_href.clone()>"Diagnoses (" {diags} ")"</a>
                     <a class=h_cls href=h_href.clone()>{h_label}</a>
+                    <a class=q_cls href=q_href.clone()>{q_label}</a>
                     <a class=f_cls href=f_href.clone()>{f_label}</a>
                 </nav>
             </Show>

@@ -8,7 +8,11 @@ mod fit;
 mod header;
 #[cfg(not(feature = "hydrate"))]
 mod history;
+#[cfg(not(feature = "hydrate"))]
+mod node;
 mod pages;
+#[cfg(not(feature = "hydrate"))]
+mod quotas;
 
 #[cfg(feature = "hydrate")]
 pub use app::scope;

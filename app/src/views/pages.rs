@@ -9,7 +9,7 @@ use crate::time::{human_duration, parse_rfc3339};
 use crate::units::bytes;
 
 use super::app::Live;
-use super::cards::{MemoryBars, NodeCard};
+use super::cards::NodeCard;
 
 /// Whether a node passes the overview filters (namespace of its pods, a node label).
 pub fn node_matches(n: &NodeView, ns: Option<&str>, label: Option<&str>) -> bool {
@@ -36,7 +36,8 @@ fn Totals() -> impl IntoView {
         <section class="totals" aria-label="Cluster totals">
             <div class="total"><span class="num">{move || t().ready_nodes} "/" {move || t().nodes}</span><span class="lbl">"nodes ready"</span></div>
             <div class="total"><span class="num">{move || t().gpu_allocated} "/" {move || t().gpu_allocatable}</span><span class="lbl">"GPU units held"</span></div>
-            <div class="total" data-alert=move || (t().pending > 0).to_string()><span class="num">{move || t().pending}</span><span class="lbl">"pending pods"</span></div>
+            <div class="total" data-alert=move || (t().pending > 0 || t().blocked > 0).to_string()><span class="num">{move || t().pending}</span><span class="lbl">"pending pods"</span>
+                <span class="lbl blocked">{move || (t().blocked > 0).then(|| format!("+ {} blocked by quota", t().blocked))}</span></div>
             <div class="total" data-alert=move || (t().critical > 0).to_string()><span class="num">{move || t().critical}</span><span class="lbl">"critical"</span></div>
             <div class="total"><span class="num">{move || t().warnings}</span><span class="lbl">"warnings"</span></div>
         </section>
@@ -89,72 +90,6 @@ pub fn OverviewPage() -> impl IntoView {
     }
 }
 
-/// `/nodes/{name}`.
-#[component]
-pub fn NodePage(name: String) -> impl IntoView {
-    let live = expect_context::<Live>();
-    let n2 = name.clone();
-    let node = move || live.view.with(|v| v.nodes.iter().find(|n| n.name == n2).cloned());
-    let now = live.now;
-    view! {
-        {move || match node() {
-            None => Either::Left(view! { <h1 class="page-title">"Node " {name.clone()}</h1><p class="muted">"No such node in the cluster (it may have been removed)."</p> }),
-            Some(n) => {
-                let holders: Vec<_> = n.gpu_resources.iter().flat_map(|g| g.holders.iter().map(move |h| (g.resource.clone(), h.clone()))).collect();
-                Either::Right(view! {
-                    <h1 class="page-title">"Node " {n.name.clone()}</h1>
-                    <div class="node-page">
-                        <NodeCard node=n.clone()/>
-                        <section class="panel wide">
-                            <h2>"GPU holders"</h2>
-                            <table class="table">
-                                <thead><tr><th>"Namespace"</th><th>"Pod"</th><th>"Resource"</th><th>"Count"</th><th>"Age"</th><th>"RuntimeClass"</th></tr></thead>
-                                <tbody>
-                                {holders.into_iter().map(|(r, h)| {
-                                    let since = h.since.as_deref().and_then(parse_rfc3339);
-                                    view! { <tr>
-                                        <td>{h.namespace.clone()}</td><td class="mono">{h.name.clone()}</td><td class="mono">{r}</td><td>{h.count}</td>
-                                        <td>{move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</td>
-                                        <td>{h.runtime_class.clone().unwrap_or_else(|| "— none —".into())}</td>
-                                    </tr> }
-                                }).collect_view()}
-                                </tbody>
-                            </table>
-                        </section>
-                        <section class="panel">
-                            <h2>"Memory by pod"</h2>
-                            <table class="table">
-                                <thead><tr><th>"Pod"</th><th>"Request"</th><th>"Limit"</th><th>"Used"</th></tr></thead>
-                                <tbody>
-                                {n.pods.iter().map(|p| view! { <tr>
-                                    <td class="mono">{format!("{}/{}", p.namespace, p.name)}</td>
-                                    <td class="num">{bytes(p.requested_bytes)}</td>
-                                    <td class="num">{p.limit_bytes.map(bytes).unwrap_or_else(|| "unbounded".into())}</td>
-                                    <td class="num">{p.used_bytes.map(bytes).unwrap_or_else(|| "unknown".into())}</td>
-                                </tr> }).collect_view()}
-                                </tbody>
-                            </table>
-                        </section>
-                        <section class="panel">
-                            <h2>"Conditions"</h2>
-                            <ul class="conds">
-                                {n.conditions.iter().map(|c| view! { <li class=if c.bad { "bad" } else { "ok" }>
-                                    {if c.bad { "✗ " } else { "✓ " }}<b>{c.type_.clone()}</b>"=" {c.status.clone()} " " <span class="muted">{c.message.clone().unwrap_or_default()}</span>
-                                </li> }).collect_view()}
-                            </ul>
-                            <h2>"GPU labels"</h2>
-                            <dl class="labels">
-                                {n.gpu_labels.iter().map(|(k, v)| view! { <dt class="mono">{k.clone()}</dt><dd class="mono">{v.clone()}</dd> }).collect_view()}
-                            </dl>
-                        </section>
-                        {n.gpu_resources.is_empty().then(|| view! { <MemoryBars m=n.memory.clone() unified=n.unified_memory/> })}
-                    </div>
-                })
-            }
-        }}
-    }
-}
-
 fn severity_label(s: Severity) -> (&'static str, &'static str) {
     match s {
         Severity::Critical => ("sev critical", "✖ critical"),
@@ -172,10 +107,12 @@ pub fn PendingPage() -> impl IntoView {
     let boot_q = boot.keep_query();
     let boot_hist = boot.href("/history");
     let now = live.now;
-    let items = move || live.view.with(|v| v.pending.clone());
+    // Pods waiting for the scheduler, then workloads a quota keeps from creating pods: for the
+    // operator both are a model that is not running.
+    let items = move || live.view.with(|v| v.pending.iter().chain(&v.blocked).cloned().collect::<Vec<_>>());
     view! {
         <h1 class="page-title">"Pending pods"</h1>
-        <Show when=move || live.view.with(|v| v.pending.is_empty())>
+        <Show when=move || live.view.with(|v| v.pending.is_empty() && v.blocked.is_empty())>
             <p class="muted big">"No pod is waiting for the scheduler."</p>
         </Show>
         <section class="pending-list">
@@ -183,11 +120,15 @@ pub fn PendingPage() -> impl IntoView {
                 let since = p.pending_since.as_deref().and_then(parse_rfc3339);
                 let id = format!("pod-{}-{}", percent_encode(&p.namespace), percent_encode(&p.name));
                 let total = p.nodes_total;
+                let (state, prefix) = match &p.workload {
+                    Some(kind) => ("⊘ blocked by quota ", format!("{kind} {}/", p.namespace)),
+                    None => ("◔ waiting ", format!("{}/", p.namespace)),
+                };
                 view! {
-                    <article class="card pending" id=id data-pod=p.name.clone()>
+                    <article class="card pending" id=id data-pod=p.name.clone() data-blocked=p.workload.is_some().to_string()>
                         <header class="card-head">
-                            <h2><span class="ns">{p.namespace.clone()} "/"</span>{p.name.clone()}</h2>
-                            <span class="badge warn">"◔ waiting " {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</span>
+                            <h2><span class="ns">{prefix}</span>{p.name.clone()}</h2>
+                            <span class="badge warn">{state} {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</span>
                         </header>
                         <p class="request">
                             {p.gpu_request.clone().map(|g| view! { <span class="chip want">{g.count} " × " {g.resource}</span> })}
@@ -211,7 +152,7 @@ pub fn PendingPage() -> impl IntoView {
                         {(!kiosk).then(|| p.message.clone().map(|m| view! {
                             <details class="raw"><summary>"Scheduler message"</summary><pre>{m}</pre></details>
                         }))}
-                        {(!kiosk).then(|| {
+                        {(!kiosk && p.workload.is_none()).then(|| {
                             let sep = if boot_q.is_empty() { "?" } else { "&" };
                             let href = format!("{}{sep}pod={}", boot_hist, percent_encode(&format!("{}/{}", p.namespace, p.name)));
                             view! { <a class="timeline-link" href=href>"History of this pod"</a> }

@@ -5,6 +5,7 @@ mod diagnose;
 pub mod memory;
 pub mod node;
 pub mod pods;
+pub mod quota;
 pub mod scheduler;
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,7 +15,7 @@ use app::model::{
     ClusterView, GpuRequest, GpuUser, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals,
 };
 use k8s_openapi::api::apps::v1::ReplicaSet;
-use k8s_openapi::api::core::v1::{Event, Node};
+use k8s_openapi::api::core::v1::{Event, Node, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -69,6 +70,8 @@ pub struct Inputs {
     pub runtime_classes: Vec<Arc<RuntimeClass>>,
     /// ReplicaSets.
     pub replica_sets: Vec<Arc<ReplicaSet>>,
+    /// ResourceQuotas.
+    pub quotas: Vec<Arc<ResourceQuota>>,
     /// Node metrics; `None` when metrics.k8s.io is not available.
     pub node_metrics: Option<Vec<NodeMetrics>>,
     /// Pod metrics.
@@ -126,7 +129,7 @@ impl Options {
     }
 }
 
-fn ts(t: &jiff::Timestamp) -> String {
+pub(crate) fn ts(t: &jiff::Timestamp) -> String {
     t.round(jiff::Unit::Second).unwrap_or(*t).to_string()
 }
 
@@ -217,6 +220,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
         problems: Vec::new(),
         scheduler,
         memory_request_bytes: req.get("memory").map(|m| pods::units(*m)),
+        workload: None,
     }
 }
 
@@ -508,7 +512,8 @@ pub fn derive_cached(
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
 
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
-    let diagnoses = diagnose::diagnose(inputs, &facts, &nodes, &mut pending, &waiting);
+    let quotas = quota::quotas(&inputs.quotas, &nodes);
+    let (diagnoses, blocked) = diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
@@ -516,12 +521,13 @@ pub fn derive_cached(
         gpu_allocatable: nodes.iter().flat_map(|n| &n.gpu_resources).map(|g| g.allocatable).sum(),
         gpu_allocated: nodes.iter().flat_map(|n| &n.gpu_resources).map(|g| g.allocated).sum(),
         pending: u32::try_from(pending.len()).unwrap_or(u32::MAX),
+        blocked: u32::try_from(blocked.len()).unwrap_or(u32::MAX),
         critical: u32::try_from(diagnoses.iter().filter(|d| d.severity == app::model::Severity::Critical).count())
             .unwrap_or(0),
         warnings: u32::try_from(diagnoses.iter().filter(|d| d.severity == app::model::Severity::Warning).count())
             .unwrap_or(0),
     };
-    ClusterView { revision, generated_at: ts(&now), source, nodes, pending, diagnoses, totals }
+    ClusterView { revision, generated_at: ts(&now), source, nodes, pending, diagnoses, totals, blocked, quotas }
 }
 
 #[cfg(test)]

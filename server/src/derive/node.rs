@@ -198,10 +198,15 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
             None => Sharing::None,
         };
         if sharing == Sharing::None {
-            // Without feature-discovery labels the units may be whole GPUs or time-slicing
-            // replicas: the physical count is unknown, not `capacity`.
-            let known = gpu_count.or_else(|| (label(node, "nvidia.com/gpu.replicas").is_some()).then_some(capacity));
-            (Sharing::None, known, 1, product)
+            // Not shared: each unit is a whole GPU (with MIG in mixed mode `nvidia.com/gpu.count`
+            // also counts the partitioned GPUs, so the capacity is the count here). Without any
+            // feature-discovery label the units may as well be time-slicing replicas: the
+            // physical count is unknown, not `capacity`.
+            let gfd = gpu_count.is_some()
+                || product.is_some()
+                || label(node, "nvidia.com/gpu.replicas").is_some()
+                || strategy(node).is_some();
+            (Sharing::None, gfd.then_some(capacity), 1, product)
         } else {
             let physical = gpu_count.or_else(|| (reps > 1).then(|| capacity.div_ceil(reps)));
             (sharing, physical, reps, product)
@@ -442,6 +447,12 @@ status:
         let single = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: single, nvidia.com/gpu.count: \"1\", nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB-MIG-1g.5gb}}\nstatus: {capacity: {nvidia.com/gpu: \"7\"}}\n");
         let g = res(&single, "nvidia.com/gpu");
         assert_eq!((g.sharing, g.capacity), (Sharing::Mig, 7));
+    }
+
+    #[test]
+    fn whole_gpus_count_the_capacity_even_when_mixed_mig_counts_more() {
+        let mixed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: mixed, nvidia.com/gpu.count: \"2\", nvidia.com/gpu.product: NVIDIA-A100-PCIE-40GB}}\nstatus: {capacity: {nvidia.com/gpu: \"1\", nvidia.com/mig-1g.5gb: \"7\"}}\n");
+        assert_eq!(res(&mixed, "nvidia.com/gpu").physical_gpus, Some(1));
     }
 
     #[test]

@@ -173,6 +173,14 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
         }
     }
     let req = pods::effective_requests(&pod);
+    // Quota admission comes before the scheduler: a pod its namespace's quota refuses is never
+    // created, whatever the nodes have free.
+    if summary_prefix.is_none() {
+        if let Some((refusal, advice)) = quota::admit(inputs, &w.pod, &req, w.replicas) {
+            suggestions.push(advice);
+            summary_prefix = refusal;
+        }
+    }
     let wants_nvidia = req.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0);
     if want_class.is_none() && wants_nvidia && classes.iter().any(|c| c.starts_with("nvidia")) {
         suggestions.push(
@@ -335,5 +343,6 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
     FitResult { summary, replicas: w.replicas, placeable, nodes, suggestions, error: None }
 }
 
+mod quota;
 #[cfg(test)]
 mod tests;

@@ -199,3 +199,68 @@ fn bad_input_points_at_the_field() {
     let f = FitInput { tolerations: "a=b:Sometimes".into(), ..FitInput::default() };
     assert_eq!(from_form(&f).err().unwrap_or_default().field, "tolerations");
 }
+
+fn quota_inputs(file: &str) -> Inputs {
+    let path = format!("{}/../tests/scenarios/quota/{file}", env!("CARGO_MANIFEST_DIR"));
+    load(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
+}
+
+const TEAM_A_MODEL: &str = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: another-model, namespace: team-a}
+spec:
+  replicas: 1
+  template:
+    spec:
+      runtimeClassName: nvidia
+      containers:
+      - name: m
+        resources: {limits: {nvidia.com/gpu: "1", memory: 4Gi}}
+"#;
+
+#[test]
+fn a_pod_the_namespace_quota_refuses_gets_the_api_servers_words_before_node_verdicts() {
+    let mut inputs = quota_inputs("deployment-blocked.yaml");
+    inputs.runtime_classes = edge().runtime_classes;
+    let w = from_yaml(TEAM_A_MODEL).unwrap_or_else(|e| panic!("{e:?}"));
+    let r = fit(&inputs, &w, &unified);
+    assert_eq!(
+        r.summary,
+        "pods \"another-model\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: requests.nvidia.com/gpu=1"
+    );
+    assert_eq!(r.placeable, 0);
+    assert!(node(&r, "orin-agx-shared").fits, "the board itself has room: the quota is what refuses");
+    assert!(r.suggestions.iter().any(|s| s.contains("raise the quota")), "{:?}", r.suggestions);
+    // Another namespace has no quota: the same workload fits.
+    let other =
+        from_yaml(&TEAM_A_MODEL.replace("namespace: team-a", "namespace: vision")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(fit(&inputs, &other, &unified).summary.starts_with("1/1 nodes can run it"));
+}
+
+#[test]
+fn a_scoped_quota_applies_only_to_the_pods_it_selects() {
+    let mut inputs = quota_inputs("scoped-job-blocked.yaml");
+    inputs.runtime_classes = edge().runtime_classes;
+    let job = |priority: &str| {
+        format!("apiVersion: batch/v1\nkind: Job\nmetadata: {{name: train, namespace: team-ml}}\nspec:\n  template:\n    spec:\n      {priority}runtimeClassName: nvidia\n      containers:\n      - name: t\n        resources: {{limits: {{nvidia.com/gpu: \"1\"}}}}\n")
+    };
+    let high = from_yaml(&job("priorityClassName: high\n      ")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(fit(&inputs, &high, &unified).summary.contains("exceeded quota: gpu-high-priority"));
+    let normal = from_yaml(&job("")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        !fit(&inputs, &normal, &unified).summary.contains("exceeded quota"),
+        "the quota's scope does not select it"
+    );
+    // The form names the namespace too; replicas beyond the room are said.
+    let form = FitInput {
+        gpu_count: "1".into(),
+        namespace: "team-a".into(),
+        runtime_class: "nvidia".into(),
+        ..FitInput::default()
+    };
+    let mut a = quota_inputs("deployment-blocked.yaml");
+    a.runtime_classes = edge().runtime_classes;
+    let r = fit(&a, &from_form(&form).unwrap_or_else(|e| panic!("{e:?}")), &unified);
+    assert!(r.summary.starts_with("pods \"what-if\" is forbidden: exceeded quota: gpu-quota"), "{}", r.summary);
+}

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use app::model::{FitError, FitInput};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ResourceRequirements, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
 use crate::quantity::Quantity;
@@ -81,7 +82,11 @@ pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
     if spec.containers.is_empty() {
         return Err(err(format!("{spec_path}.containers"), "at least one container is needed"));
     }
-    Ok(Workload { pod: Pod { spec: Some(spec), ..Pod::default() }, replicas })
+    // The namespace its quota applies in: the object's, else `default` (as kubectl applies it).
+    let namespace = v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_string();
+    let name = v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("what-if").to_string();
+    let metadata = ObjectMeta { namespace: Some(namespace), name: Some(name), ..ObjectMeta::default() };
+    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas })
 }
 
 fn quantity_field(field: &str, s: &str) -> Result<Option<K8sQuantity>, FitError> {
@@ -188,5 +193,7 @@ pub fn from_form(f: &FitInput) -> Result<Workload, FitError> {
         runtime_class_name: Some(f.runtime_class.trim().to_string()).filter(|r| !r.is_empty()),
         ..PodSpec::default()
     };
-    Ok(Workload { pod: Pod { spec: Some(spec), ..Pod::default() }, replicas })
+    let namespace = Some(f.namespace.trim()).filter(|n| !n.is_empty()).unwrap_or("default").to_string();
+    let metadata = ObjectMeta { namespace: Some(namespace), name: Some("what-if".into()), ..ObjectMeta::default() };
+    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas })
 }

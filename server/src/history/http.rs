@@ -179,9 +179,29 @@ pub async fn chart(
             )
             .await
         }
+        "quota.svg" => {
+            let (ns, quota, key) = (get("namespace"), get("quota"), get("resource"));
+            let series = format!("{quota}/{key}");
+            charts::series_chart(
+                &pool,
+                &format!("{ns} · {quota} · {key}"),
+                Unit::Count,
+                &ns,
+                &[("quota_used", &series, "used"), ("quota_hard", &series, "hard")],
+                from,
+                to,
+                max_step,
+                dark,
+            )
+            .await
+        }
         "waits.svg" => waits_chart(&pool, from, to, dark).await,
         "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, dark).await,
-        _ => return Err(ApiError::NotFound("charts: gpu.svg, memory.svg, pending.svg, waits.svg, pod.svg".into())),
+        _ => {
+            return Err(ApiError::NotFound(
+                "charts: gpu.svg, memory.svg, pending.svg, waits.svg, pod.svg, quota.svg".into(),
+            ))
+        }
     };
     out.map(svg).map_err(|e| ApiError::internal("chart", e))
 }

@@ -41,6 +41,12 @@ pub fn values(view: &ClusterView) -> Vec<(SeriesKey, f64)> {
             out.push((k(&n.name, "mem_used", ""), u as f64));
         }
     }
+    // Quota use per namespace: `node` is the namespace, `resource` is `QUOTA/KEY`.
+    for q in &view.quotas {
+        let r = format!("{}/{}", q.name, q.resource);
+        out.push((k(&q.namespace, "quota_used", &r), q.used as f64));
+        out.push((k(&q.namespace, "quota_hard", &r), q.hard as f64));
+    }
     out.push((k("", "pending", ""), view.pending.len() as f64));
     out.push((k("", "pending_gpu", ""), view.pending.iter().filter(|p| p.gpu_request.is_some()).count() as f64));
     out

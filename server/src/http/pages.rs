@@ -31,6 +31,7 @@ pub async fn fit_form(State(st): State<AppState>, req: Request) -> Response {
             "tolerations" => input.tolerations = v,
             "runtime_class" => input.runtime_class = v,
             "replicas" => input.replicas = v,
+            "namespace" => input.namespace = v,
             _ => {}
         }
     }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::ReplicaSet;
-use k8s_openapi::api::core::v1::{Event, Node};
+use k8s_openapi::api::core::v1::{Event, Node, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::utils::Backoff as _;
@@ -25,7 +25,7 @@ pub use liveness::WatchState;
 use liveness::{Seen, SharedMetrics};
 use metrics::spawn_metrics;
 use reconnect::Reconnect;
-use strip::{strip_event, strip_node, strip_pod, strip_rc, strip_rs};
+use strip::{strip_event, strip_node, strip_pod, strip_quota, strip_rc, strip_rs};
 
 use crate::derive::Inputs;
 use crate::pod::Pod;
@@ -38,6 +38,7 @@ pub struct Stores {
     events: Store<Event>,
     runtime_classes: Store<RuntimeClass>,
     replica_sets: Store<ReplicaSet>,
+    quotas: Store<ResourceQuota>,
     metrics: SharedMetrics,
     /// Watch health.
     pub state: Arc<WatchState>,
@@ -53,6 +54,7 @@ impl Stores {
             events: self.events.state(),
             runtime_classes: self.runtime_classes.state(),
             replica_sets: self.replica_sets.state(),
+            quotas: self.quotas.state(),
             node_metrics: m.0,
             pod_metrics: m.1,
         }
@@ -143,8 +145,9 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration)
     );
     let runtime_classes =
         spawn_kind(&state, "runtimeclasses", Api::<RuntimeClass>::all(client.clone()), cfg.clone(), strip_rc);
-    let replica_sets = spawn_kind(&state, "replicasets", Api::<ReplicaSet>::all(client.clone()), cfg, strip_rs);
+    let replica_sets = spawn_kind(&state, "replicasets", Api::<ReplicaSet>::all(client.clone()), cfg.clone(), strip_rs);
+    let quotas = spawn_kind(&state, "resourcequotas", Api::<ResourceQuota>::all(client.clone()), cfg, strip_quota);
     let metrics = Arc::new(Mutex::new((None, None)));
     spawn_metrics(client, metrics_interval, metrics.clone(), state.notify.clone());
-    Stores { nodes, pods, events, runtime_classes, replica_sets, metrics, state }
+    Stores { nodes, pods, events, runtime_classes, replica_sets, quotas, metrics, state }
 }

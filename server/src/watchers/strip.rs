@@ -2,7 +2,7 @@
 //! most annotations, images, volume lists, pod template noise), so the stores stay small.
 
 use k8s_openapi::api::apps::v1::ReplicaSet;
-use k8s_openapi::api::core::v1::{Event, Node};
+use k8s_openapi::api::core::v1::{Event, Node, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use kube::ResourceExt;
 
@@ -47,4 +47,9 @@ pub(crate) fn strip_rs(r: &mut ReplicaSet) {
 
 pub(crate) fn strip_rc(r: &mut RuntimeClass) {
     r.managed_fields_mut().clear();
+}
+
+pub(crate) fn strip_quota(q: &mut ResourceQuota) {
+    q.managed_fields_mut().clear();
+    q.metadata.annotations = None;
 }

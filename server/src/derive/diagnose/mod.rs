@@ -4,13 +4,14 @@
 //! RuntimeClasses ([`runtime`]).
 
 mod nodes;
+mod quota;
 mod runtime;
 mod waiting;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, Severity};
+use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, QuotaView, Severity};
 use k8s_openapi::api::core::v1::Node;
 
 use super::{node, pods, Inputs};
@@ -68,15 +69,17 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Computes every diagnosis; adds the codes that concern each pending pod to it.
-/// `waiting` holds the pod object of each entry of `pending`, in the same order.
+/// Computes every diagnosis; adds the codes that concern each pending pod to it, and returns
+/// the workloads a GPU quota keeps from creating pods. `waiting` holds the pod object of each
+/// entry of `pending`, in the same order.
 pub fn diagnose(
     inputs: &Inputs,
     facts: &[Arc<pods::Facts>],
     nodes: &[Arc<NodeView>],
+    quotas: &[QuotaView],
     pending: &mut [PendingPod],
     waiting: &[&Pod],
-) -> Vec<Diagnosis> {
+) -> (Vec<Diagnosis>, Vec<PendingPod>) {
     let pairs = inputs
         .nodes
         .iter()
@@ -107,13 +110,14 @@ pub fn diagnose(
     runtime::runtime_handler_missing(&cx, &mut out);
     runtime::gpu_pod_without_runtimeclass(&cx, &mut out);
     runtime::shared_gpu_admission_refused(&cx, &mut out);
+    let blocked = quota::gpu_quota_exhausted(&cx, quotas, &mut out);
     out.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
             .then_with(|| a.code.as_str().cmp(b.code.as_str()))
             .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
     });
-    link(&cx, pending, &mut out);
+    link(&cx, pending, &blocked, &mut out);
     for p in pending.iter_mut() {
         p.problems = out
             .iter()
@@ -121,12 +125,12 @@ pub fn diagnose(
             .cloned()
             .collect();
     }
-    out
+    (out, blocked)
 }
 
 /// Where each diagnosis's object is shown: a node's page; a pod's entry on the pending page,
-/// or the page of the node it runs on.
-fn link(cx: &Ctx<'_>, pending: &[PendingPod], out: &mut [Diagnosis]) {
+/// or the page of the node it runs on; a blocked workload's entry on the pending page.
+fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut [Diagnosis]) {
     use app::boot::percent_encode as enc;
     let mut bound: Option<std::collections::HashMap<(&str, &str), &str>> = None;
     for d in out.iter_mut() {
@@ -156,7 +160,14 @@ fn link(cx: &Ctx<'_>, pending: &[PendingPod], out: &mut [Diagnosis]) {
                     bound.get(&(ns, d.name.as_str())).map(|n| format!("/nodes/{}", enc(n)))
                 }
             }
-            _ => None,
+            // A workload a quota blocks is listed beside the pending pods.
+            _ => {
+                let ns = d.namespace.as_deref().unwrap_or("");
+                blocked
+                    .iter()
+                    .any(|b| b.namespace == ns && b.name == d.name)
+                    .then(|| format!("/pending#pod-{}-{}", enc(ns), enc(&d.name)))
+            }
         };
     }
 }

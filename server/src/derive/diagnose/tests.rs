@@ -199,3 +199,91 @@ fn a_device_plugin_pod_state_reads_as_words() {
         Some("its device-plugin pod gpu-operator/nvidia-device-plugin-daemonset-y is Pending")
     );
 }
+
+fn quota_site(file: &str) -> ClusterView {
+    let path = format!("{}/../tests/scenarios/quota/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    derive(&load(&text), &Options::default(), Source::default(), 1, now)
+}
+
+#[test]
+fn a_deployment_a_quota_refuses_while_replicas_are_free_is_shown_beside_pending_pods() {
+    let v = quota_site("deployment-blocked.yaml");
+    let gpu: Vec<_> = v
+        .quotas
+        .iter()
+        .map(|q| (q.namespace.as_str(), q.resource.as_str(), q.hard, q.used, q.full, q.cluster_free))
+        .collect();
+    assert_eq!(
+        gpu,
+        vec![("team-a", "requests.nvidia.com/gpu", 1, 1, true, Some(2))],
+        "limits.memory is not a GPU entry"
+    );
+    assert_eq!(v.quotas[0].pods, vec!["team-workload-7c9d8f6b5-m4n8p"]);
+    assert!(v.pending.is_empty(), "no pod exists to be Pending");
+    assert_eq!(v.blocked.len(), 1);
+    let b = &v.blocked[0];
+    assert_eq!(
+        (b.workload.as_deref(), b.name.as_str(), b.gpu_request.as_ref().map(|g| g.count)),
+        (Some("ReplicaSet"), "team-workload-7c9d8f6b5", Some(1))
+    );
+    assert_eq!(b.reasons[0].reason, "exceeded quota: gpu-quota");
+    let d = found(&v, "gpu-quota-exhausted", "team-workload-7c9d8f6b5");
+    assert_eq!(
+        (d.severity, d.kind.as_str(), d.link.as_deref()),
+        (Severity::Critical, "ReplicaSet", Some("/pending#pod-team-a-team-workload-7c9d8f6b5"))
+    );
+    for part in [
+        "allows team-a 1 of requests.nvidia.com/gpu and 1 are in use",
+        "held by team-workload-7c9d8f6b5-m4n8p",
+        "The cluster has 2 free nvidia.com/gpu: only the quota stands in the way",
+        "edit resourcequota gpu-quota",
+    ] {
+        assert!(d.message.contains(part), "{part:?} not in {}", d.message);
+    }
+    assert_eq!(v.totals.blocked, 1);
+}
+
+#[test]
+fn a_workload_that_got_its_pods_or_a_quota_with_room_is_not_blocked() {
+    let path = format!("{}/../tests/scenarios/quota/deployment-blocked.yaml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let raised = text.replace(
+        "hard: {requests.nvidia.com/gpu: \"1\", limits.memory: 48Gi}\n    used:",
+        "hard: {requests.nvidia.com/gpu: \"2\", limits.memory: 48Gi}\n    used:",
+    );
+    assert_ne!(raised, text);
+    let v = derive(&load(&raised), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    assert!(v.blocked.is_empty(), "the quota now has room: {:?}", v.blocked);
+    let complete = text.replace("  status:\n    replicas: 1\n", "  status:\n    replicas: 2\n");
+    assert_ne!(complete, text);
+    let v = derive(&load(&complete), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    assert!(v.blocked.is_empty(), "the ReplicaSet has its pods");
+}
+
+#[test]
+fn a_scoped_quota_blocks_a_job_and_names_its_scope() {
+    let v = quota_site("scoped-job-blocked.yaml");
+    assert_eq!(v.quotas[0].scopes, vec!["PriorityClass In (high)"]);
+    assert_eq!(v.quotas[0].cluster_free, Some(1));
+    let d = found(&v, "gpu-quota-exhausted", "train-nightly-29013120");
+    assert_eq!(d.kind.as_str(), "Job");
+    assert!(
+        d.message.contains("(scoped: PriorityClass In (high))")
+            && d.message.contains("2 of requests.nvidia.com/gpu and 2 are in use"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn a_device_class_quota_is_listed_as_such() {
+    let v = quota_site("device-class.yaml");
+    let q = &v.quotas;
+    assert_eq!(q.len(), 1, "{q:?}");
+    assert_eq!(
+        (q[0].gpu_resource.as_str(), q[0].device_class, q[0].full, q[0].cluster_free),
+        ("gpu.nvidia.com", true, true, None)
+    );
+}

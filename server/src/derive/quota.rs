@@ -1,0 +1,126 @@
+//! GPU quotas per namespace: the GPU-related entries of each ResourceQuota (`requests.<r>`,
+//! `limits.<r>`, the bare `<r>`, and DRA's `<class>.deviceclass.resource.k8s.io/devices`),
+//! scoped quotas included, with the cluster's free units each namespace could use.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use app::model::{NodeView, QuotaView};
+use k8s_openapi::api::core::v1::ResourceQuota;
+
+use super::memory::permille;
+use super::node;
+use crate::quantity::GpuCount;
+
+/// The suffix of a quota key that limits the devices of a DRA DeviceClass.
+pub const DEVICE_CLASS_SUFFIX: &str = ".deviceclass.resource.k8s.io/devices";
+
+/// The GPU resource (or DeviceClass) a quota key limits, if the key is GPU-related.
+pub fn gpu_key(key: &str) -> Option<(String, bool)> {
+    if let Some(class) = key.strip_suffix(DEVICE_CLASS_SUFFIX) {
+        return (!class.is_empty()).then(|| (class.to_string(), true));
+    }
+    let res = key.strip_prefix("requests.").or_else(|| key.strip_prefix("limits.")).unwrap_or(key);
+    node::is_accelerator(res).then(|| (res.to_string(), false))
+}
+
+/// Free units of each GPU resource on nodes that can take a pod now (ready, not cordoned).
+pub fn cluster_free(nodes: &[Arc<NodeView>]) -> HashMap<&str, u64> {
+    let mut free: HashMap<&str, u64> = HashMap::new();
+    for n in nodes.iter().filter(|n| n.ready && !n.unschedulable && n.down.is_none()) {
+        for g in &n.gpu_resources {
+            *free.entry(g.resource.as_str()).or_default() += g.allocatable.saturating_sub(g.allocated);
+        }
+    }
+    free
+}
+
+fn units(q: &k8s_openapi::apimachinery::pkg::api::resource::Quantity) -> u64 {
+    GpuCount::parse(&q.0).map_or(0, |c| c.0)
+}
+
+/// A quota's scopes as kubectl describes them (`BestEffort`, `PriorityClass In (high)`).
+fn scopes(q: &ResourceQuota) -> Vec<String> {
+    let spec = q.spec.as_ref();
+    let mut out: Vec<String> = spec.and_then(|s| s.scopes.clone()).unwrap_or_default();
+    for e in
+        spec.and_then(|s| s.scope_selector.as_ref()).and_then(|s| s.match_expressions.as_ref()).into_iter().flatten()
+    {
+        let values = e.values.as_ref().map(|v| format!(" ({})", v.join(", "))).unwrap_or_default();
+        out.push(format!("{} {}{values}", e.scope_name, e.operator));
+    }
+    out
+}
+
+/// Every GPU-related quota entry, by namespace, quota and key.
+pub fn quotas(quotas: &[Arc<ResourceQuota>], nodes: &[Arc<NodeView>]) -> Vec<QuotaView> {
+    let free = cluster_free(nodes);
+    let mut holders: BTreeMap<(&str, &str), Vec<String>> = BTreeMap::new();
+    for n in nodes {
+        for g in &n.gpu_resources {
+            for h in &g.holders {
+                holders.entry((h.namespace.as_str(), g.resource.as_str())).or_default().push(h.name.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for q in quotas {
+        let namespace = q.metadata.namespace.clone().unwrap_or_default();
+        let name = q.metadata.name.clone().unwrap_or_default();
+        let status = q.status.as_ref();
+        // status.hard is what the quota controller enforces; spec.hard before it has synced.
+        let hard = status.and_then(|s| s.hard.as_ref()).or(q.spec.as_ref().and_then(|s| s.hard.as_ref()));
+        let used = status.and_then(|s| s.used.as_ref());
+        let scopes = scopes(q);
+        for (key, h) in hard.into_iter().flatten() {
+            let Some((gpu_resource, device_class)) = gpu_key(key) else { continue };
+            let hard = units(h);
+            let used = used.and_then(|u| u.get(key)).map_or(0, units);
+            let mut pods = holders.get(&(namespace.as_str(), gpu_resource.as_str())).cloned().unwrap_or_default();
+            pods.sort();
+            pods.dedup();
+            out.push(QuotaView {
+                namespace: namespace.clone(),
+                name: name.clone(),
+                resource: key.clone(),
+                hard,
+                used,
+                cluster_free: (!device_class).then(|| free.get(gpu_resource.as_str()).copied().unwrap_or(0)),
+                gpu_resource,
+                device_class,
+                scopes: scopes.clone(),
+                used_permille: if hard == 0 { 1000 } else { permille(used, hard) },
+                full: used >= hard,
+                pods,
+            });
+        }
+    }
+    out.sort_by(|a, b| (&a.namespace, &a.name, &a.resource).cmp(&(&b.namespace, &b.name, &b.resource)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_keys_in_every_form_and_nothing_else() {
+        assert_eq!(gpu_key("requests.nvidia.com/gpu"), Some(("nvidia.com/gpu".into(), false)));
+        assert_eq!(gpu_key("limits.nvidia.com/gpu.shared"), Some(("nvidia.com/gpu.shared".into(), false)));
+        assert_eq!(gpu_key("nvidia.com/mig-1g.5gb"), Some(("nvidia.com/mig-1g.5gb".into(), false)));
+        assert_eq!(
+            gpu_key("gpu.nvidia.com.deviceclass.resource.k8s.io/devices"),
+            Some(("gpu.nvidia.com".into(), true))
+        );
+        for other in [
+            "requests.memory",
+            "limits.cpu",
+            "pods",
+            "count/pods",
+            "requests.storage",
+            ".deviceclass.resource.k8s.io/devices",
+        ] {
+            assert_eq!(gpu_key(other), None, "{other}");
+        }
+    }
+}
