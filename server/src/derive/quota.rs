@@ -54,6 +54,10 @@ fn scopes(q: &ResourceQuota) -> Vec<String> {
 
 /// Every GPU-related quota entry, by namespace, quota and key.
 pub fn quotas(quotas: &[Arc<ResourceQuota>], nodes: &[Arc<NodeView>]) -> Vec<QuotaView> {
+    // Most clusters have no GPU quota: then this costs nothing per revision.
+    if quotas.is_empty() {
+        return Vec::new();
+    }
     let free = cluster_free(nodes);
     let mut holders: BTreeMap<(&str, &str), Vec<String>> = BTreeMap::new();
     for n in nodes {

@@ -118,6 +118,7 @@ impl Recorder {
 
     /// Records one view at `now` (Unix seconds) in one transaction. On error nothing of this
     /// tick is written and the in-memory state is unchanged, so the next tick retries.
+    #[tracing::instrument(skip_all, fields(revision = view.revision))]
     pub async fn record(&mut self, view: &ClusterView, now: i64) -> Result<(), sqlx::Error> {
         let pool = self.pool.clone();
         let mut tx = pool.begin().await?;
