@@ -103,6 +103,7 @@ pub fn Header() -> impl IntoView {
         SourceMode::Cluster => live.view.with(|v| format!("cluster {}", v.source.server)),
     };
     let hydrates = boot.page.hydrates();
+    let again = if matches!(boot.page, Page::Node(_)) { "refreshes every 15 s" } else { "reload for the latest" };
     let st = Memo::new(move |_| {
         let mut s = status(&live);
         // A page that does not hydrate is a snapshot: say so rather than "Live".
@@ -111,7 +112,7 @@ pub fn Header() -> impl IntoView {
                 state: State::Snapshot,
                 text: live.view.with(|v| {
                     format!(
-                        "Snapshot · revision {} · as of {} (reload for the latest)",
+                        "Snapshot · revision {} · as of {} ({again})",
                         v.revision,
                         clock(parse_rfc3339(&v.generated_at).unwrap_or(0))
                     )
