@@ -42,11 +42,11 @@ ensure_test_tools() {
 }
 
 ensure_wasm_opt() {
-  # wasm-opt from npm's binaryen (Debian's binaryen 108 breaks hydration): optional, shrinks the
-  # browser bundle by about two thirds.
-  if [ -x node_modules/.bin/wasm-opt ]; then return; fi
+  # wasm-opt from npm's binaryen (Debian's binaryen 108 breaks hydration) and terser (minifies
+  # wasm-bindgen's JS glue): optional, shrink the browser bundle by about two thirds.
+  if [ -x node_modules/.bin/wasm-opt ] && [ -x node_modules/.bin/terser ]; then return; fi
   if command -v npm >/dev/null; then
-    say "npm ci (binaryen's wasm-opt for the browser bundle)"
+    say "npm ci (binaryen's wasm-opt and terser for the browser bundle)"
     npm ci --no-audit --no-fund --loglevel=error || say "npm ci failed: building without wasm-opt"
   else
     say "npm not found: building the browser bundle without wasm-opt"

@@ -35,8 +35,10 @@ pub fn cluster_free(nodes: &[Arc<NodeView>]) -> HashMap<&str, u64> {
     free
 }
 
-fn units(q: &k8s_openapi::apimachinery::pkg::api::resource::Quantity) -> u64 {
-    GpuCount::parse(&q.0).map_or(0, |c| c.0)
+/// Whole units of a quota amount; `None` for a value that is not one (never a 0 that means
+/// "unreadable": such an entry is left out rather than shown as full or empty).
+fn units(q: &k8s_openapi::apimachinery::pkg::api::resource::Quantity) -> Option<u64> {
+    GpuCount::parse(&q.0).ok().map(|c| c.0)
 }
 
 /// A quota's scopes as kubectl describes them (`BestEffort`, `PriorityClass In (high)`).
@@ -78,8 +80,12 @@ pub fn quotas(quotas: &[Arc<ResourceQuota>], nodes: &[Arc<NodeView>]) -> Vec<Quo
         let scopes = scopes(q);
         for (key, h) in hard.into_iter().flatten() {
             let Some((gpu_resource, device_class)) = gpu_key(key) else { continue };
-            let hard = units(h);
-            let used = used.and_then(|u| u.get(key)).map_or(0, units);
+            // Not yet counted by the quota controller: 0 in use is what it would report.
+            let used = match used.and_then(|u| u.get(key)) {
+                Some(u) => units(u),
+                None => Some(0),
+            };
+            let (Some(hard), Some(used)) = (units(h), used) else { continue };
             let mut pods = holders.get(&(namespace.as_str(), gpu_resource.as_str())).cloned().unwrap_or_default();
             pods.sort();
             pods.dedup();
@@ -106,6 +112,20 @@ pub fn quotas(quotas: &[Arc<ResourceQuota>], nodes: &[Arc<NodeView>]) -> Vec<Quo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreadable_amount_leaves_the_entry_out_rather_than_showing_zero() {
+        let q: ResourceQuota = serde_yaml::from_str(
+            "metadata: {name: q, namespace: a}\nstatus: {hard: {requests.nvidia.com/gpu: \"1.5\", nvidia.com/gpu: \"2\"}, used: {nvidia.com/gpu: lots}}\n",
+        )
+        .unwrap_or_default();
+        assert!(quotas(&[Arc::new(q)], &[]).is_empty());
+        let fresh: ResourceQuota =
+            serde_yaml::from_str("metadata: {name: q, namespace: a}\nspec: {hard: {requests.nvidia.com/gpu: \"2\"}}\n")
+                .unwrap_or_default();
+        let v = quotas(&[Arc::new(fresh)], &[]);
+        assert_eq!((v[0].hard, v[0].used, v[0].full), (2, 0, false), "not counted yet: nothing in use");
+    }
 
     #[test]
     fn gpu_keys_in_every_form_and_nothing_else() {

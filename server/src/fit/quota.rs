@@ -65,12 +65,15 @@ pub fn admit(inputs: &Inputs, pod: &Pod, req: &Amounts, replicas: u32) -> Option
             if asked == 0 {
                 continue;
             }
-            let hard = GpuCount::parse(&h.0).map_or(0, |c| c.0);
-            let used = status
-                .and_then(|s| s.used.as_ref())
-                .and_then(|u| u.get(key))
-                .and_then(|u| GpuCount::parse(&u.0).ok())
-                .map_or(0, |c| c.0);
+            // An amount that is not a whole number is not judged (never read as 0).
+            let Ok(hard) = GpuCount::parse(&h.0).map(|c| c.0) else { continue };
+            let used = match status.and_then(|s| s.used.as_ref()).and_then(|u| u.get(key)) {
+                Some(u) => match GpuCount::parse(&u.0) {
+                    Ok(c) => c.0,
+                    Err(_) => continue,
+                },
+                None => 0,
+            };
             let room = hard.saturating_sub(used) / asked;
             if room == 0 {
                 let words = format!("pods \"{name}\" is forbidden: exceeded quota: {qname}, requested: {key}={asked}, used: {key}={used}, limited: {key}={hard}");
