@@ -35,10 +35,43 @@ pub fn cluster_free(nodes: &[Arc<NodeView>]) -> HashMap<&str, u64> {
     free
 }
 
-/// Whole units of a quota amount; `None` for a value that is not one (never a 0 that means
-/// "unreadable": such an entry is left out rather than shown as full or empty).
+/// Whole units of a quota amount; `None` for a value that is not one.
 fn units(q: &k8s_openapi::apimachinery::pkg::api::resource::Quantity) -> Option<u64> {
     GpuCount::parse(&q.0).ok().map(|c| c.0)
+}
+
+/// One GPU-related entry of a ResourceQuota, with its amounts read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuEntry<'a> {
+    /// The key as written (`requests.nvidia.com/gpu`).
+    pub key: &'a str,
+    /// The GPU resource or DeviceClass it limits.
+    pub resource: String,
+    /// Whether it limits a DRA DeviceClass.
+    pub device_class: bool,
+    /// `status.hard`, else `spec.hard` (what the controller will enforce once it has synced).
+    pub hard: u64,
+    /// `status.used`; 0 while the quota controller has not counted (what it would report).
+    pub used: u64,
+}
+
+/// The GPU-related entries of a quota. An amount that is not a whole number leaves its entry
+/// out: never a 0 read as full or empty. Shared by the view and the what-if check.
+pub fn gpu_entries(q: &ResourceQuota) -> Vec<GpuEntry<'_>> {
+    let status = q.status.as_ref();
+    let hard = status.and_then(|s| s.hard.as_ref()).or(q.spec.as_ref().and_then(|s| s.hard.as_ref()));
+    let used = status.and_then(|s| s.used.as_ref());
+    hard.into_iter()
+        .flatten()
+        .filter_map(|(key, h)| {
+            let (resource, device_class) = gpu_key(key)?;
+            let used = match used.and_then(|u| u.get(key)) {
+                Some(u) => units(u)?,
+                None => 0,
+            };
+            Some(GpuEntry { key, resource, device_class, hard: units(h)?, used })
+        })
+        .collect()
 }
 
 /// A quota's scopes as kubectl describes them (`BestEffort`, `PriorityClass In (high)`).
@@ -73,26 +106,15 @@ pub fn quotas(quotas: &[Arc<ResourceQuota>], nodes: &[Arc<NodeView>]) -> Vec<Quo
     for q in quotas {
         let namespace = q.metadata.namespace.clone().unwrap_or_default();
         let name = q.metadata.name.clone().unwrap_or_default();
-        let status = q.status.as_ref();
-        // status.hard is what the quota controller enforces; spec.hard before it has synced.
-        let hard = status.and_then(|s| s.hard.as_ref()).or(q.spec.as_ref().and_then(|s| s.hard.as_ref()));
-        let used = status.and_then(|s| s.used.as_ref());
         let scopes = scopes(q);
-        for (key, h) in hard.into_iter().flatten() {
-            let Some((gpu_resource, device_class)) = gpu_key(key) else { continue };
-            // Not yet counted by the quota controller: 0 in use is what it would report.
-            let used = match used.and_then(|u| u.get(key)) {
-                Some(u) => units(u),
-                None => Some(0),
-            };
-            let (Some(hard), Some(used)) = (units(h), used) else { continue };
+        for GpuEntry { key, resource: gpu_resource, device_class, hard, used } in gpu_entries(q) {
             let mut pods = holders.get(&(namespace.as_str(), gpu_resource.as_str())).cloned().unwrap_or_default();
             pods.sort();
             pods.dedup();
             out.push(QuotaView {
                 namespace: namespace.clone(),
                 name: name.clone(),
-                resource: key.clone(),
+                resource: key.to_string(),
                 hard,
                 used,
                 cluster_free: (!device_class).then(|| free.get(gpu_resource.as_str()).copied().unwrap_or(0)),

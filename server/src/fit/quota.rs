@@ -5,9 +5,8 @@
 use k8s_openapi::api::core::v1::{Pod, ResourceQuota};
 
 use crate::derive::pods::{units, Amounts};
-use crate::derive::quota::gpu_key;
+use crate::derive::quota::{gpu_entries, GpuEntry};
 use crate::derive::Inputs;
-use crate::quantity::GpuCount;
 
 /// Whether a quota's scopes select this pod (the scopes gpudash can evaluate; others are
 /// taken to select it, so a refusal may be stricter than the API server's, never looser).
@@ -57,23 +56,11 @@ pub fn admit(inputs: &Inputs, pod: &Pod, req: &Amounts, replicas: u32) -> Option
             continue;
         }
         let qname = q.metadata.name.as_deref().unwrap_or("");
-        let status = q.status.as_ref();
-        let hard = status.and_then(|s| s.hard.as_ref()).or(q.spec.as_ref().and_then(|s| s.hard.as_ref()));
-        for (key, h) in hard.into_iter().flatten() {
-            let Some((res, false)) = gpu_key(key) else { continue };
-            let asked = units(req.get(&res).copied().unwrap_or(0));
+        for GpuEntry { key, resource, hard, used, .. } in gpu_entries(q).into_iter().filter(|e| !e.device_class) {
+            let asked = units(req.get(&resource).copied().unwrap_or(0));
             if asked == 0 {
                 continue;
             }
-            // An amount that is not a whole number is not judged (never read as 0).
-            let Ok(hard) = GpuCount::parse(&h.0).map(|c| c.0) else { continue };
-            let used = match status.and_then(|s| s.used.as_ref()).and_then(|u| u.get(key)) {
-                Some(u) => match GpuCount::parse(&u.0) {
-                    Ok(c) => c.0,
-                    Err(_) => continue,
-                },
-                None => 0,
-            };
             let room = hard.saturating_sub(used) / asked;
             if room == 0 {
                 let words = format!("pods \"{name}\" is forbidden: exceeded quota: {qname}, requested: {key}={asked}, used: {key}={used}, limited: {key}={hard}");

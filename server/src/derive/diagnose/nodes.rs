@@ -184,6 +184,9 @@ pub(super) fn gpu_used_outside_scheduler(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>)
 
 /// `gpu-node-down`: a node that stopped reporting (or reports not ready) with GPU pods bound.
 pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    // Free units on the nodes that can take a pod now (a down node is not one of them), taken
+    // once and only when some board is down.
+    let mut free: Option<std::collections::HashMap<&str, u64>> = None;
     for view in cx.nodes {
         let Some(down) = &view.down else { continue };
         let name = view.name.as_str();
@@ -220,14 +223,11 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let room: Vec<String> = need
             .iter()
             .map(|(r, n)| {
-                let free: u64 = cx
-                    .nodes
-                    .iter()
-                    .filter(|v| v.down.is_none() && v.ready && v.name != view.name && !v.unschedulable)
-                    .flat_map(|v| &v.gpu_resources)
-                    .filter(|g| g.resource == *r)
-                    .map(|g| g.allocatable.saturating_sub(g.allocated))
-                    .sum();
+                let free = free
+                    .get_or_insert_with(|| crate::derive::quota::cluster_free(cx.nodes))
+                    .get(r)
+                    .copied()
+                    .unwrap_or(0);
                 if free >= *n {
                     format!("the rest of the cluster has {free} free {r} for the {n} they hold")
                 } else if free > 0 {
