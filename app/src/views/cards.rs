@@ -124,7 +124,7 @@ fn slot_rows(rows: Vec<(String, Vec<Cell>)>, profile: Option<String>) -> impl In
 }
 
 /// A thousandth as a percentage (`12.3%`).
-fn percent(permille: u32) -> String {
+pub(super) fn percent(permille: u32) -> String {
     format!("{}.{}%", permille / 10, permille % 10)
 }
 

@@ -55,7 +55,7 @@ pub fn QuotasPage() -> impl IntoView {
         {quotas.is_empty().then(|| view! { <p class="muted big">"No ResourceQuota limits a GPU resource here."</p> })}
         <section class="quota-list">
             {quotas.into_iter().map(|q| {
-                let width = format!("width: {}.{}%", q.used_permille / 10, q.used_permille % 10);
+                let width = format!("width: {}", super::cards::percent(q.used_permille));
                 let src = chart(&q);
                 let free = match (q.cluster_free, q.device_class) {
                     (Some(f), _) => format!("{f} free {} in the cluster", q.gpu_resource),

@@ -35,6 +35,12 @@ pub(crate) fn load(text: &str) -> Inputs {
     inputs
 }
 
+/// The text of a scenario file under `tests/scenarios/` (`onsite/gpu-unhealthy.yaml`).
+pub(crate) fn scenario_text(rel: &str) -> String {
+    let path = format!("{}/../tests/scenarios/{rel}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 fn edge() -> ClusterView {
     let inputs = load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""));
     derive(

@@ -201,8 +201,7 @@ fn bad_input_points_at_the_field() {
 }
 
 fn quota_inputs(file: &str) -> Inputs {
-    let path = format!("{}/../tests/scenarios/quota/{file}", env!("CARGO_MANIFEST_DIR"));
-    load(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
+    load(&crate::derive::tests::scenario_text(&format!("quota/{file}")))
 }
 
 const TEAM_A_MODEL: &str = r#"

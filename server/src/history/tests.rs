@@ -105,8 +105,7 @@ async fn pod_intervals_and_diagnoses_open_and_close() {
 
 #[tokio::test]
 async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
-    let path = format!("{}/../tests/scenarios/onsite/gpu-unhealthy.yaml", env!("CARGO_MANIFEST_DIR"));
-    let failed = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let failed = crate::derive::tests::scenario_text("onsite/gpu-unhealthy.yaml");
     // The device plugin sees the GPU healthy again: allocatable back to capacity.
     let healed = failed.replacen("nvidia.com/gpu: \"1\", pods: \"110\"}", "nvidia.com/gpu: \"2\", pods: \"110\"}", 1);
     assert_ne!(failed, healed);

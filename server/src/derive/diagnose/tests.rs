@@ -3,14 +3,17 @@
 
 use app::model::{ClusterView, Diagnosis, NodeView, Severity, Sharing, Source};
 
-use crate::derive::tests::load;
+use crate::derive::tests::{load, scenario_text};
 use crate::derive::{derive, Options};
 
-fn site(file: &str) -> ClusterView {
-    let path = format!("{}/../tests/scenarios/onsite/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+/// A scenario file under `tests/scenarios/`, derived at 2026-11-30T12:00:00Z.
+fn derived(rel: &str) -> ClusterView {
     let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-    derive(&load(&text), &Options::default(), Source::default(), 1, now)
+    derive(&load(&scenario_text(rel)), &Options::default(), Source::default(), 1, now)
+}
+
+fn site(file: &str) -> ClusterView {
+    derived(&format!("onsite/{file}"))
 }
 
 fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
@@ -155,9 +158,7 @@ fn a_crash_looping_plugin_is_named_and_the_waiting_pod_is_told_to_fix_it() {
 #[test]
 fn a_pod_waiting_on_no_advertised_gpu_anywhere_is_pointed_at_the_plugin() {
     // The same board, and a pod that names no node: no node advertises the resource at all.
-    let path = format!("{}/../tests/scenarios/onsite/plugin-crashloop.yaml", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_default()
+    let text = scenario_text("onsite/plugin-crashloop.yaml")
         .replace("nodeSelector: {factory.example.com/line: cut-7}", "nodeSelector: {}");
     let v = derive(&load(&text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     let p = found(&v, "insufficient-gpu", "blade-wear-7e6d5c4b3-r2t3y");
@@ -201,10 +202,7 @@ fn a_device_plugin_pod_state_reads_as_words() {
 }
 
 fn quota_site(file: &str) -> ClusterView {
-    let path = format!("{}/../tests/scenarios/quota/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-    derive(&load(&text), &Options::default(), Source::default(), 1, now)
+    derived(&format!("quota/{file}"))
 }
 
 #[test]
@@ -247,8 +245,7 @@ fn a_deployment_a_quota_refuses_while_replicas_are_free_is_shown_beside_pending_
 
 #[test]
 fn a_workload_that_got_its_pods_or_a_quota_with_room_is_not_blocked() {
-    let path = format!("{}/../tests/scenarios/quota/deployment-blocked.yaml", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = scenario_text("quota/deployment-blocked.yaml");
     let raised = text.replace(
         "hard: {requests.nvidia.com/gpu: \"1\", limits.memory: 48Gi}\n    used:",
         "hard: {requests.nvidia.com/gpu: \"2\", limits.memory: 48Gi}\n    used:",
