@@ -118,6 +118,20 @@ pub struct SimArgs {
     /// Run timeline steps only when POST /_sim/advance is called.
     #[arg(long)]
     pub manual_timeline: bool,
+    /// The Kubernetes version to speak, `1.NN`: 1.33 and older serve no `resource.k8s.io/v1`
+    /// (Dynamic Resource Allocation), as a K3s of that line.
+    #[arg(long, value_parser = kubernetes_minor, default_value = "1.34")]
+    pub kubernetes_version: u32,
+}
+
+/// Parses `1.NN` (or `v1.NN`) into NN.
+pub fn kubernetes_minor(s: &str) -> Result<u32, String> {
+    let t = s.trim().trim_start_matches('v');
+    t.strip_prefix("1.")
+        .and_then(|m| m.split('.').next())
+        .and_then(|m| m.parse::<u32>().ok())
+        .filter(|m| (20..=99).contains(m))
+        .ok_or_else(|| format!("{s:?}: expected a Kubernetes version such as 1.34 (1.20 to 1.99)"))
 }
 
 /// A `serve` setting that cannot be used, with what is accepted.

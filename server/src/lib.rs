@@ -4,6 +4,7 @@ pub mod auth;
 pub mod cli;
 pub mod db;
 pub mod derive;
+pub mod dra;
 pub mod error;
 pub mod fit;
 pub mod heartbeat;

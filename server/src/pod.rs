@@ -61,6 +61,64 @@ pub struct PodSpec {
     /// The scheduler that places it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
+    /// Its Dynamic Resource Allocation claims (by name, or made from a template per pod).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_claims: Vec<PodResourceClaim>,
+}
+
+/// `spec.resourceClaims[]`: exactly one of the two sources is set.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodResourceClaim {
+    /// The name the pod's containers use for it.
+    #[serde(default)]
+    pub name: String,
+    /// An existing ResourceClaim, shared with every pod that names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_claim_name: Option<String>,
+    /// A template the pod gets its own claim from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_claim_template_name: Option<String>,
+}
+
+/// `status.resourceClaimStatuses[]`: the claim made for a template entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodClaimStatus {
+    /// The entry's name in `spec.resourceClaims`.
+    #[serde(default)]
+    pub name: String,
+    /// The ResourceClaim made for it (unset when none was needed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_claim_name: Option<String>,
+}
+
+/// `status.extendedResourceClaimStatus`: the claim the scheduler made for extended resources
+/// that a DeviceClass stands for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtendedClaimStatus {
+    /// Which container's which resource maps to which request.
+    #[serde(default)]
+    pub request_mappings: Vec<RequestMapping>,
+    /// The claim.
+    #[serde(default)]
+    pub resource_claim_name: String,
+}
+
+/// One mapping of `extendedResourceClaimStatus`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestMapping {
+    /// Container.
+    #[serde(default)]
+    pub container_name: String,
+    /// The extended resource (`nvidia.com/gpu`).
+    #[serde(default)]
+    pub resource_name: String,
+    /// The claim's request.
+    #[serde(default)]
+    pub request_name: String,
 }
 
 /// A container's name, resources and restart policy (sidecars restart `Always`).
@@ -218,6 +276,12 @@ pub struct PodStatus {
     /// and last exit say why a node offers no GPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container_statuses: Option<Vec<ContainerStatus>>,
+    /// The claims made from templates for this pod.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_claim_statuses: Vec<PodClaimStatus>,
+    /// The claim made for its DRA-backed extended resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_resource_claim_status: Option<ExtendedClaimStatus>,
 }
 
 /// What gpudash reads of a container's state.
@@ -315,6 +379,29 @@ impl Pod {
     /// `…nvidia-device-plugin-…` and the GPU Operator's `nvidia-device-plugin-daemonset-…`).
     pub fn is_device_plugin(&self) -> bool {
         self.metadata.name.as_deref().is_some_and(|n| n.contains("nvidia-device-plugin"))
+    }
+
+    /// The pod's claims: (entry name, the ResourceClaim's name when known, the template).
+    /// A template entry's claim is named in `status.resourceClaimStatuses` once made.
+    pub fn claims(&self) -> Vec<(&str, Option<&str>, Option<&str>)> {
+        let statuses = self.status.as_ref().map(|s| s.resource_claim_statuses.as_slice()).unwrap_or_default();
+        self.spec
+            .iter()
+            .flat_map(|s| &s.resource_claims)
+            .map(|c| {
+                let made = statuses.iter().find(|s| s.name == c.name).and_then(|s| s.resource_claim_name.as_deref());
+                (c.name.as_str(), c.resource_claim_name.as_deref().or(made), c.resource_claim_template_name.as_deref())
+            })
+            .collect()
+    }
+
+    /// Whether the extended resource `name` is served to this pod by DRA (the scheduler mapped
+    /// it to a claim) rather than by a device plugin.
+    pub fn dra_mapped(&self, name: &str) -> bool {
+        self.status
+            .as_ref()
+            .and_then(|s| s.extended_resource_claim_status.as_ref())
+            .is_some_and(|e| e.request_mappings.iter().any(|m| m.resource_name == name))
     }
 
     /// The projection of a full k8s-openapi pod (the what-if check parses pasted workloads with

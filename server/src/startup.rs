@@ -272,7 +272,9 @@ pub async fn sim(args: SimArgs) -> anyhow::Result<()> {
         gpudash_sim::Scenario::from_files(&args.scenarios).map_err(|e| anyhow!("{e}"))?
     };
     let mode = if args.manual_timeline { gpudash_sim::TimelineMode::Manual } else { gpudash_sim::TimelineMode::Auto };
-    let running = gpudash_sim::start(gpudash_sim::Simulator::new(scenario), args.listen, mode)
+    let simulator = gpudash_sim::Simulator::new(scenario);
+    simulator.set_kubernetes_minor(args.kubernetes_version);
+    let running = gpudash_sim::start(simulator, args.listen, mode)
         .await
         .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;
     if let Some(path) = &args.kubeconfig_out {

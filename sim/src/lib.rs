@@ -13,7 +13,7 @@ pub mod select;
 pub mod store;
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -117,9 +117,16 @@ pub struct Shared {
     timelines: Mutex<Vec<(scenario::Timeline, usize)>>,
     /// How often watches that asked for bookmarks get one.
     pub bookmark_interval: Duration,
+    /// The Kubernetes minor version served (`/version`, and which groups exist).
+    minor: AtomicU32,
 }
 
 impl Shared {
+    /// The Kubernetes minor version served.
+    pub fn minor(&self) -> u32 {
+        self.minor.load(Ordering::Relaxed)
+    }
+
     /// Locks the store. A poisoned lock still holds consistent data (every write is one call).
     pub fn store(&self) -> MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
@@ -185,8 +192,15 @@ impl Simulator {
                 log: Mutex::new(RequestLog::default()),
                 timelines: Mutex::new(scenario.timelines.into_iter().map(|t| (t, 0)).collect()),
                 bookmark_interval,
+                minor: AtomicU32::new(resources::DEFAULT_MINOR),
             }),
         }
+    }
+
+    /// Speaks Kubernetes 1.`minor`: `/version` says so and groups newer than it are absent
+    /// (1.33 and older serve no `resource.k8s.io/v1`, as a K3s of that line).
+    pub fn set_kubernetes_minor(&self, minor: u32) {
+        self.shared.minor.store(minor, Ordering::Relaxed);
     }
 
     /// The axum router serving the Kubernetes API and the `/_sim` control endpoints.

@@ -33,6 +33,12 @@ impl Resource {
         }
     }
 
+    /// Whether a server of Kubernetes 1.`minor` serves it: `resource.k8s.io/v1` (Dynamic
+    /// Resource Allocation) went GA in 1.34; older servers answer 404 for the whole group.
+    pub fn served_by(&self, minor: u32) -> bool {
+        self.group != "resource.k8s.io" || minor >= 34
+    }
+
     /// The kind of the list type (`PodList`).
     pub fn list_kind(&self) -> String {
         format!("{}List", self.kind)
@@ -134,6 +140,46 @@ pub const RESOURCES: &[Resource] = &[
         watchable: true,
     },
     Resource {
+        group: "resource.k8s.io",
+        version: "v1",
+        plural: "resourceslices",
+        singular: "resourceslice",
+        kind: "ResourceSlice",
+        namespaced: false,
+        short_names: &[],
+        watchable: true,
+    },
+    Resource {
+        group: "resource.k8s.io",
+        version: "v1",
+        plural: "resourceclaims",
+        singular: "resourceclaim",
+        kind: "ResourceClaim",
+        namespaced: true,
+        short_names: &[],
+        watchable: true,
+    },
+    Resource {
+        group: "resource.k8s.io",
+        version: "v1",
+        plural: "resourceclaimtemplates",
+        singular: "resourceclaimtemplate",
+        kind: "ResourceClaimTemplate",
+        namespaced: true,
+        short_names: &[],
+        watchable: true,
+    },
+    Resource {
+        group: "resource.k8s.io",
+        version: "v1",
+        plural: "deviceclasses",
+        singular: "deviceclass",
+        kind: "DeviceClass",
+        namespaced: false,
+        short_names: &[],
+        watchable: true,
+    },
+    Resource {
         group: "metrics.k8s.io",
         version: "v1beta1",
         plural: "nodes",
@@ -156,8 +202,11 @@ pub const RESOURCES: &[Resource] = &[
 ];
 
 /// Finds a resource by group, version and plural path segment.
-pub fn by_path(group: &str, version: &str, plural: &str) -> Option<ResourceId> {
-    RESOURCES.iter().position(|r| r.group == group && r.version == version && r.plural == plural).map(ResourceId)
+pub fn by_path(group: &str, version: &str, plural: &str, minor: u32) -> Option<ResourceId> {
+    RESOURCES
+        .iter()
+        .position(|r| r.group == group && r.version == version && r.plural == plural && r.served_by(minor))
+        .map(ResourceId)
 }
 
 /// Finds a resource by `apiVersion` and `kind`, as objects in a scenario name themselves.
@@ -189,9 +238,9 @@ pub fn api_versions(server_address: &str) -> Value {
     })
 }
 
-fn groups() -> Vec<(&'static str, &'static str)> {
+fn groups(minor: u32) -> Vec<(&'static str, &'static str)> {
     let mut out: Vec<(&str, &str)> = Vec::new();
-    for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
+    for r in RESOURCES.iter().filter(|r| !r.group.is_empty() && r.served_by(minor)) {
         if !out.contains(&(r.group, r.version)) {
             out.push((r.group, r.version));
         }
@@ -200,8 +249,8 @@ fn groups() -> Vec<(&'static str, &'static str)> {
 }
 
 /// One `APIGroup` document.
-pub fn api_group(group: &str) -> Option<Value> {
-    let versions: Vec<Value> = groups()
+pub fn api_group(group: &str, minor: u32) -> Option<Value> {
+    let versions: Vec<Value> = groups(minor)
         .into_iter()
         .filter(|(g, _)| *g == group)
         .map(|(g, v)| json!({"groupVersion": format!("{g}/{v}"), "version": v}))
@@ -217,13 +266,13 @@ pub fn api_group(group: &str) -> Option<Value> {
 }
 
 /// `GET /apis`: every non-core group.
-pub fn api_group_list() -> Value {
-    let mut names: Vec<&str> = groups().into_iter().map(|(g, _)| g).collect();
+pub fn api_group_list(minor: u32) -> Value {
+    let mut names: Vec<&str> = groups(minor).into_iter().map(|(g, _)| g).collect();
     names.dedup();
     let groups: Vec<Value> = names
         .into_iter()
         .filter_map(|g| {
-            let mut v = api_group(g)?;
+            let mut v = api_group(g, minor)?;
             if let Some(o) = v.as_object_mut() {
                 o.remove("kind");
                 o.remove("apiVersion");
@@ -235,10 +284,10 @@ pub fn api_group_list() -> Value {
 }
 
 /// `GET /api/v1` or `GET /apis/<group>/<version>`: the resource list of one group version.
-pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+pub fn api_resource_list(group: &str, version: &str, minor: u32) -> Option<Value> {
     let resources: Vec<Value> = RESOURCES
         .iter()
-        .filter(|r| r.group == group && r.version == version)
+        .filter(|r| r.group == group && r.version == version && r.served_by(minor))
         .map(|r| {
             let mut v = json!({
                 "name": r.plural,
@@ -260,12 +309,15 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
     Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
 }
 
-/// `GET /version`: what a K3s server of the 1.31 line answers.
-pub fn version() -> Value {
+/// The Kubernetes minor version the simulator speaks unless told otherwise (1.34: DRA GA).
+pub const DEFAULT_MINOR: u32 = 34;
+
+/// `GET /version`: what a K3s server of the 1.`minor` line answers.
+pub fn version(minor: u32) -> Value {
     json!({
         "major": "1",
-        "minor": "31",
-        "gitVersion": "v1.31.6+k3s1",
+        "minor": minor.to_string(),
+        "gitVersion": format!("v1.{minor}.2+k3s1"),
         "gitCommit": "6ab750f9b5a3d6d5c4f6e6a1e3c4b4a7d1b1e4c9",
         "gitTreeState": "clean",
         "buildDate": "2025-02-20T18:00:00Z",
@@ -281,11 +333,21 @@ mod tests {
 
     #[test]
     fn every_group_version_has_a_resource_list() {
-        for (g, v) in groups() {
-            assert!(api_resource_list(g, v).is_some(), "{g}/{v}");
+        for (g, v) in groups(DEFAULT_MINOR) {
+            assert!(api_resource_list(g, v, DEFAULT_MINOR).is_some(), "{g}/{v}");
         }
-        assert!(api_resource_list("", "v1").is_some());
-        assert!(api_resource_list("batch", "v1").is_none());
+        assert!(api_resource_list("", "v1", DEFAULT_MINOR).is_some());
+        assert!(api_resource_list("batch", "v1", DEFAULT_MINOR).is_none());
+    }
+
+    #[test]
+    fn an_older_server_has_no_dra_group() {
+        assert!(api_resource_list("resource.k8s.io", "v1", 34).is_some());
+        assert!(api_resource_list("resource.k8s.io", "v1", 31).is_none());
+        assert!(api_group("resource.k8s.io", 31).is_none());
+        assert!(by_path("resource.k8s.io", "v1", "resourceclaims", 31).is_none());
+        assert_eq!(by_path("resource.k8s.io", "v1", "resourceclaims", 34).map(|r| r.def().kind), Some("ResourceClaim"));
+        assert!(!api_group_list(31).to_string().contains("resource.k8s.io"));
     }
 
     #[test]

@@ -171,6 +171,7 @@ fn supported_fields(kind: &str) -> &'static [&'static str] {
         ],
         "Node" => &["spec.unschedulable"],
         "ReplicaSet" => &["status.replicas"],
+        "ResourceSlice" => &["spec.nodeName", "spec.driver"],
         _ => &[],
     }
 }

@@ -139,6 +139,14 @@ string_enum! {
         GpuNodeDown = "gpu-node-down",
         /// A pending pod refused for memory.
         InsufficientMemory = "insufficient-memory",
+        /// A claim or template names a DeviceClass that does not exist.
+        DraDeviceclassMissing = "dra-deviceclass-missing",
+        /// A GPU node publishes no ResourceSlice while GPU DeviceClasses exist.
+        DraDriverMissing = "dra-driver-missing",
+        /// A claim is allocated but no pod uses it.
+        DraClaimUnreserved = "dra-claim-unreserved",
+        /// A node offers its GPUs through both the device plugin and a DRA driver.
+        GpuDualAllocator = "gpu-dual-allocator",
     }
 }
 
@@ -162,5 +170,9 @@ string_enum! {
         DaemonSet = "DaemonSet",
         /// The cluster as a whole.
         Cluster = "Cluster",
+        /// A ResourceClaim.
+        ResourceClaim = "ResourceClaim",
+        /// A ResourceClaimTemplate.
+        ResourceClaimTemplate = "ResourceClaimTemplate",
     }
 }

@@ -53,6 +53,8 @@ pub enum Sharing {
     Mps,
     /// Multi-Instance GPU slices.
     Mig,
+    /// Devices a Dynamic Resource Allocation driver publishes (exact placement from claims).
+    Dra,
 }
 
 /// A pod holding units of a GPU resource.
@@ -108,6 +110,59 @@ pub struct GpuResource {
     /// else one row; holders first (each for its count), then free, then out of service.
     #[serde(default)]
     pub slots: Vec<Vec<Slot>>,
+    /// What each row of `slots` is, when the derivation knows (`GPU 0 · NVIDIA A100 80GB PCIe`
+    /// for a DRA device); empty when rows are just numbered.
+    #[serde(default)]
+    pub rows: Vec<String>,
+    /// The devices of a DRA driver on this node, each with its claims and pods (not read by the
+    /// browser: the card draws `slots`; the node page shows them whole).
+    #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub devices: Vec<DeviceView>,
+}
+
+/// One device a DRA driver publishes on a node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct DeviceView {
+    /// Its name in the pool (`gpu-0`, `gpu-0-mig-1g10gb-0`).
+    pub name: String,
+    /// The driver's `type` attribute (`gpu`, `mig`, `vfio`, …).
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    /// `productName`.
+    pub product: Option<String>,
+    /// `uuid`.
+    pub uuid: Option<String>,
+    /// `capacity.memory`.
+    pub memory_bytes: Option<u64>,
+    /// The device this one is a partition of (a MIG device's GPU), by name.
+    pub parent: Option<String>,
+    /// Whether several claims may each hold a share (consumable capacity).
+    pub shared: bool,
+    /// The claims allocated this device (one per share on a shared device).
+    pub claims: Vec<DeviceClaimRef>,
+    /// The pods using those claims.
+    pub holders: Vec<PodRef>,
+}
+
+/// A claim allocated a device.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct DeviceClaimRef {
+    /// Namespace.
+    pub namespace: String,
+    /// Claim name.
+    pub name: String,
+    /// The share it holds of a shared device.
+    pub share_id: Option<String>,
+}
+
+/// A pod, by namespace and name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct PodRef {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
 }
 
 /// One unit of a GPU resource as drawn.
@@ -118,6 +173,10 @@ pub struct Slot {
     /// Index into the resource's `holders` (held slots only).
     #[serde(default)]
     pub holder: Option<u32>,
+    /// What the slot is, when the derivation names it (a MIG profile, a share of a device's
+    /// memory, a claim that no pod uses).
+    #[serde(default)]
+    pub label: Option<String>,
 }
 
 /// What a slot is.

@@ -54,4 +54,18 @@ pub struct PendingPod {
     /// (`ReplicaSet`, `Job`, `StatefulSet`, `DaemonSet`); null for a pod.
     #[serde(default)]
     pub workload: Option<String>,
+    /// Its Dynamic Resource Allocation claims and their state.
+    #[serde(default)]
+    pub claims: Vec<PendingClaim>,
+}
+
+/// A claim of a pending pod.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct PendingClaim {
+    /// The ResourceClaim's name (the pod's entry name while a template's claim is not made).
+    pub name: String,
+    /// The DeviceClass it asks for.
+    pub device_class: Option<String>,
+    /// `missing` (no such claim yet), `pending` (not allocated) or `allocated`.
+    pub state: String,
 }

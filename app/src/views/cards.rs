@@ -7,8 +7,9 @@ use crate::boot::{percent_encode, Boot};
 use crate::model::{GpuResource, MemoryView, NodeView, Severity, Sharing, Slot, SlotState};
 use crate::units::bytes;
 
-/// One drawn slot: its class, its text, and the full name for screen readers.
-type Cell = (&'static str, String, String);
+/// One drawn slot: its class, its label (a MIG profile, a share), its text, and the full name
+/// for screen readers.
+type Cell = (&'static str, Option<String>, String, String);
 
 /// A slot of a GPU resource, as the derivation laid it out.
 fn cell(g: &GpuResource, s: &Slot) -> Cell {
@@ -22,7 +23,13 @@ fn cell(g: &GpuResource, s: &Slot) -> Cell {
         SlotState::Out => ("slot out", "✖ out of service".to_string()),
     };
     let full = holder.map(|h| format!("{}/{}", h.namespace, h.name)).unwrap_or_else(|| text.clone());
-    (cls, text, full)
+    let profile = s.label.clone().or_else(|| g.resource.strip_prefix("nvidia.com/mig-").map(str::to_string));
+    let text = if holder.is_none() && s.label.is_some() && s.state != SlotState::Free { String::new() } else { text };
+    let full = match &s.label {
+        Some(l) => format!("{l} {full}"),
+        None => full,
+    };
+    (cls, profile, text, full)
 }
 
 /// The caption of a resource: what the grid shows.
@@ -44,6 +51,7 @@ pub fn caption(g: &GpuResource) -> String {
             format!("{p} whole GPU{} · {held}", if p == 1 { "" } else { "s" })
         }
         (Sharing::None, None) => format!("{} units, GPU count unknown · {held}", g.capacity),
+        (Sharing::Dra, _) => format!("DRA devices · {}/{} allocated", g.allocated, g.capacity),
     }
 }
 
@@ -54,22 +62,25 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
     let rows: Vec<Vec<Cell>> = g.slots.iter().map(|row| row.iter().map(|sl| cell(&g, sl)).collect()).collect();
     let unknown = !g.placement_known;
     let count_unknown = g.physical_gpus.is_none() && g.sharing == Sharing::None;
-    let profile = g.resource.strip_prefix("nvidia.com/mig-").map(str::to_string);
+    let mig = g.resource.starts_with("nvidia.com/mig-");
     let sharing = match g.sharing {
         Sharing::None => "none",
         Sharing::TimeSlicing => "time-slicing",
         Sharing::Mps => "mps",
         Sharing::Mig => "mig",
+        Sharing::Dra => "dra",
     };
     let labelled: Vec<(String, Vec<Cell>)> = rows
         .into_iter()
         .enumerate()
         .map(|(i, row)| {
-            let label = if count_unknown {
+            let label = if let Some(r) = g.rows.get(i) {
+                r.clone()
+            } else if count_unknown {
                 "units".to_string()
             } else if unknown {
                 "replicas (GPU unknown)".to_string()
-            } else if profile.is_some() {
+            } else if mig {
                 "slices".to_string()
             } else {
                 format!("GPU {i}")
@@ -91,7 +102,7 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
                 {g.product.clone().map(|p| view! { <span class="gpu-product">{p}</span> })}
                 <span class="gpu-caption">{cap}</span>
             </div>
-            {slot_rows(labelled, profile)}
+            {slot_rows(labelled)}
             {note.map(|t| view! { <p class="note">{t}</p> })}
         </div>
     }
@@ -99,16 +110,14 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
 
 /// Labelled rows of slots (one per physical GPU, or one for all); the one place slots are drawn,
 /// for GPU resources and for the pods that use a GPU outside the scheduler.
-fn slot_rows(rows: Vec<(String, Vec<Cell>)>, profile: Option<String>) -> impl IntoView {
+fn slot_rows(rows: Vec<(String, Vec<Cell>)>) -> impl IntoView {
     rows.into_iter()
         .map(|(label, row)| {
-            let profile = profile.clone();
             view! {
                 <div class="slot-row">
                     <span class="slot-row-label">{label}</span>
                     <ul class="slots">
-                        {row.into_iter().map(|(cls, text, full)| {
-                            let prof = profile.clone();
+                        {row.into_iter().map(|(cls, prof, text, full)| {
                             view! {
                                 <li class=cls aria-label=full>
                                     {prof.map(|p| view! { <span class="slot-profile">{p}</span> })}
@@ -181,9 +190,9 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
             .map(|u| -> Cell {
                 let full = format!("{}/{}", u.namespace, u.name);
                 if u.sure {
-                    ("slot held outside", u.name.clone(), full)
+                    ("slot held outside", None, u.name.clone(), full)
                 } else {
-                    ("slot held outside maybe", format!("? {}", u.name), full)
+                    ("slot held outside maybe", None, format!("? {}", u.name), full)
                 }
             })
             .collect::<Vec<_>>()
@@ -216,7 +225,7 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
             } else {
                 Either::Right(gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view())
             }}
-            {outside.map(|cells| slot_rows(vec![("GPU used outside the scheduler".to_string(), cells)], None))}
+            {outside.map(|cells| slot_rows(vec![("GPU used outside the scheduler".to_string(), cells)]))}
             <MemoryBars m=node.memory.clone() unified=node.unified_memory/>
             {problems.into_iter().map(|(cls, icon, code, msg)| view! {
                 <p class="node-problem"><span class=cls>{icon} {code}</span> " " {msg}</p>

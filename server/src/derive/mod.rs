@@ -2,6 +2,7 @@
 //! everything is a function of its arguments and is unit-tested with real object shapes.
 
 mod diagnose;
+pub mod dra;
 pub mod memory;
 pub mod node;
 pub mod pods;
@@ -76,6 +77,14 @@ pub struct Inputs {
     pub node_metrics: Option<Vec<NodeMetrics>>,
     /// Pod metrics.
     pub pod_metrics: Option<Vec<PodMetrics>>,
+    /// ResourceSlices (empty where `resource.k8s.io/v1` is not served).
+    pub slices: Vec<Arc<crate::dra::ResourceSlice>>,
+    /// ResourceClaims.
+    pub claims: Vec<Arc<crate::dra::ResourceClaim>>,
+    /// ResourceClaimTemplates.
+    pub claim_templates: Vec<Arc<crate::dra::ResourceClaimTemplate>>,
+    /// DeviceClasses.
+    pub device_classes: Vec<Arc<crate::dra::DeviceClass>>,
 }
 
 /// A term of `--unified-memory-selector` that is not a selector.
@@ -181,7 +190,23 @@ pub fn event_time(e: &Event) -> Option<jiff::Timestamp> {
         .or(e.metadata.creation_timestamp.as_ref().map(|t| t.0))
 }
 
-fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
+/// Claims and templates by namespace and name.
+pub(crate) struct ClaimIndex<'a> {
+    pub(crate) claims: HashMap<(&'a str, &'a str), &'a crate::dra::ResourceClaim>,
+    pub(crate) templates: HashMap<(&'a str, &'a str), &'a crate::dra::ResourceClaimTemplate>,
+}
+
+impl<'a> ClaimIndex<'a> {
+    pub(crate) fn new(inputs: &'a Inputs) -> Self {
+        let key = |m: &'a ObjectMeta| (m.namespace.as_deref().unwrap_or(""), m.name.as_deref().unwrap_or(""));
+        Self {
+            claims: inputs.claims.iter().map(|c| (key(&c.metadata), c.as_ref())).collect(),
+            templates: inputs.claim_templates.iter().map(|t| (key(&t.metadata), t.as_ref())).collect(),
+        }
+    }
+}
+
+fn pending_pod(pod: &Pod, events: &[Arc<Event>], claims: &ClaimIndex<'_>) -> PendingPod {
     let (namespace, name) = pods::key(pod);
     let cond = pod
         .status
@@ -221,6 +246,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>]) -> PendingPod {
         scheduler,
         memory_request_bytes: req.get("memory").map(|m| pods::units(*m)),
         workload: None,
+        claims: dra::pending_claims(pod, &claims.claims, &claims.templates),
     }
 }
 
@@ -261,12 +287,22 @@ struct NodeMemo {
     usage: Vec<Option<u64>>,
     pending: u32,
     unified: bool,
+    dra: dra::NodeDra,
     view: Arc<NodeView>,
 }
 
 impl NodeMemo {
-    fn same(&self, node: &Arc<Node>, held: &[Held<'_>], usage: &[Option<u64>], pending: u32, unified: bool) -> bool {
+    fn same(
+        &self,
+        node: &Arc<Node>,
+        held: &[Held<'_>],
+        usage: &[Option<u64>],
+        pending: u32,
+        unified: bool,
+        dra: &dra::NodeDra,
+    ) -> bool {
         Arc::ptr_eq(&self.node, node)
+            && self.dra.same(dra)
             && self.pending == pending
             && self.unified == unified
             && self.usage == usage
@@ -276,12 +312,20 @@ impl NodeMemo {
 }
 
 /// One node's view from its object and the pods it holds.
-fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u32, unified: bool) -> NodeView {
+fn node_view(
+    n: &Node,
+    held: &[Held<'_>],
+    usage: &[Option<u64>],
+    pending_pods: u32,
+    unified: bool,
+    dra: &dra::NodeDra,
+) -> NodeView {
     let name = n.metadata.name.clone().unwrap_or_default();
     let mut resources = node::accelerator_resources(n);
-    for (_, f) in held {
+    for (p, f) in held {
         for (k, v) in &f.requests {
-            if *v > 0 && node::is_accelerator(k) && !resources.contains(k) {
+            // An extended resource a DRA DeviceClass stands for is shown on the driver's devices.
+            if *v > 0 && node::is_accelerator(k) && !resources.contains(k) && !p.dra_mapped(k) {
                 resources.push(k.clone());
             }
         }
@@ -292,6 +336,7 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
         .map(|r| {
             let mut holders: Vec<Holder> = held
                 .iter()
+                .filter(|(p, _)| !p.dra_mapped(r))
                 .filter_map(|(p, f)| {
                     let c = pods::units(*f.requests.get(r)?);
                     (c > 0).then(|| {
@@ -310,6 +355,7 @@ fn node_view(n: &Node, held: &[Held<'_>], usage: &[Option<u64>], pending_pods: u
             holders.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
             node::gpu_resource(n, r, holders)
         })
+        .chain(dra::resources(dra))
         .collect();
     let st = n.status.as_ref();
     let mem = |m: Option<&BTreeMap<String, K8sQuantity>>| {
@@ -465,12 +511,14 @@ pub fn derive_cached(
         .map(|m| (m.metadata.name.as_deref().unwrap_or(""), metric_bytes(&m.usage)))
         .collect();
 
+    let claim_index = ClaimIndex::new(inputs);
+    let mut dra_nodes = dra::by_node(&inputs.slices, &inputs.claims);
     let mut pending: Vec<(Option<jiff::Timestamp>, PendingPod, &Pod)> = inputs
         .pods
         .iter()
         .filter(|p| pods::is_unscheduled(p))
         .map(|p| {
-            let pp = pending_pod(p, &inputs.events);
+            let pp = pending_pod(p, &inputs.events, &claim_index);
             let t = pp.pending_since.as_deref().and_then(|s| s.parse().ok());
             (t, pp, p.as_ref())
         })
@@ -496,14 +544,15 @@ pub fn derive_cached(
             let pending_pods =
                 u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
             let unified = opts.matches(n);
+            let dra = dra_nodes.remove(name).unwrap_or_default();
             let view = match memo.remove(name) {
-                Some(m) if m.same(n, &held, &usage, pending_pods, unified) => m.view,
-                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified)),
+                Some(m) if m.same(n, &held, &usage, pending_pods, unified, &dra) => m.view,
+                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &dra)),
             };
             let held = held.iter().map(|(p, _)| Arc::clone(p)).collect();
             kept.insert(
                 name.to_string(),
-                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, view: view.clone() },
+                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, dra, view: view.clone() },
             );
             view
         })

@@ -215,7 +215,7 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         (Sharing::None, None, 1, None)
     };
     let placement_known = match sharing {
-        Sharing::Mig => true,
+        Sharing::Mig | Sharing::Dra => true,
         Sharing::None => physical.is_some() || !is_nvidia_gpu(resource),
         Sharing::TimeSlicing | Sharing::Mps => physical == Some(1),
     };
@@ -232,6 +232,8 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         placement_known,
         out_of_service: capacity.saturating_sub(allocatable),
         slots: Vec::new(),
+        rows: Vec::new(),
+        devices: Vec::new(),
     };
     g.slots = slots(&g);
     g
@@ -261,14 +263,14 @@ pub fn slots(g: &GpuResource) -> Vec<Vec<Slot>> {
             } else {
                 SlotState::Held
             };
-            flat.push(Slot { state, holder: u32::try_from(i).ok() });
+            flat.push(Slot { state, holder: u32::try_from(i).ok(), label: None });
         }
     }
     while flat.len() < alloc {
-        flat.push(Slot { state: SlotState::Free, holder: None });
+        flat.push(Slot { state: SlotState::Free, holder: None, label: None });
     }
     while flat.len() < total {
-        flat.push(Slot { state: SlotState::Out, holder: None });
+        flat.push(Slot { state: SlotState::Out, holder: None, label: None });
     }
     let per_gpu = usize::try_from(g.replicas_per_gpu.max(1)).unwrap_or(1);
     let by_gpu = g.placement_known

@@ -40,6 +40,30 @@ pub fn normalise(reason: &str) -> String {
     if r == "PodFitsHostPorts" || r == "NodePorts" {
         return "node(s) didn't have free ports for the requested pod ports".into();
     }
+    // Dynamic Resource Allocation (the scheduler's dynamicresources plugin, 1.26–1.35 wording).
+    if let Some(i) = lower.find("device class ") {
+        let rest = &r[i + "device class ".len()..];
+        if let Some(class) = rest.strip_suffix(" does not exist").or_else(|| rest.split(" does not exist").next()) {
+            if lower.contains("does not exist") {
+                return format!("DeviceClass {} does not exist", class.trim());
+            }
+        }
+    }
+    if lower.contains("cannot allocate all claims") {
+        return "cannot allocate all claims".into();
+    }
+    if lower.contains("resourceclaim not available on the node") {
+        return "resourceclaim not available on the node".into();
+    }
+    if lower.contains("resourceclaim in use") {
+        return "resourceclaim in use".into();
+    }
+    if lower.contains("resourceclaim must be reallocated") {
+        return "resourceclaim must be reallocated".into();
+    }
+    if lower.contains("not created yet") || (lower.contains("resourceclaim") && lower.contains("not found")) {
+        return "ResourceClaim not created yet".into();
+    }
     if let Some(rest) = r.strip_prefix("insufficient ").or_else(|| r.strip_prefix("Insufficient ")) {
         return format!("Insufficient {}", rest.trim());
     }
@@ -211,6 +235,11 @@ mod tests {
             // DRA and PreFilter messages
             ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", Some(1), vec![rc("cannot allocate all claims", Some(1))]),
             ("0/1 nodes are available: 1 cannot allocate all claims. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", Some(1), vec![rc("cannot allocate all claims", Some(1))]),
+            ("0/3 nodes are available: 1 resourceclaim not available on the node, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", Some(3), vec![rc("resourceclaim not available on the node", Some(1)), rc(SEL, Some(2))]),
+            ("0/2 nodes are available: 2 resourceclaim in use. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", Some(2), vec![rc("resourceclaim in use", Some(2))]),
+            ("0/2 nodes are available: claim line3/detector-0-gpu-k3l9m, request gpu: device class gpu.example.com does not exist. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", Some(2), vec![rc("DeviceClass gpu.example.com does not exist", None)]),
+            ("0/1 nodes are available: request gpu: device class mig.nvidia.com does not exist.", Some(1), vec![rc("DeviceClass mig.nvidia.com does not exist", None)]),
+            ("0/4 nodes are available: waiting for resource claim line3/inspector-0-gpu to be created: ResourceClaim not created yet.", Some(4), vec![rc("ResourceClaim not created yet", None)]),
             ("0/3 nodes are available: persistentvolumeclaim \"model-cache\" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", Some(3), vec![rc("persistentvolumeclaim \"model-cache\" not found", None)]),
             ("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", Some(2), vec![rc("pod has unbound immediate PersistentVolumeClaims", None)]),
             ("0/1 nodes are available: 1 Insufficient example.com/fpga.v2, 1 Insufficient cpu", Some(1), vec![rc("Insufficient example.com/fpga.v2", Some(1)), rc("Insufficient cpu", Some(1))]),

@@ -28,6 +28,7 @@ use reconnect::Reconnect;
 use strip::{strip_event, strip_node, strip_pod, strip_quota, strip_rc, strip_rs};
 
 use crate::derive::Inputs;
+use crate::dra::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 use crate::pod::Pod;
 
 /// The stores the derivation reads.
@@ -39,6 +40,7 @@ pub struct Stores {
     runtime_classes: Store<RuntimeClass>,
     replica_sets: Store<ReplicaSet>,
     quotas: Store<ResourceQuota>,
+    dra: DraStores,
     metrics: SharedMetrics,
     /// Watch health.
     pub state: Arc<WatchState>,
@@ -57,8 +59,69 @@ impl Stores {
             quotas: self.quotas.state(),
             node_metrics: m.0,
             pod_metrics: m.1,
+            slices: self.dra.slices.state(),
+            claims: self.dra.claims.state(),
+            claim_templates: self.dra.templates.state(),
+            device_classes: self.dra.classes.state(),
         }
     }
+}
+
+/// The Dynamic Resource Allocation stores: empty until the API server is found to serve
+/// `resource.k8s.io/v1` (1.34 and later), and for good on older servers.
+#[derive(Clone)]
+struct DraStores {
+    slices: Store<ResourceSlice>,
+    claims: Store<ResourceClaim>,
+    templates: Store<ResourceClaimTemplate>,
+    classes: Store<DeviceClass>,
+}
+
+/// How often an API server without `resource.k8s.io/v1` is asked again (it may be upgraded).
+const DRA_RECHECK: Duration = Duration::from_secs(300);
+
+/// Starts the DRA watchers once the group is served; until then (and on servers that never
+/// serve it) the stores stay empty and nothing is marked stale.
+fn start_dra(client: Client, state: Arc<WatchState>, cfg: watcher::Config) -> DraStores {
+    let (slices, w_slices) = reflector::store();
+    let (claims, w_claims) = reflector::store();
+    let (templates, w_templates) = reflector::store();
+    let (classes, w_classes) = reflector::store();
+    tokio::spawn(async move {
+        let gv = format!("{}/{}", crate::dra::GROUP, crate::dra::VERSION);
+        let mut backoff = Reconnect::default();
+        loop {
+            match client.list_api_group_resources(&gv).await {
+                Ok(list) if list.resources.iter().any(|r| r.name == "resourceslices") => break,
+                Ok(_) => {
+                    tracing::info!("{gv} is served without resourceslices: no DRA devices shown");
+                    tokio::time::sleep(DRA_RECHECK).await;
+                }
+                Err(kube::Error::Api(e)) if e.code == 404 => {
+                    tracing::info!("{gv} is not served (Kubernetes before 1.34): no DRA devices shown");
+                    tokio::time::sleep(DRA_RECHECK).await;
+                }
+                Err(e) => {
+                    let pause = backoff.next().unwrap_or(Duration::from_secs(30));
+                    tracing::debug!(error = %e, "asking for {gv} failed; asking again in {pause:?}");
+                    tokio::time::sleep(pause).await;
+                }
+            }
+        }
+        tracing::info!("{gv} is served: watching ResourceSlices, ResourceClaims, templates and DeviceClasses");
+        run_kind(&state, "resourceslices", Api::<ResourceSlice>::all(client.clone()), cfg.clone(), ResourceSlice::strip, w_slices);
+        run_kind(&state, "resourceclaims", Api::<ResourceClaim>::all(client.clone()), cfg.clone(), ResourceClaim::strip, w_claims);
+        run_kind(
+            &state,
+            "resourceclaimtemplates",
+            Api::<ResourceClaimTemplate>::all(client.clone()),
+            cfg.clone(),
+            ResourceClaimTemplate::strip,
+            w_templates,
+        );
+        run_kind(&state, "deviceclasses", Api::<DeviceClass>::all(client), cfg, DeviceClass::strip, w_classes);
+    });
+    DraStores { slices, claims, templates, classes }
 }
 
 fn spawn_kind<K>(
@@ -71,8 +134,22 @@ fn spawn_kind<K>(
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let idx = state.register(name);
     let (reader, writer) = reflector::store();
+    run_kind(state, name, api, cfg, strip, writer);
+    reader
+}
+
+fn run_kind<K>(
+    state: &Arc<WatchState>,
+    name: &'static str,
+    api: Api<K>,
+    cfg: watcher::Config,
+    strip: fn(&mut K),
+    writer: reflector::store::Writer<K>,
+) where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let idx = state.register(name);
     let stream = watcher(api, cfg).modify(strip).reflect(writer);
     let state = state.clone();
     tokio::spawn(async move {
@@ -101,7 +178,6 @@ where
             }
         }
     });
-    reader
 }
 
 /// The Kubernetes client, with the liveness layer reporting to `state`.
@@ -146,8 +222,10 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration)
     let runtime_classes =
         spawn_kind(&state, "runtimeclasses", Api::<RuntimeClass>::all(client.clone()), cfg.clone(), strip_rc);
     let replica_sets = spawn_kind(&state, "replicasets", Api::<ReplicaSet>::all(client.clone()), cfg.clone(), strip_rs);
-    let quotas = spawn_kind(&state, "resourcequotas", Api::<ResourceQuota>::all(client.clone()), cfg, strip_quota);
+    let quotas =
+        spawn_kind(&state, "resourcequotas", Api::<ResourceQuota>::all(client.clone()), cfg.clone(), strip_quota);
+    let dra = start_dra(client.clone(), state.clone(), cfg);
     let metrics = Arc::new(Mutex::new((None, None)));
     spawn_metrics(client, metrics_interval, metrics.clone(), state.notify.clone());
-    Stores { nodes, pods, events, runtime_classes, replica_sets, quotas, metrics, state }
+    Stores { nodes, pods, events, runtime_classes, replica_sets, quotas, dra, metrics, state }
 }

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use std::time::Duration;
 
+use super::table::{table, Include};
 use super::watch::{start_watch, WatchOpts};
 use super::{status, truthy};
 use crate::resources::ResourceId;
@@ -47,6 +48,7 @@ pub(crate) fn collection(
     ns: Option<String>,
     q: &HashMap<String, String>,
     watch: bool,
+    as_table: Option<Include>,
 ) -> Response {
     let r = &resource.def();
     let labels = match LabelSelector::parse(q.get("labelSelector").map_or("", String::as_str)) {
@@ -82,10 +84,16 @@ pub(crate) fn collection(
         };
         return start_watch(shared.clone(), resource, filter, opts);
     }
-    list(shared, resource, &filter, q)
+    list(shared, resource, &filter, q, as_table)
 }
 
-pub(crate) fn list(shared: &Shared, resource: ResourceId, filter: &Filter, q: &HashMap<String, String>) -> Response {
+pub(crate) fn list(
+    shared: &Shared,
+    resource: ResourceId,
+    filter: &Filter,
+    q: &HashMap<String, String>,
+    as_table: Option<Include>,
+) -> Response {
     let r = &resource.def();
     let limit = q.get("limit").and_then(|l| l.parse::<usize>().ok()).filter(|l| *l > 0);
     let store = shared.store();
@@ -128,6 +136,10 @@ pub(crate) fn list(shared: &Shared, resource: ResourceId, filter: &Filter, q: &H
         if remaining > 0 {
             meta["remainingItemCount"] = json!(remaining);
         }
+    }
+    if let Some(include) = as_table {
+        let t = table(resource, &items, meta, include);
+        return ([(header::CONTENT_TYPE, "application/json")], t.to_string()).into_response();
     }
     // Serialise by hand to avoid cloning every object into a new Value tree.
     let mut body = format!(

@@ -4,6 +4,7 @@
 
 mod list;
 mod path;
+mod table;
 mod watch;
 
 use list::collection;
@@ -60,7 +61,9 @@ pub(crate) fn truthy(v: Option<&String>) -> bool {
 pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
     let q: HashMap<String, String> = Query::try_from_uri(&uri).map(|Query(q)| q).unwrap_or_default();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
-    let target = parse_path(uri.path(), host);
+    let target = parse_path(uri.path(), host, shared.minor());
+    let as_table = table::wants_table(headers.get(header::ACCEPT).and_then(|a| a.to_str().ok()))
+        .then(|| table::Include::parse(q.get("includeObject").map(String::as_str)));
     let watch = truthy(q.get("watch"));
     let verb = verb(&method, &target, watch);
     let delay = shared.faults.delay();
@@ -91,6 +94,12 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
             Target::Object { resource, ns, name } => {
                 let obj = shared.store().get(resource, &ns, &name);
                 match obj {
+                    Some(o) if as_table.is_some() => json_response(&table::table(
+                        resource,
+                        &[o.clone()],
+                        serde_json::json!({"resourceVersion": o.pointer("/metadata/resourceVersion").cloned().unwrap_or_default()}),
+                        as_table.unwrap_or(table::Include::Metadata),
+                    )),
                     Some(o) => json_response(&o),
                     None => status(
                         StatusCode::NOT_FOUND,
@@ -99,7 +108,7 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
                     ),
                 }
             }
-            Target::Collection { resource, ns } => collection(&shared, resource, ns, &q, watch),
+            Target::Collection { resource, ns } => collection(&shared, resource, ns, &q, watch, as_table),
         }
     };
     // An answer computed while the stall began (it may hold a change made after) is held back

@@ -3,6 +3,7 @@
 //! nodes and their GPUs ([`nodes`]), pods waiting for the scheduler ([`waiting`]), runtimes and
 //! RuntimeClasses ([`runtime`]).
 
+mod dra;
 mod nodes;
 mod quota;
 mod runtime;
@@ -52,6 +53,14 @@ pub(super) struct Ctx<'a> {
     plugin_namespaces: BTreeSet<&'a str>,
     /// The pod object of each pending entry, in order.
     waiting: &'a [&'a Pod],
+}
+
+impl Ctx<'_> {
+    /// Whether the cluster hands out GPUs through DRA: a GPU DeviceClass exists and no
+    /// device plugin runs anywhere (the GPU Operator's DRA mode).
+    fn dra_mode(&self) -> bool {
+        self.plugin_namespaces.is_empty() && self.inputs.device_classes.iter().any(|c| super::dra::is_gpu_class(c))
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -110,6 +119,9 @@ pub fn diagnose(
     runtime::runtime_handler_missing(&cx, &mut out);
     runtime::gpu_pod_without_runtimeclass(&cx, &mut out);
     runtime::shared_gpu_admission_refused(&cx, &mut out);
+    dra::deviceclass_missing(&cx, pending, &mut out);
+    dra::claim_unreserved(&cx, &mut out);
+    dra::dual_allocator(&cx, &mut out);
     let blocked = quota::gpu_quota_exhausted(&cx, quotas, &mut out);
     out.sort_by(|a, b| {
         b.severity
@@ -136,6 +148,16 @@ fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut 
     for d in out.iter_mut() {
         d.link = match d.kind {
             Kind::Node => Some(format!("/nodes/{}", enc(&d.name))),
+            // A claim is shown on the node whose device it holds.
+            Kind::ResourceClaim => {
+                let ns = d.namespace.as_deref().unwrap_or("");
+                cx.nodes
+                    .iter()
+                    .find(|n| {
+                        n.gpu_resources.iter().flat_map(|g| &g.devices).flat_map(|v| &v.claims).any(|c| c.namespace == ns && c.name == d.name)
+                    })
+                    .map(|n| format!("/nodes/{}", enc(&n.name)))
+            }
             Kind::Pod => {
                 let ns = d.namespace.as_deref().unwrap_or("");
                 if pending.iter().any(|p| p.namespace == ns && p.name == d.name) {

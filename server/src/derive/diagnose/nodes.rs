@@ -86,11 +86,16 @@ pub(super) fn device_plugin_and_health<'a>(
                     && Ctx::could_target(pod, n)
             })
         };
+        // A node whose GPUs a DRA driver publishes needs no device plugin.
+        let dra_gpus = view.gpu_resources.iter().any(|g| g.sharing == Sharing::Dra && g.capacity > 0);
         let plugin_missing = if all_out.is_some() && plugin.is_some() && plugin_bad.is_none() {
             None
         } else if all_out.is_some() {
             Some("advertises nvidia.com/gpu capacity but 0 allocatable")
-        } else if node::looks_like_gpu_node(n) && !has_capacity {
+        } else if node::looks_like_gpu_node(n) && !has_capacity && !dra_gpus && cx.dra_mode() {
+            super::dra::driver_missing(cx, n, name, pending, out);
+            continue;
+        } else if node::looks_like_gpu_node(n) && !has_capacity && !dra_gpus {
             Some("has GPU signals (labels, Jetson board) but advertises no nvidia.com/gpu")
         } else {
             None

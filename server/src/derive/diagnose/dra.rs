@@ -1,0 +1,170 @@
+//! Dynamic Resource Allocation diagnoses: a DeviceClass that does not exist, a GPU node whose
+//! DRA driver publishes nothing, a claim holding a GPU for no pod, and a node offering its GPUs
+//! through two allocators at once.
+
+use std::collections::BTreeSet;
+
+use app::model::{Code, Diagnosis, PendingPod, Severity, Sharing};
+use k8s_openapi::api::core::v1::Node;
+
+use super::{diag, list, Ctx};
+use crate::dra::ClaimSpec;
+
+fn classes(spec: &ClaimSpec) -> impl Iterator<Item = &str> {
+    spec.devices.requests.iter().flat_map(|r| r.alternatives()).map(|a| a.device_class_name.as_str())
+}
+
+/// `dra-driver-missing`: a GPU node (labels, Jetson) publishes no GPU ResourceSlice while the
+/// cluster hands out GPUs through DRA. Critical when a pod waits for a GPU claim.
+pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[PendingPod], out: &mut Vec<Diagnosis>) {
+    let gpu_classes: BTreeSet<&str> =
+        cx.inputs.device_classes.iter().filter(|c| crate::derive::dra::is_gpu_class(c)).map(|c| c.name()).collect();
+    let waiting: Vec<String> = pending
+        .iter()
+        .zip(cx.waiting)
+        .filter(|(p, pod)| {
+            Ctx::could_target(pod, n)
+                && p.claims.iter().any(|c| c.state != "allocated" && c.device_class.as_deref().is_some_and(|d| gpu_classes.contains(d)))
+        })
+        .map(|(p, _)| format!("{}/{}", p.namespace, p.name))
+        .collect();
+    let classes = gpu_classes.iter().copied().collect::<Vec<_>>().join(", ");
+    let (severity, stakes) = if waiting.is_empty() {
+        (Severity::Warning, String::new())
+    } else {
+        (Severity::Critical, format!(" Pods waiting for a GPU claim: {}.", list(&waiting)))
+    };
+    out.push(diag(
+        "dra-driver-missing",
+        severity,
+        "Node",
+        None,
+        name,
+        format!(
+            "{name} looks like a GPU node but publishes no GPU ResourceSlice, while the cluster hands out GPUs through DRA (DeviceClass {classes}) and runs no device plugin: the DRA driver's kubelet plugin is not running there — check its DaemonSet's pods on this node (kubectl get pods -A -o wide --field-selector spec.nodeName={name}) and kubectl get resourceslices --field-selector spec.nodeName={name}.{stakes}"
+        ),
+    ));
+}
+
+/// `dra-deviceclass-missing`: a claim or template asks for a DeviceClass that does not exist.
+/// Said on each waiting pod that uses it (critical), else on the claim or template (warning).
+pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &mut Vec<Diagnosis>) {
+    let inputs = cx.inputs;
+    if inputs.claims.is_empty() && inputs.claim_templates.is_empty() {
+        return;
+    }
+    let known: BTreeSet<&str> = inputs.device_classes.iter().map(|c| c.name()).collect();
+    let missing = |spec: &ClaimSpec| classes(spec).find(|c| !c.is_empty() && !known.contains(c)).map(str::to_string);
+    let mut told: BTreeSet<(String, String)> = BTreeSet::new();
+    let index = crate::derive::ClaimIndex::new(inputs);
+    for (p, pod) in pending.iter_mut().zip(cx.waiting) {
+        let ns = p.namespace.clone();
+        for (_, claim, template) in pod.claims() {
+            let from_claim = claim.and_then(|c| index.claims.get(&(ns.as_str(), c))).and_then(|c| missing(&c.spec));
+            let from_template =
+                template.and_then(|t| index.templates.get(&(ns.as_str(), t))).and_then(|t| missing(&t.spec.spec));
+            let Some(class) = from_claim.or(from_template) else { continue };
+            if let Some(c) = claim {
+                told.insert((ns.clone(), c.to_string()));
+            }
+            if let Some(t) = template {
+                told.insert((ns.clone(), format!("template/{t}")));
+            }
+            let via = match (claim, template) {
+                (_, Some(t)) => format!("its ResourceClaimTemplate {ns}/{t}"),
+                (Some(c), None) => format!("its ResourceClaim {ns}/{c}"),
+                (None, None) => "its claim".to_string(),
+            };
+            p.diagnoses.push(Code::from("dra-deviceclass-missing"));
+            out.push(diag(
+                "dra-deviceclass-missing",
+                Severity::Critical,
+                "Pod",
+                Some(&ns),
+                &p.name,
+                format!(
+                    "{ns}/{} cannot be scheduled: {via} asks for DeviceClass {class}, which does not exist (kubectl get deviceclasses lists those that do) — fix the class name in the template, or install the DRA driver that provides it.",
+                    p.name
+                ),
+            ));
+        }
+    }
+    for c in &inputs.claims {
+        let (ns, name) = (c.metadata.namespace.as_deref().unwrap_or(""), c.metadata.name.as_deref().unwrap_or(""));
+        if c.allocated() || told.contains(&(ns.to_string(), name.to_string())) {
+            continue;
+        }
+        if let Some(class) = missing(&c.spec) {
+            out.push(diag(
+                "dra-deviceclass-missing",
+                Severity::Warning,
+                "ResourceClaim",
+                Some(ns),
+                name,
+                format!("ResourceClaim {ns}/{name} asks for DeviceClass {class}, which does not exist: it can never be allocated, and pods that use it will wait — fix the class name or install the DRA driver that provides it."),
+            ));
+        }
+    }
+    for t in &inputs.claim_templates {
+        let (ns, name) = (t.metadata.namespace.as_deref().unwrap_or(""), t.metadata.name.as_deref().unwrap_or(""));
+        if told.contains(&(ns.to_string(), format!("template/{name}"))) {
+            continue;
+        }
+        if let Some(class) = missing(&t.spec.spec) {
+            out.push(diag(
+                "dra-deviceclass-missing",
+                Severity::Warning,
+                "ResourceClaimTemplate",
+                Some(ns),
+                name,
+                format!("ResourceClaimTemplate {ns}/{name} asks for DeviceClass {class}, which does not exist: every pod made from it will wait — fix the class name or install the DRA driver that provides it."),
+            ));
+        }
+    }
+}
+
+/// `dra-claim-unreserved`: a claim holds devices but no pod uses it — a GPU held by nobody
+/// (a claim made by hand and never used, or left by a workload that is gone).
+pub(super) fn claim_unreserved(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    for c in cx.inputs.claims.iter().filter(|c| c.allocated() && c.metadata.deletion_timestamp.is_none()) {
+        if c.status.as_ref().is_some_and(|s| !s.reserved_for.is_empty()) {
+            continue;
+        }
+        let (ns, name) = (c.metadata.namespace.as_deref().unwrap_or(""), c.metadata.name.as_deref().unwrap_or(""));
+        let devices: Vec<String> = c.results().iter().map(|r| format!("{} on {}", r.device, r.pool)).collect();
+        out.push(diag(
+            "dra-claim-unreserved",
+            Severity::Warning,
+            "ResourceClaim",
+            Some(ns),
+            name,
+            format!(
+                "ResourceClaim {ns}/{name} holds {} but no pod uses it: the device stays allocated and no other claim can get it — delete the claim (kubectl -n {ns} delete resourceclaim {name}) if nothing will use it.",
+                list(&devices)
+            ),
+        ));
+    }
+}
+
+/// `gpu-dual-allocator`: a node advertises `nvidia.com/gpu` through the device plugin and
+/// publishes NVIDIA GPUs through a DRA driver: two allocators that do not know of each other
+/// can hand one GPU to two pods.
+pub(super) fn dual_allocator(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    for n in cx.nodes {
+        let plugin = n.gpu_resources.iter().find(|g| g.resource == "nvidia.com/gpu" && g.capacity > 0);
+        let dra = n.gpu_resources.iter().find(|g| g.sharing == Sharing::Dra && g.resource.ends_with("nvidia.com"));
+        if let (Some(p), Some(d)) = (plugin, dra) {
+            out.push(diag(
+                "gpu-dual-allocator",
+                Severity::Warning,
+                "Node",
+                None,
+                &n.name,
+                format!(
+                    "{} offers its GPUs twice: the device plugin advertises {} nvidia.com/gpu and the DRA driver {} publishes {} device(s); the two allocators do not know of each other and can give one GPU to two pods — run one of them on this node (disable the device plugin where the DRA driver runs).",
+                    n.name, p.capacity, d.resource, d.capacity
+                ),
+            ));
+        }
+    }
+}
