@@ -134,7 +134,11 @@ fn check(docs: &[Value], what: &str) {
             "apps/replicasets",
             "metrics.k8s.io/nodes",
             "metrics.k8s.io/pods",
-            "node.k8s.io/runtimeclasses"
+            "node.k8s.io/runtimeclasses",
+            "resource.k8s.io/deviceclasses",
+            "resource.k8s.io/resourceclaims",
+            "resource.k8s.io/resourceclaimtemplates",
+            "resource.k8s.io/resourceslices"
         ],
         "{what}: exactly what gpudash reads"
     );

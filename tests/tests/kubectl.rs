@@ -26,13 +26,13 @@ async fn kubectl_reads_every_kind_the_simulator_serves() {
         .unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let cases: &[(&[&str], &[&str])] = &[
-        (&["version"], &["Server Version: v1.31.6+k3s1"]),
+        (&["version"], &["Server Version: v1.34.2+k3s1"]),
         (&["get", "nodes"], &["k3s-server-01", "orin-agx-01", "orin-nano-01", "gpu-x86-01"]),
         (&["get", "pods", "-A", "-o", "wide"], &["anomaly-detector-6f8d7b5c4-r7zq9", "triton-server-0", "kube-system"]),
-        (&["get", "events", "-A"], &["anomaly-detector-6f8d7b5c4-r7zq9.", "pose-estimator-7d9f8b6c5."]),
+        (&["get", "events", "-A"], &["LAST SEEN", "pod/anomaly-detector-6f8d7b5c4-r7zq9", "FailedScheduling"]),
         (&["get", "runtimeclasses"], &["nvidia", "nvidia-experimental", "nvidia-cdi"]),
         (&["get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes"], &["NodeMetricsList", "orin-agx-01"]),
-        (&["top", "nodes"], &["MEMORY%", "orin-nano-01"]),
+        (&["top", "nodes"], &["MEMORY", "orin-nano-01"]),
         (&["get", "deployments,replicasets", "-n", "vision"], &["pose-estimator", "pose-estimator-7d9f8b6c5"]),
         (
             &["get", "pods", "-n", "vision", "--field-selector", "status.phase=Pending"],

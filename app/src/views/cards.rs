@@ -260,12 +260,17 @@ mod tests {
     #[test]
     fn a_slot_shows_its_holder_by_index_and_its_state() {
         let g = res(4, &[("a", 1), ("b", 2)]);
-        let held = cell(&g, &Slot { state: SlotState::Over, holder: Some(1) });
-        assert_eq!(held, ("slot held over", "⚠ b".to_string(), "ml/b".to_string()));
-        let out = cell(&g, &Slot { state: SlotState::Out, holder: None });
+        let held = cell(&g, &Slot { state: SlotState::Over, holder: Some(1), label: None });
+        assert_eq!(held, ("slot held over", None, "⚠ b".to_string(), "ml/b".to_string()));
+        let out = cell(&g, &Slot { state: SlotState::Out, holder: None, label: None });
         assert_eq!(out.0, "slot out");
         // A holder index from a newer server that is out of range draws an empty name, no panic.
-        assert_eq!(cell(&g, &Slot { state: SlotState::Held, holder: Some(9) }).1, "");
+        assert_eq!(cell(&g, &Slot { state: SlotState::Held, holder: Some(9), label: None }).2, "");
+        // A DRA slot shows what it is (a MIG profile, a share) and, held by no pod, its claim.
+        let mig = cell(&g, &Slot { state: SlotState::Free, holder: None, label: Some("1g.10gb".into()) });
+        assert_eq!((mig.1.as_deref(), mig.2.as_str()), (Some("1g.10gb"), "free"));
+        let orphan = cell(&g, &Slot { state: SlotState::Held, holder: None, label: Some("claim ml/x · no pod".into()) });
+        assert_eq!((orphan.1.as_deref(), orphan.2.as_str()), (Some("claim ml/x · no pod"), ""));
     }
 
     #[test]
@@ -277,6 +282,8 @@ mod tests {
         g.sharing = Sharing::None;
         g.physical_gpus = Some(2);
         assert_eq!(caption(&g), "2 whole GPUs · 1/1 held · 1 out of service");
+        g.sharing = Sharing::Dra;
+        assert_eq!(caption(&g), "DRA devices · 1/2 allocated");
     }
 
     #[test]

@@ -44,6 +44,32 @@ pub fn NodePage(name: String) -> impl IntoView {
                                 </tbody>
                             </table>
                         </section>
+                        {n.gpu_resources.iter().filter(|g| !g.devices.is_empty()).map(|g| view! {
+                            <section class="panel wide dra" data-driver=g.resource.clone()>
+                                <h2>"DRA devices · " <span class="mono">{g.resource.clone()}</span></h2>
+                                <table class="table">
+                                    <thead><tr><th>"Device"</th><th>"Type"</th><th>"Product"</th><th>"Memory"</th><th>"UUID"</th><th>"Claims"</th><th>"Pods"</th></tr></thead>
+                                    <tbody>
+                                    {g.devices.iter().map(|d| view! { <tr class=if d.parent.is_some() { "child" } else { "" } data-device=d.name.clone()>
+                                        <td class="mono">{d.parent.clone().map(|_| "└ ")}{d.name.clone()}</td>
+                                        <td>{d.type_.clone().unwrap_or_else(|| "—".into())}{d.shared.then_some(" · shared")}</td>
+                                        <td>{d.product.clone().unwrap_or_else(|| "—".into())}</td>
+                                        <td class="num">{d.memory_bytes.map(bytes).unwrap_or_else(|| "—".into())}</td>
+                                        <td class="mono small">{d.uuid.clone().unwrap_or_else(|| "—".into())}</td>
+                                        <td class="mono">{if d.claims.is_empty() { "free".to_string() } else {
+                                            d.claims.iter().map(|c| match &c.share_id {
+                                                Some(s) => format!("{}/{} (share {})", c.namespace, c.name, s.chars().take(8).collect::<String>()),
+                                                None => format!("{}/{}", c.namespace, c.name),
+                                            }).collect::<Vec<_>>().join(", ")
+                                        }}</td>
+                                        <td class="mono">{if d.holders.is_empty() && !d.claims.is_empty() { "— no pod —".to_string() } else {
+                                            d.holders.iter().map(|h| format!("{}/{}", h.namespace, h.name)).collect::<Vec<_>>().join(", ")
+                                        }}</td>
+                                    </tr> }).collect_view()}
+                                    </tbody>
+                                </table>
+                            </section>
+                        }).collect_view()}
                         <section class="panel">
                             <h2>"Memory by pod"</h2>
                             <table class="table">

@@ -134,6 +134,11 @@ pub fn PendingPage() -> impl IntoView {
                             {p.gpu_request.clone().map(|g| view! { <span class="chip want">{g.count} " × " {g.resource}</span> })}
                             {p.memory_request_bytes.map(|m| view! { <span class="chip">{bytes(m)} " memory"</span> })}
                             {p.scheduler.clone().map(|s| view! { <span class="chip">"scheduler: " {s}</span> })}
+                            {p.claims.iter().map(|c| view! {
+                                <span class=format!("chip claim {}", c.state)>"claim " <b class="mono">{c.name.clone()}</b>
+                                    {c.device_class.clone().map(|d| view! { " · " <span class="mono">{d}</span> })}
+                                    " · " {c.state.clone()}</span>
+                            }).collect_view()}
                         </p>
                         <ul class="reasons">
                             {p.reasons.iter().map(|r| view! {

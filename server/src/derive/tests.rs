@@ -137,6 +137,8 @@ fn dra_capacity_shares_extended_resources_and_two_allocators() {
     let c = codes(&v);
     assert!(c.contains(&("gpu-dual-allocator".into(), "gpu-l4-dual-01".into())), "{c:?}");
     assert_eq!(c.iter().filter(|(code, _)| code == "gpu-dual-allocator").count(), 1, "{c:?}");
+    // Its device comes through CDI from the DRA driver: no runtimeClassName is needed.
+    assert!(!c.contains(&("gpu-pod-without-runtimeclass".into(), "ocr-0".into())), "{c:?}");
 }
 
 #[test]

@@ -81,6 +81,7 @@ pub(crate) fn collection(
             bookmarks: truthy(q.get("allowWatchBookmarks")),
             initial_events: truthy(q.get("sendInitialEvents")),
             timeout: Duration::from_secs(timeout),
+            as_table,
         };
         return start_watch(shared.clone(), resource, filter, opts);
     }
@@ -138,7 +139,8 @@ pub(crate) fn list(
         }
     }
     if let Some(include) = as_table {
-        let t = table(resource, &items, meta, include);
+        let rows: Vec<&Value> = items.iter().map(AsRef::as_ref).collect();
+        let t = table(resource, &rows, meta, include);
         return ([(header::CONTENT_TYPE, "application/json")], t.to_string()).into_response();
     }
     // Serialise by hand to avoid cloning every object into a new Value tree.

@@ -96,7 +96,7 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
                 match obj {
                     Some(o) if as_table.is_some() => json_response(&table::table(
                         resource,
-                        &[o.clone()],
+                        &[o.as_ref()],
                         serde_json::json!({"resourceVersion": o.pointer("/metadata/resourceVersion").cloned().unwrap_or_default()}),
                         as_table.unwrap_or(table::Include::Metadata),
                     )),

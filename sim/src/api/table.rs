@@ -5,8 +5,6 @@
 //! carry the object's metadata (`includeObject=Metadata`, the default), the whole object
 //! (`Object`, which kubectl asks for with `--sort-by`) or nothing (`None`).
 
-use std::sync::Arc;
-
 use serde_json::{json, Value};
 
 use crate::resources::ResourceId;
@@ -393,8 +391,14 @@ fn row_object(o: &Value, include: Include) -> Value {
     }
 }
 
+/// A watch event's object in the `Table` form: one row (the API server does the same).
+pub(crate) fn table_event(resource: ResourceId, o: &Value, include: Include) -> Value {
+    let rv = o.pointer("/metadata/resourceVersion").cloned().unwrap_or_default();
+    table(resource, &[o], json!({"resourceVersion": rv}), include)
+}
+
 /// The `Table` for some objects of one resource.
-pub(crate) fn table(resource: ResourceId, items: &[Arc<Value>], meta: Value, include: Include) -> Value {
+pub(crate) fn table(resource: ResourceId, items: &[&Value], meta: Value, include: Include) -> Value {
     let kind = resource.def().kind;
     let now = jiff::Timestamp::now();
     let defs: Vec<Value> = columns(kind)
@@ -462,7 +466,7 @@ mod tests {
     fn rows_have_one_cell_per_column() {
         for kind in ["Pod", "Node", "Event", "ResourceSlice", "ResourceClaim", "DeviceClass", "ReplicaSet"] {
             let r = crate::resources::by_kind_name(kind).unwrap();
-            let t = table(r, &[Arc::new(json!({"metadata": {"name": "x"}}))], json!({}), Include::Metadata);
+            let t = table(r, &[&json!({"metadata": {"name": "x"}})], json!({}), Include::Metadata);
             assert_eq!(t["rows"][0]["cells"].as_array().unwrap().len(), t["columnDefinitions"].as_array().unwrap().len(), "{kind}");
         }
         let pod = json!({
@@ -472,7 +476,7 @@ mod tests {
                 {"name": "a", "ready": true, "restartCount": 2, "state": {"running": {}}},
                 {"name": "b", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}
         });
-        let t = table(by_kind("v1", "Pod").unwrap(), &[Arc::new(pod)], json!({}), Include::Metadata);
+        let t = table(by_kind("v1", "Pod").unwrap(), &[&pod], json!({}), Include::Metadata);
         let cells = &t["rows"][0]["cells"];
         assert_eq!(cells[1], "1/2");
         assert_eq!(cells[2], "CrashLoopBackOff");

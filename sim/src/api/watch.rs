@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
 use super::list::Filter;
+use super::table::{table_event, Include};
 use super::status;
 use crate::resources::ResourceId;
 use crate::store::{Change, ChangeType};
@@ -23,6 +24,8 @@ pub(crate) struct WatchOpts {
     pub(crate) bookmarks: bool,
     pub(crate) initial_events: bool,
     pub(crate) timeout: Duration,
+    /// Objects in the `Table` form (kubectl get -w).
+    pub(crate) as_table: Option<Include>,
 }
 
 pub(crate) fn event_line(kind: &str, object: &Value) -> Bytes {
@@ -79,6 +82,11 @@ pub(crate) async fn run_watch(
     opts: WatchOpts,
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
 ) {
+    let as_table = opts.as_table;
+    let event_line = move |kind: &str, o: &Value| match as_table {
+        Some(include) if kind != "ERROR" => event_line(kind, &table_event(resource, o, include)),
+        _ => event_line(kind, o),
+    };
     let mut closed = shared.faults.close_signal();
     let deadline = tokio::time::sleep(opts.timeout);
     tokio::pin!(deadline);

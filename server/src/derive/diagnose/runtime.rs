@@ -113,7 +113,8 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
         let no_class = p.spec.as_ref().is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
         if !(no_class
             && pods::holds_resources(p)
-            && f.requests.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0))
+            // A DRA driver injects its devices through CDI: no runtime class is needed.
+            && f.requests.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0 && !p.dra_mapped(k)))
         {
             continue;
         }
