@@ -234,7 +234,9 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
             let label = shared.then(|| "shareable".to_string());
             row.push(Slot { state: SlotState::Free, holder: None, label });
         }
+        // `GPU 0`, naming the device too when its name does not say the same.
         let title = match dev.d.text(driver, "index") {
+            Some(ix) if dev.d.name == format!("gpu-{ix}") => format!("GPU {ix}"),
             Some(ix) => format!("GPU {ix} · {}", dev.d.name),
             None => dev.d.name.clone(),
         };

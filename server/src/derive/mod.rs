@@ -355,7 +355,17 @@ fn node_view(
             holders.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
             node::gpu_resource(n, r, holders)
         })
-        .chain(dra::resources(dra))
+        .chain(dra::resources(dra).into_iter().map(|mut g| {
+            // Claims name their pods; the pods on the node say since when and how they run.
+            for h in &mut g.holders {
+                if let Some((p, _)) = held.iter().find(|(p, _)| pods::key(p) == (h.namespace.clone(), h.name.clone())) {
+                    h.since = p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0));
+                    h.runtime_class = p.spec.as_ref().and_then(|s| s.runtime_class_name.clone());
+                    h.terminating = p.metadata.deletion_timestamp.is_some();
+                }
+            }
+            g
+        }))
         .collect();
     let st = n.status.as_ref();
     let mem = |m: Option<&BTreeMap<String, K8sQuantity>>| {

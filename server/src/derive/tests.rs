@@ -89,7 +89,8 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     assert_eq!(g.devices[0].uuid.as_deref(), Some("GPU-2f6d1a4e-9b1c-4f0e-8d7a-1c2b3a4d5e01"));
     assert_eq!(g.devices[0].memory_bytes, Some(80 << 30));
     assert!(g.devices[1].holders.is_empty() && g.devices[1].claims[0].name == "warmup-gpu");
-    assert_eq!(g.rows, ["GPU 0 · gpu-0", "GPU 1 · gpu-1"]);
+    assert_eq!(g.rows, ["GPU 0", "GPU 1"]);
+    assert_eq!(g.holders[0].since.as_deref(), Some("2026-11-20T09:00:58Z"));
     assert_eq!(g.slots[0][0].holder, Some(0));
     assert_eq!(g.slots[1][0].state, app::model::SlotState::Held);
     assert_eq!(g.slots[1][0].label.as_deref(), Some("claim llm/warmup-gpu · no pod"));

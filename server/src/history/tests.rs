@@ -133,6 +133,42 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
 }
 
 #[tokio::test]
+async fn dra_device_allocation_and_the_pods_on_devices_are_recorded_like_the_other_series() {
+    let before = crate::derive::tests::scenario_text("dra/whole-mig-shared-unreserved.yaml");
+    // The unused claim is deleted: gpu-1 is free again.
+    let start = before.find("  kind: ResourceClaim\n  metadata: {name: warmup-gpu").unwrap_or_else(|| panic!("fixture"));
+    let end = before[start..].find("- apiVersion").map_or(before.len(), |e| start + e);
+    let after = format!("{}{}", &before[..start - "- apiVersion: resource.k8s.io/v1\n".len()], &before[end..]);
+    let derive = |text: &str| {
+        let inputs = crate::derive::tests::load(text);
+        crate::derive::derive(
+            &inputs,
+            &crate::derive::Options::default(),
+            Source { synced: true, ..Source::default() },
+            1,
+            jiff::Timestamp::UNIX_EPOCH,
+        )
+    };
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&derive(&before), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&derive(&after), 400).await.unwrap_or_else(|e| panic!("{e}"));
+    let alloc =
+        query::points(&pool, "gpu-a100-01", "gpu_allocated", "gpu.nvidia.com", 0, 1000).await.unwrap_or_default();
+    assert_eq!(alloc.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(), vec![(100, 2.0), (400, 1.0)]);
+    let cap = query::points(&pool, "gpu-a100-mig-01", "gpu_capacity", "gpu.nvidia.com", 0, 1000).await.unwrap_or_default();
+    assert_eq!(cap.first().map(|p| p.value), Some(4.0));
+    let ivs = query::pod_intervals(&pool, Some(("vision", "cam-ingest-1")), 0, 1000).await.unwrap_or_default();
+    assert_eq!(
+        (ivs[0].state.as_str(), ivs[0].node.as_deref(), ivs[0].gpu_resource.as_deref()),
+        ("running", Some("gpu-l4-shared-01"), Some("gpu.nvidia.com"))
+    );
+    let events = query::diagnoses(&pool, 0, 1000).await.unwrap_or_default();
+    let unreserved: Vec<_> = events.iter().filter(|e| e.code == "dra-claim-unreserved").collect();
+    assert_eq!((unreserved.len(), unreserved[0].cleared), (1, Some(400)), "{events:?}");
+}
+
+#[tokio::test]
 async fn a_retention_failure_shows_until_it_recovers_and_never_clears_another_writers_problem() {
     let (dir, pool) = db().await;
     let health = super::Health::default();
