@@ -350,7 +350,12 @@ pub struct ResourceClaimTemplate {
     #[serde(default)]
     pub spec: TemplateSpec,
 }
-dra_resource!(ResourceClaimTemplate, "ResourceClaimTemplate", "resourceclaimtemplates", k8s_openapi::NamespaceResourceScope);
+dra_resource!(
+    ResourceClaimTemplate,
+    "ResourceClaimTemplate",
+    "resourceclaimtemplates",
+    k8s_openapi::NamespaceResourceScope
+);
 
 /// `ResourceClaimTemplate.spec`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -63,10 +63,11 @@ async fn every_dra_case_is_told_right_through_the_api_and_on_the_node_page() {
     let v = gd
         .wait_view(Duration::from_secs(30), |v| {
             v["source"]["synced"] == true
-                && v["nodes"].as_array().into_iter().flatten().any(|n| {
-                    n["name"] == "gpu-a100-01"
-                        && n["gpu_resources"].as_array().is_some_and(|g| !g.is_empty())
-                })
+                && v["nodes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|n| n["name"] == "gpu-a100-01" && n["gpu_resources"].as_array().is_some_and(|g| !g.is_empty()))
                 && v["diagnoses"].as_array().into_iter().flatten().any(|d| d["code"] == "dra-claim-unreserved")
         })
         .await
@@ -150,16 +151,39 @@ async fn kubectl_and_the_python_client_read_dra_objects_with_the_servers_columns
     let (dir, kc) = kubeconfig_file(&sim.url());
     let cases: &[(&[&str], &[&str])] = &[
         (&["version"], &["Server Version: v1.34.2+k3s1"]),
-        (&["api-resources", "--api-group", "resource.k8s.io"], &["resourceslices", "resourceclaimtemplates", "DeviceClass"]),
+        (
+            &["api-resources", "--api-group", "resource.k8s.io"],
+            &["resourceslices", "resourceclaimtemplates", "DeviceClass"],
+        ),
         (&["get", "resourceslices"], &["NODE", "DRIVER", "POOL", "gpu-a100-01-gpu.nvidia.com-k2x9d"]),
-        (&["get", "resourceclaims", "-A"], &["NAMESPACE", "STATE", "allocated,reserved", "warmup-gpu", "inspector-0-gpu-d8f2h"]),
+        (
+            &["get", "resourceclaims", "-A"],
+            &["NAMESPACE", "STATE", "allocated,reserved", "warmup-gpu", "inspector-0-gpu-d8f2h"],
+        ),
         (&["get", "deviceclasses"], &["gpu.nvidia.com", "mig.nvidia.com", "gpu-ext.nvidia.com"]),
         (&["get", "resourceclaimtemplates", "-n", "line3"], &["example-gpu", "jetson-gpu"]),
-        (&["get", "resourceslices", "--field-selector", "spec.nodeName=gpu-h100-01"], &["gpu-h100-01-gpu.nvidia.com-b5n2c"]),
-        (&["get", "pods", "-A", "-o", "wide"], &["READY", "STATUS", "RESTARTS", "NOMINATED NODE", "READINESS GATES", "gpu-a100-01", "Running"]),
+        (
+            &["get", "resourceslices", "--field-selector", "spec.nodeName=gpu-h100-01"],
+            &["gpu-h100-01-gpu.nvidia.com-b5n2c"],
+        ),
+        (
+            &["get", "pods", "-A", "-o", "wide"],
+            &["READY", "STATUS", "RESTARTS", "NOMINATED NODE", "READINESS GATES", "gpu-a100-01", "Running"],
+        ),
         (&["get", "nodes"], &["STATUS", "ROLES", "VERSION", "Ready", "v1.34.2+k3s1"]),
         (&["get", "events", "-A"], &["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE", "FailedScheduling", "pod/"]),
-        (&["get", "resourceclaim", "-n", "llm", "warmup-gpu", "-o", "jsonpath={.status.allocation.devices.results[0].device}"], &["gpu-1"]),
+        (
+            &[
+                "get",
+                "resourceclaim",
+                "-n",
+                "llm",
+                "warmup-gpu",
+                "-o",
+                "jsonpath={.status.allocation.devices.results[0].device}",
+            ],
+            &["gpu-1"],
+        ),
     ];
     for (args, want) in cases {
         let a = args.to_vec();
@@ -212,7 +236,8 @@ async fn an_older_k3s_without_dra_leaves_gpudash_working_with_no_dra_section() {
     demo.objects.extend(scenario.objects);
     let simulator = Simulator::new(demo);
     simulator.set_kubernetes_minor(31);
-    let sim = start(simulator, ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap_or_else(|e| panic!("{e}"));
+    let sim =
+        start(simulator, ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let (ok, out) = kubectl(&kc, &["get", "resourceslices"]);
     assert!(!ok && out.contains("the server doesn't have a resource type"), "{out}");

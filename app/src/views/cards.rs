@@ -269,7 +269,8 @@ mod tests {
         // A DRA slot shows what it is (a MIG profile, a share) and, held by no pod, its claim.
         let mig = cell(&g, &Slot { state: SlotState::Free, holder: None, label: Some("1g.10gb".into()) });
         assert_eq!((mig.1.as_deref(), mig.2.as_str()), (Some("1g.10gb"), "free"));
-        let orphan = cell(&g, &Slot { state: SlotState::Held, holder: None, label: Some("claim ml/x · no pod".into()) });
+        let orphan =
+            cell(&g, &Slot { state: SlotState::Held, holder: None, label: Some("claim ml/x · no pod".into()) });
         assert_eq!((orphan.1.as_deref(), orphan.2.as_str()), (Some("claim ml/x · no pod"), ""));
     }
 

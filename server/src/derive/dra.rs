@@ -136,7 +136,7 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
         .flat_map(|s| s.spec.devices.iter().map(move |d| (s.spec.pool.name.as_str(), d)))
         .map(|(pool, d)| Dev { pool, d, uses: Vec::new() })
         .collect();
-    devs.sort_by(|a, b| natural(&a.d.name).cmp(&natural(&b.d.name)));
+    devs.sort_by_cached_key(|d| natural(&d.d.name));
     for c in &dra.claims {
         for r in c.results().iter().filter(|r| r.driver == driver) {
             if let Some(dev) = devs.iter_mut().find(|d| d.pool == r.pool && d.d.name == r.device) {
@@ -176,7 +176,12 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
             for p in c.pods() {
                 match holders.iter_mut().find(|h| h.namespace == ns && h.name == p) {
                     Some(h) => h.count += 1,
-                    None => holders.push(Holder { namespace: ns.clone(), name: p.to_string(), count: 1, ..Holder::default() }),
+                    None => holders.push(Holder {
+                        namespace: ns.clone(),
+                        name: p.to_string(),
+                        count: 1,
+                        ..Holder::default()
+                    }),
                 }
             }
         }
@@ -206,7 +211,8 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
         if parents[i].is_some() {
             continue;
         }
-        let children: Vec<usize> = (0..devs.len()).filter(|j| parents[*j].as_deref() == Some(dev.d.name.as_str())).collect();
+        let children: Vec<usize> =
+            (0..devs.len()).filter(|j| parents[*j].as_deref() == Some(dev.d.name.as_str())).collect();
         let shared = dev.d.allow_multiple_allocations == Some(true);
         let mut row = Vec::new();
         if !dev.uses.is_empty() && shared {
@@ -217,7 +223,11 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
                 row.push(used_slot(c, mem.map(bytes_text)));
             }
             if let Some(left) = total.map(|t| t.saturating_sub(consumed)).filter(|l| *l > 0) {
-                row.push(Slot { state: SlotState::Free, holder: None, label: Some(format!("{} free", bytes_text(left))) });
+                row.push(Slot {
+                    state: SlotState::Free,
+                    holder: None,
+                    label: Some(format!("{} free", bytes_text(left))),
+                });
             }
         } else if let Some((c, _, _)) = dev.uses.first() {
             row.push(used_slot(c, None));
@@ -279,7 +289,8 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
             }
         })
         .collect();
-    let mut products: Vec<&str> = devices.iter().filter(|d| d.parent.is_none()).filter_map(|d| d.product.as_deref()).collect();
+    let mut products: Vec<&str> =
+        devices.iter().filter(|d| d.parent.is_none()).filter_map(|d| d.product.as_deref()).collect();
     products.dedup();
     let capacity = devices.len() as u64;
     let allocated = devs.iter().filter(|d| !d.uses.is_empty()).count() as u64;

@@ -149,7 +149,11 @@ fn dra_pending_claims_a_missing_class_and_a_missing_driver() {
     let inspector = p("inspector-0");
     assert_eq!(inspector.claims.len(), 1);
     assert_eq!(
-        (inspector.claims[0].name.as_str(), inspector.claims[0].device_class.as_deref(), inspector.claims[0].state.as_str()),
+        (
+            inspector.claims[0].name.as_str(),
+            inspector.claims[0].device_class.as_deref(),
+            inspector.claims[0].state.as_str()
+        ),
         ("inspector-0-gpu-d8f2h", Some("gpu.nvidia.com"), "pending")
     );
     assert_eq!(inspector.reasons[0].reason, "cannot allocate all claims");

@@ -4,6 +4,7 @@
 //! resources and pod count — with reasons in the scheduler's words and suggestions computed from
 //! the state. Pure: no I/O; it changes nothing in the cluster.
 
+pub mod dra;
 pub mod workload;
 
 use std::collections::BTreeMap;
@@ -181,7 +182,21 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
             summary_prefix = refusal;
         }
     }
-    let wants_nvidia = req.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0);
+    // Dynamic Resource Allocation: the devices its claims (and DRA-backed extended resources)
+    // ask for.
+    let extended: Vec<(String, u64)> = req
+        .iter()
+        .filter(|(k, v)| k.contains('/') && **v > 0 && !k.starts_with("hugepages-"))
+        .map(|(k, v)| (k.clone(), pods::units(*v)))
+        .collect();
+    let demand = dra::demand(inputs, &pod, &w.templates, &w.claims, &extended);
+    if let Some(r) = &demand.refusal {
+        suggestions.push(format!("{r}: fix the name, or install the DRA driver that provides the class"));
+        summary_prefix.get_or_insert_with(|| format!("pod cannot be scheduled: {r}"));
+    }
+    suggestions.extend(demand.notes.iter().cloned());
+    let dra_index = if demand.is_empty() { Default::default() } else { dra::index(inputs) };
+    let wants_nvidia = req.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0 && !demand.mapped.contains(k));
     if want_class.is_none() && wants_nvidia && classes.iter().any(|c| c.starts_with("nvidia")) {
         suggestions.push(
             "set runtimeClassName: nvidia — on K3s a GPU pod without it may run on the CPU without any error".into(),
@@ -217,11 +232,21 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
         let mut insufficient = Vec::new();
         let mut capacity_for = u32::MAX;
         for (res, want) in req.iter().filter(|(_, v)| **v > 0) {
+            // An extended resource a DeviceClass stands for is counted in devices below.
+            if demand.mapped.contains(res) && alloc_milli(n, res) == 0 {
+                continue;
+            }
             let free = alloc_milli(n, res) - u.requested.get(res).copied().unwrap_or(0);
             if free < *want {
                 insufficient.push(format!("Insufficient {res}"));
             }
             capacity_for = capacity_for.min(u32::try_from((free.max(0) / want).min(10_000)).unwrap_or(0));
+        }
+        if !demand.is_empty() {
+            match dra::on_node(&dra_index, &name, &demand) {
+                Ok(k) => capacity_for = capacity_for.min(k),
+                Err(reason) => insufficient.push(reason.to_string()),
+            }
         }
         let pods_free = alloc_milli(n, "pods") / 1000 - u.pods;
         if pods_free < 1 {
@@ -318,6 +343,20 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
             capacity_for: if fits { capacity_for.max(1) } else { 0 },
             headroom,
         });
+    }
+    if !demand.is_empty() && !nodes.iter().any(|n| n.fits) {
+        let short: Vec<&str> = nodes
+            .iter()
+            .filter(|n| n.reasons.len() == 1 && n.reasons[0] == dra::CANNOT_ALLOCATE)
+            .map(|n| n.node.as_str())
+            .collect();
+        if !short.is_empty() {
+            suggestions.push(format!(
+                "no node has free devices for {} (nodes short only of devices: {}) — free a device (a claim held by a pod that is done, or a claim no pod uses) or add a GPU node",
+                demand.wants().join(", "),
+                short.join(", ")
+            ));
+        }
     }
     let total = nodes.len();
     let available: Vec<&str> = nodes.iter().filter(|n| n.fits).map(|n| n.node.as_str()).collect();

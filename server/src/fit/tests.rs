@@ -263,3 +263,154 @@ fn a_scoped_quota_applies_only_to_the_pods_it_selects() {
     let r = fit(&a, &from_form(&form).unwrap_or_else(|e| panic!("{e:?}")), &unified);
     assert!(r.summary.starts_with("pods \"what-if\" is forbidden: exceeded quota: gpu-quota"), "{}", r.summary);
 }
+
+fn dra_inputs() -> Inputs {
+    let mut text = String::new();
+    for f in ["whole-mig-shared-unreserved.yaml", "shares-extended-dual.yaml", "class-and-driver-missing.yaml"] {
+        text.push_str(&crate::derive::tests::scenario_text(&format!("dra/{f}")));
+        text.push_str("\n---\n");
+    }
+    load(&text)
+}
+
+fn run_dra(yaml: &str) -> FitResult {
+    let w = from_yaml(yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    fit(&dra_inputs(), &w, &unified)
+}
+
+#[test]
+fn a_dra_workload_is_counted_against_free_matching_devices() {
+    // A template pasted with the Deployment (one file, as kubectl apply -f would take it).
+    let r = run_dra(
+        r#"
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: llm}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: rerank, namespace: llm}
+spec:
+  replicas: 3
+  template:
+    spec:
+      containers:
+      - name: m
+        image: r:1
+        resources: {requests: {cpu: "1", memory: 2Gi}, claims: [{name: gpu}]}
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+"#,
+    );
+    // Free whole GPUs: gpu-l4-ext-01 none (ocr-0), gpu-a100-01 none (llm-serve-0 and the
+    // unused warmup claim), gpu-a100-mig-01 none (its GPU 0 has a MIG partition taken),
+    // gpu-l4-shared-01 none; the H100 allows shares: free; gpu-l4-dual-01: two free.
+    assert!(node(&r, "gpu-h100-01").fits, "{r:#?}");
+    assert_eq!(node(&r, "gpu-l4-dual-01").capacity_for, 2, "{r:#?}");
+    assert_eq!(node(&r, "gpu-a100-01").reasons, ["cannot allocate all claims"]);
+    assert_eq!(node(&r, "gpu-a100-mig-01").reasons, ["cannot allocate all claims"]);
+    assert_eq!(node(&r, "ipc-cpu-01").reasons, ["cannot allocate all claims"]);
+    assert_eq!(r.placeable, 3);
+    // A MIG profile through the class and a request selector.
+    let mig = run_dra(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: small, namespace: llm}
+spec:
+  containers: [{name: m, image: s:1, resources: {claims: [{name: mig}]}}]
+  resourceClaims: [{name: mig, resourceClaimTemplateName: mig-1g10gb}]
+"#,
+    );
+    assert_eq!(mig.nodes.iter().filter(|n| n.fits).map(|n| n.node.as_str()).collect::<Vec<_>>(), ["gpu-a100-mig-01"]);
+    assert_eq!(node(&mig, "gpu-a100-mig-01").capacity_for, 1, "one 1g.10gb partition is free");
+    assert!(mig.suggestions.iter().all(|s| !s.contains("beyond")), "{:?}", mig.suggestions);
+}
+
+#[test]
+fn a_missing_class_a_missing_template_and_a_selector_beyond_the_check_are_said() {
+    let missing = run_dra(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: line3}
+spec:
+  containers: [{name: m, image: s:1, resources: {claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: example-gpu}]
+"#,
+    );
+    assert_eq!(missing.placeable, 0);
+    assert!(missing.summary.contains("DeviceClass gpu.example.com does not exist"), "{}", missing.summary);
+    let no_template = run_dra(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: line3}
+spec:
+  containers: [{name: m, image: s:1}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: nope}]
+"#,
+    );
+    assert!(no_template.summary.contains("ResourceClaimTemplate line3/nope"), "{}", no_template.summary);
+    let beyond = run_dra(
+        r#"
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: a100-only, namespace: llm}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].productName.lowerAscii().matches('a100')"}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: llm}
+spec:
+  containers: [{name: m, image: s:1}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: a100-only}]
+"#,
+    );
+    assert!(
+        beyond.suggestions.iter().any(|s| s.contains("beyond what the what-if check evaluates")),
+        "{:?}",
+        beyond.suggestions
+    );
+    // A pod asking for nvidia.com/gpu where only a DRA class stands for it fits on DRA devices.
+    let ext = run_dra(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: ocr-1, namespace: docs}
+spec:
+  containers: [{name: m, image: s:1, resources: {limits: {nvidia.com/gpu: "1"}}}]
+"#,
+    );
+    assert!(node(&ext, "gpu-l4-dual-01").fits, "{ext:#?}");
+    assert!(node(&ext, "gpu-h100-01").fits, "{ext:#?}");
+    assert_eq!(node(&ext, "gpu-l4-ext-01").reasons, ["cannot allocate all claims"]);
+    // A shared claim already allocated pins the pod to its node.
+    let shared = run_dra(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: cam-ingest-3, namespace: vision}
+spec:
+  containers: [{name: m, image: s:1}]
+  resourceClaims: [{name: g, resourceClaimName: shared-l4}]
+"#,
+    );
+    assert_eq!(
+        shared.nodes.iter().filter(|n| n.fits).map(|n| n.node.as_str()).collect::<Vec<_>>(),
+        ["gpu-l4-shared-01"]
+    );
+    assert_eq!(node(&shared, "gpu-a100-01").reasons, ["resourceclaim not available on the node"]);
+}

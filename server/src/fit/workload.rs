@@ -21,6 +21,11 @@ pub struct Workload {
     pub pod: Pod,
     /// Replicas.
     pub replicas: u32,
+    /// ResourceClaimTemplates pasted with it (as `kubectl apply -f` of one file would create
+    /// them); the cluster's own are looked up too.
+    pub templates: Vec<crate::dra::ResourceClaimTemplate>,
+    /// ResourceClaims pasted with it.
+    pub claims: Vec<crate::dra::ResourceClaim>,
 }
 
 fn err(field: impl Into<String>, message: impl Into<String>) -> FitError {
@@ -53,8 +58,42 @@ pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
     if text.len() > MAX_YAML {
         return Err(err("yaml", format!("{} bytes is more than the {} KiB accepted", text.len(), MAX_YAML / 1024)));
     }
-    let y: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| err("yaml", e.to_string()))?;
-    let v: Value = serde_json::to_value(y).map_err(|e| err("yaml", e.to_string()))?;
+    // One workload, with the ResourceClaimTemplates and ResourceClaims it uses if pasted in the
+    // same text (`---` documents or a List).
+    let mut docs: Vec<Value> = Vec::new();
+    for (i, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        let y = <serde_yaml::Value as serde::Deserialize>::deserialize(doc)
+            .map_err(|e| err("yaml", if i == 0 { e.to_string() } else { format!("document {}: {e}", i + 1) }))?;
+        let v: Value = serde_json::to_value(y).map_err(|e| err("yaml", e.to_string()))?;
+        match v.get("kind").and_then(Value::as_str) {
+            Some("List") => docs.extend(v.get("items").and_then(Value::as_array).cloned().unwrap_or_default()),
+            _ if v.is_null() => {}
+            _ => docs.push(v),
+        }
+    }
+    let mut templates = Vec::new();
+    let mut claims = Vec::new();
+    let mut workload = None;
+    for (i, d) in docs.into_iter().enumerate() {
+        match d.get("kind").and_then(Value::as_str) {
+            Some("ResourceClaimTemplate") => templates
+                .push(serde_json::from_value(d).map_err(|e| err(format!("document {}", i + 1), e.to_string()))?),
+            Some("ResourceClaim") => {
+                claims.push(serde_json::from_value(d).map_err(|e| err(format!("document {}", i + 1), e.to_string()))?)
+            }
+            _ if workload.is_none() => workload = Some(d),
+            k => {
+                return Err(err(
+                    format!("document {}", i + 1),
+                    format!(
+                        "{}: paste one workload, with the ResourceClaimTemplates and ResourceClaims it uses",
+                        k.unwrap_or("no kind")
+                    ),
+                ))
+            }
+        }
+    }
+    let v = workload.ok_or_else(|| err("kind", "missing: paste a Pod or a Deployment"))?;
     let kind =
         v.get("kind").and_then(Value::as_str).ok_or_else(|| err("kind", "missing: paste a Pod or a Deployment"))?;
     let (spec_path, spec, replicas) = match kind {
@@ -86,7 +125,7 @@ pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
     let namespace = v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_string();
     let name = v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("what-if").to_string();
     let metadata = ObjectMeta { namespace: Some(namespace), name: Some(name), ..ObjectMeta::default() };
-    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas })
+    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas, templates, claims })
 }
 
 fn quantity_field(field: &str, s: &str) -> Result<Option<K8sQuantity>, FitError> {
@@ -195,5 +234,11 @@ pub fn from_form(f: &FitInput) -> Result<Workload, FitError> {
     };
     let namespace = Some(f.namespace.trim()).filter(|n| !n.is_empty()).unwrap_or("default").to_string();
     let metadata = ObjectMeta { namespace: Some(namespace), name: Some("what-if".into()), ..ObjectMeta::default() };
-    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas })
+    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas, ..Workload::empty() })
+}
+
+impl Workload {
+    fn empty() -> Self {
+        Self { pod: Pod::default(), replicas: 1, templates: Vec::new(), claims: Vec::new() }
+    }
 }

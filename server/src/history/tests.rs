@@ -136,7 +136,8 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
 async fn dra_device_allocation_and_the_pods_on_devices_are_recorded_like_the_other_series() {
     let before = crate::derive::tests::scenario_text("dra/whole-mig-shared-unreserved.yaml");
     // The unused claim is deleted: gpu-1 is free again.
-    let start = before.find("  kind: ResourceClaim\n  metadata: {name: warmup-gpu").unwrap_or_else(|| panic!("fixture"));
+    let start =
+        before.find("  kind: ResourceClaim\n  metadata: {name: warmup-gpu").unwrap_or_else(|| panic!("fixture"));
     let end = before[start..].find("- apiVersion").map_or(before.len(), |e| start + e);
     let after = format!("{}{}", &before[..start - "- apiVersion: resource.k8s.io/v1\n".len()], &before[end..]);
     let derive = |text: &str| {
@@ -156,7 +157,8 @@ async fn dra_device_allocation_and_the_pods_on_devices_are_recorded_like_the_oth
     let alloc =
         query::points(&pool, "gpu-a100-01", "gpu_allocated", "gpu.nvidia.com", 0, 1000).await.unwrap_or_default();
     assert_eq!(alloc.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(), vec![(100, 2.0), (400, 1.0)]);
-    let cap = query::points(&pool, "gpu-a100-mig-01", "gpu_capacity", "gpu.nvidia.com", 0, 1000).await.unwrap_or_default();
+    let cap =
+        query::points(&pool, "gpu-a100-mig-01", "gpu_capacity", "gpu.nvidia.com", 0, 1000).await.unwrap_or_default();
     assert_eq!(cap.first().map(|p| p.value), Some(4.0));
     let ivs = query::pod_intervals(&pool, Some(("vision", "cam-ingest-1")), 0, 1000).await.unwrap_or_default();
     assert_eq!(

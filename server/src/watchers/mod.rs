@@ -109,8 +109,22 @@ fn start_dra(client: Client, state: Arc<WatchState>, cfg: watcher::Config) -> Dr
             }
         }
         tracing::info!("{gv} is served: watching ResourceSlices, ResourceClaims, templates and DeviceClasses");
-        run_kind(&state, "resourceslices", Api::<ResourceSlice>::all(client.clone()), cfg.clone(), ResourceSlice::strip, w_slices);
-        run_kind(&state, "resourceclaims", Api::<ResourceClaim>::all(client.clone()), cfg.clone(), ResourceClaim::strip, w_claims);
+        run_kind(
+            &state,
+            "resourceslices",
+            Api::<ResourceSlice>::all(client.clone()),
+            cfg.clone(),
+            ResourceSlice::strip,
+            w_slices,
+        );
+        run_kind(
+            &state,
+            "resourceclaims",
+            Api::<ResourceClaim>::all(client.clone()),
+            cfg.clone(),
+            ResourceClaim::strip,
+            w_claims,
+        );
         run_kind(
             &state,
             "resourceclaimtemplates",

@@ -77,7 +77,9 @@ mod tests {
         assert!(
             matches!(parse_path("/api/v1/namespaces/ml/pods/a", "h", 34), Target::Object { ref name, .. } if name == "a")
         );
-        assert!(matches!(parse_path("/api/v1/namespaces/ml", "h", 34), Target::Object { ref name, .. } if name == "ml"));
+        assert!(
+            matches!(parse_path("/api/v1/namespaces/ml", "h", 34), Target::Object { ref name, .. } if name == "ml")
+        );
         assert!(matches!(parse_path("/api/v1/nodes/n1", "h", 34), Target::Object { ref name, .. } if name == "n1"));
         assert!(matches!(parse_path("/apis/metrics.k8s.io/v1beta1/nodes", "h", 34), Target::Collection { .. }));
         assert!(matches!(parse_path("/apis", "h", 34), Target::Discovery(_)));

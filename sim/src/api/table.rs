@@ -84,13 +84,9 @@ fn columns(kind: &str) -> Vec<Col> {
             Col("Selector", "string", 1),
         ],
         "RuntimeClass" => vec![name, Col("Handler", "string", 0), age],
-        "ResourceSlice" => vec![
-            name,
-            Col("Node", "string", 0),
-            Col("Driver", "string", 0),
-            Col("Pool", "string", 0),
-            age,
-        ],
+        "ResourceSlice" => {
+            vec![name, Col("Node", "string", 0), Col("Driver", "string", 0), Col("Pool", "string", 0), age]
+        }
         "ResourceClaim" => vec![name, Col("State", "string", 0), age],
         // ResourceClaimTemplate, DeviceClass and every kind without a printer.
         _ => vec![name, age],
@@ -334,7 +330,15 @@ fn cells(kind: &str, o: &Value, now: jiff::Timestamp) -> Vec<Value> {
         "ResourceQuota" => vec![age, json!(quota_list(o, false)), json!(quota_list(o, true))],
         "ReplicaSet" => {
             let (c, i) = containers(o);
-            vec![n("/spec/replicas"), n("/status/replicas"), n("/status/readyReplicas"), age, json!(c), json!(i), json!(selector(o))]
+            vec![
+                n("/spec/replicas"),
+                n("/status/replicas"),
+                n("/status/readyReplicas"),
+                age,
+                json!(c),
+                json!(i),
+                json!(selector(o)),
+            ]
         }
         "Deployment" => {
             let (c, i) = containers(o);
@@ -343,7 +347,15 @@ fn cells(kind: &str, o: &Value, now: jiff::Timestamp) -> Vec<Value> {
                 o.pointer("/status/readyReplicas").and_then(Value::as_i64).unwrap_or(0),
                 o.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1)
             );
-            vec![json!(ready), n("/status/updatedReplicas"), n("/status/availableReplicas"), age, json!(c), json!(i), json!(selector(o))]
+            vec![
+                json!(ready),
+                n("/status/updatedReplicas"),
+                n("/status/availableReplicas"),
+                age,
+                json!(c),
+                json!(i),
+                json!(selector(o)),
+            ]
         }
         "RuntimeClass" => vec![json!(s(o, "/handler").unwrap_or("")), age],
         "ResourceSlice" => vec![
@@ -467,7 +479,11 @@ mod tests {
         for kind in ["Pod", "Node", "Event", "ResourceSlice", "ResourceClaim", "DeviceClass", "ReplicaSet"] {
             let r = crate::resources::by_kind_name(kind).unwrap();
             let t = table(r, &[&json!({"metadata": {"name": "x"}})], json!({}), Include::Metadata);
-            assert_eq!(t["rows"][0]["cells"].as_array().unwrap().len(), t["columnDefinitions"].as_array().unwrap().len(), "{kind}");
+            assert_eq!(
+                t["rows"][0]["cells"].as_array().unwrap().len(),
+                t["columnDefinitions"].as_array().unwrap().len(),
+                "{kind}"
+            );
         }
         let pod = json!({
             "metadata": {"name": "p", "namespace": "ml", "creationTimestamp": "2020-01-01T00:00:00Z"},

@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
 use super::list::Filter;
-use super::table::{table_event, Include};
 use super::status;
+use super::table::{table_event, Include};
 use crate::resources::ResourceId;
 use crate::store::{Change, ChangeType};
 use crate::Shared;

@@ -24,7 +24,9 @@ pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[Pend
         .zip(cx.waiting)
         .filter(|(p, pod)| {
             Ctx::could_target(pod, n)
-                && p.claims.iter().any(|c| c.state != "allocated" && c.device_class.as_deref().is_some_and(|d| gpu_classes.contains(d)))
+                && p.claims.iter().any(|c| {
+                    c.state != "allocated" && c.device_class.as_deref().is_some_and(|d| gpu_classes.contains(d))
+                })
         })
         .map(|(p, _)| format!("{}/{}", p.namespace, p.name))
         .collect();

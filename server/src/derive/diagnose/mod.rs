@@ -154,7 +154,11 @@ fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut 
                 cx.nodes
                     .iter()
                     .find(|n| {
-                        n.gpu_resources.iter().flat_map(|g| &g.devices).flat_map(|v| &v.claims).any(|c| c.namespace == ns && c.name == d.name)
+                        n.gpu_resources
+                            .iter()
+                            .flat_map(|g| &g.devices)
+                            .flat_map(|v| &v.claims)
+                            .any(|c| c.namespace == ns && c.name == d.name)
                     })
                     .map(|n| format!("/nodes/{}", enc(&n.name)))
             }

@@ -1,0 +1,468 @@
+//! The what-if check for Dynamic Resource Allocation: the devices a workload's claims ask for
+//! (from its ResourceClaimTemplates, named ResourceClaims, or extended resources a DeviceClass
+//! stands for), counted against each node's free devices. DeviceClass and request selectors are
+//! CEL; the common forms are evaluated here — `device.driver == '…'`, attribute equality and
+//! inequality, capacity `compareTo(quantity('…'))` comparisons, joined by `&&` — and any other
+//! expression is said plainly to be beyond what the check evaluates (its devices are then
+//! counted as matching, and the answer says so).
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::derive::dra::{is_gpu_driver, NodeDra};
+use crate::derive::Inputs;
+use crate::dra::{ClaimSpec, Device, ResourceClaim, ResourceClaimTemplate};
+use crate::pod::Pod;
+use crate::quantity::Quantity;
+
+/// The scheduler's reason when a node's devices cannot satisfy the claims.
+pub const CANNOT_ALLOCATE: &str = "cannot allocate all claims";
+/// The scheduler's reason when a claim is already allocated on another node.
+pub const NOT_AVAILABLE: &str = "resourceclaim not available on the node";
+
+/// One way to satisfy a request: a class, the selectors every device must pass, how many.
+#[derive(Debug, Clone)]
+struct Alternative {
+    class: String,
+    selectors: Vec<String>,
+    /// `None`: all matching devices (`allocationMode: All`), at least one.
+    count: Option<u64>,
+}
+
+/// What a workload's pod asks of DRA.
+#[derive(Debug, Default)]
+pub struct Demand {
+    /// Per request, its alternatives in order (`firstAvailable`), each per replica.
+    requests: Vec<(String, Vec<Alternative>)>,
+    /// A named claim already allocated: the pod can only go where its devices are.
+    pinned: Option<(String, String)>,
+    /// Why no pod could be created or scheduled at all (a missing class or template).
+    pub refusal: Option<String>,
+    /// What the check could not evaluate, said plainly.
+    pub notes: Vec<String>,
+    /// Extended resources a DeviceClass stands for (left out of the node's resource fit).
+    pub mapped: BTreeSet<String>,
+}
+
+impl Demand {
+    /// What each request asks for, in words (`1 × gpu.nvidia.com`).
+    pub fn wants(&self) -> Vec<String> {
+        self.requests
+            .iter()
+            .filter_map(|(_, alts)| {
+                let words: Vec<String> = alts
+                    .iter()
+                    .map(|a| match a.count {
+                        Some(c) => format!("{c} × {}", a.class),
+                        None => format!("all {}", a.class),
+                    })
+                    .collect();
+                (!words.is_empty()).then(|| words.join(" or "))
+            })
+            .collect()
+    }
+
+    /// Whether the pod asks for DRA devices at all.
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty() && self.pinned.is_none()
+    }
+}
+
+/// A request as read: its name and alternatives (class, selectors, count).
+type RawRequest = (String, Vec<(String, Vec<String>, Option<u64>)>);
+
+fn requests_of(spec: &ClaimSpec) -> Vec<RawRequest> {
+    spec.devices
+        .requests
+        .iter()
+        .map(|r| {
+            let alts = r
+                .alternatives()
+                .into_iter()
+                .map(|a| {
+                    let count = match a.allocation_mode.as_deref() {
+                        Some("All") => None,
+                        _ => Some(u64::try_from(a.count.unwrap_or(1).max(1)).unwrap_or(1)),
+                    };
+                    let sel = a.selectors.iter().filter_map(|s| s.cel.as_ref()).map(|c| c.expression.clone()).collect();
+                    (a.device_class_name.clone(), sel, count)
+                })
+                .collect();
+            (r.name.clone(), alts)
+        })
+        .collect()
+}
+
+/// Reads what the pod asks for. `extended`: the pod's extended resources and units.
+pub fn demand(
+    inputs: &Inputs,
+    pod: &Pod,
+    templates: &[ResourceClaimTemplate],
+    claims: &[ResourceClaim],
+    extended: &[(String, u64)],
+) -> Demand {
+    let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
+    let mut d = Demand::default();
+    let classes: HashMap<&str, &crate::dra::DeviceClass> =
+        inputs.device_classes.iter().map(|c| (c.name(), c.as_ref())).collect();
+    let mut raw: Vec<RawRequest> = Vec::new();
+    for (entry, claim, template) in pod.claims() {
+        if let Some(t) = template {
+            let found = templates.iter().find(|x| x.metadata.name.as_deref() == Some(t)).or_else(|| {
+                inputs
+                    .claim_templates
+                    .iter()
+                    .find(|x| {
+                        x.metadata.name.as_deref() == Some(t) && x.metadata.namespace.as_deref().unwrap_or("") == ns
+                    })
+                    .map(AsRef::as_ref)
+            });
+            match found {
+                Some(tpl) => raw.extend(requests_of(&tpl.spec.spec)),
+                None => {
+                    d.refusal.get_or_insert(format!(
+                        "ResourceClaimTemplate {ns}/{t} (claim {entry}) not found: no claim can be made for the pod, and it waits with \"ResourceClaim not created yet\""
+                    ));
+                }
+            }
+        } else if let Some(c) = claim {
+            let found = claims.iter().find(|x| x.metadata.name.as_deref() == Some(c)).or_else(|| {
+                inputs
+                    .claims
+                    .iter()
+                    .find(|x| {
+                        x.metadata.name.as_deref() == Some(c) && x.metadata.namespace.as_deref().unwrap_or("") == ns
+                    })
+                    .map(AsRef::as_ref)
+            });
+            match found {
+                Some(claim) if claim.allocated() => {
+                    let pool = claim.results().first().map(|r| (r.driver.clone(), r.pool.clone()));
+                    d.pinned = pool.or(d.pinned.take());
+                }
+                Some(claim) => raw.extend(requests_of(&claim.spec)),
+                None => {
+                    d.refusal.get_or_insert(format!("ResourceClaim {ns}/{c} not found: the pod waits until it exists"));
+                }
+            }
+        }
+    }
+    // Extended resources a DeviceClass stands for (DRAExtendedResource).
+    for (res, units) in extended {
+        if let Some(c) = inputs.device_classes.iter().find(|c| c.spec.extended_resource_name.as_deref() == Some(res)) {
+            d.mapped.insert(res.clone());
+            raw.push((format!("extended {res}"), vec![(c.name().to_string(), Vec::new(), Some(*units))]));
+        }
+    }
+    for (name, alts) in raw {
+        let mut out = Vec::new();
+        for (class, mut selectors, count) in alts {
+            match classes.get(class.as_str()) {
+                None => {
+                    d.refusal.get_or_insert(format!(
+                        "request {name}: DeviceClass {class} does not exist — the scheduler refuses the pod on every node"
+                    ));
+                }
+                Some(c) => {
+                    let mut all: Vec<String> =
+                        c.spec.selectors.iter().filter_map(|s| s.cel.as_ref()).map(|e| e.expression.clone()).collect();
+                    all.append(&mut selectors);
+                    for s in &all {
+                        if eval(s, "", &Device::default()).is_none() && !d.notes.iter().any(|n| n.contains(s.as_str()))
+                        {
+                            d.notes.push(format!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check evaluates: every device of a GPU driver is counted as matching it"));
+                        }
+                    }
+                    out.push(Alternative { class, selectors: all, count });
+                }
+            }
+        }
+        if !out.is_empty() {
+            d.requests.push((name, out));
+        }
+    }
+    d
+}
+
+/// A node's devices that no claim holds (a partition and its GPU block each other).
+struct Free<'a> {
+    devices: Vec<(&'a str, &'a Device)>,
+}
+
+fn free_devices<'a>(index: &'a HashMap<String, NodeDra>, node: &str) -> Free<'a> {
+    let Some(nd) = index.get(node) else { return Free { devices: Vec::new() } };
+    let taken: BTreeSet<(String, String)> =
+        nd.claims.iter().flat_map(|c| c.results().iter()).map(|r| (r.pool.clone(), r.device.clone())).collect();
+    let mut out = Vec::new();
+    for s in &nd.slices {
+        let driver = s.spec.driver.as_str();
+        let pool = s.spec.pool.name.as_str();
+        // A GPU with a partition taken, and the partitions of a GPU taken whole, are not free
+        // (they share the GPU's memory and engines); sibling partitions are.
+        let taken_devices: Vec<&Device> =
+            s.spec.devices.iter().filter(|d| taken.contains(&(pool.to_string(), d.name.clone()))).collect();
+        let whole_taken: BTreeSet<String> = taken_devices.iter().filter_map(|d| d.text(driver, "uuid")).collect();
+        let partitioned: BTreeSet<String> = taken_devices.iter().filter_map(|d| d.text(driver, "parentUUID")).collect();
+        for d in &s.spec.devices {
+            let shared = d.allow_multiple_allocations == Some(true);
+            let held = taken.contains(&(pool.to_string(), d.name.clone()));
+            let family_held = d.text(driver, "parentUUID").is_some_and(|u| whole_taken.contains(&u))
+                || d.text(driver, "uuid").is_some_and(|u| partitioned.contains(&u));
+            if shared || (!held && !family_held) {
+                out.push((driver, d));
+            }
+        }
+    }
+    Free { devices: out }
+}
+
+/// The cluster's DRA devices by node, computed once per check.
+pub fn index(inputs: &Inputs) -> HashMap<String, NodeDra> {
+    crate::derive::dra::by_node(&inputs.slices, &inputs.claims)
+}
+
+/// How many replicas a node's free devices can take, or the scheduler's reason why none.
+pub fn on_node(index: &HashMap<String, NodeDra>, node: &str, d: &Demand) -> Result<u32, &'static str> {
+    if let Some((driver, pool)) = &d.pinned {
+        // The claim's devices are on its pool's node.
+        let here = index
+            .get(node)
+            .is_some_and(|nd| nd.slices.iter().any(|s| s.spec.pool.name == *pool && s.spec.driver == *driver));
+        if !here {
+            return Err(NOT_AVAILABLE);
+        }
+        if d.requests.is_empty() {
+            return Ok(u32::MAX);
+        }
+    }
+    let free = free_devices(index, node);
+    let mut replicas = u32::MAX;
+    let mut used: BTreeSet<usize> = BTreeSet::new();
+    for (_, alts) in &d.requests {
+        let mut best: Option<u32> = None;
+        for a in alts {
+            let matching: Vec<usize> = free
+                .devices
+                .iter()
+                .enumerate()
+                .filter(|(i, (driver, dev))| {
+                    !used.contains(i)
+                        && is_gpu_driver(driver)
+                        && a.selectors.iter().all(|s| eval(s, driver, dev).unwrap_or(true))
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let n = matching.len() as u64;
+            let per = match a.count {
+                Some(c) => n / c,
+                None => u64::from(n > 0),
+            };
+            if per > 0 {
+                // Devices this request takes for one replica are not offered to the next request.
+                let take = a.count.unwrap_or(n) as usize;
+                used.extend(matching.into_iter().take(take));
+                best = Some(u32::try_from(per).unwrap_or(u32::MAX));
+                break;
+            }
+        }
+        match best {
+            Some(b) => replicas = replicas.min(b),
+            None => return Err(CANNOT_ALLOCATE),
+        }
+    }
+    Ok(replicas)
+}
+
+/// A literal in a CEL comparison.
+#[derive(Debug, PartialEq)]
+enum Lit {
+    Text(String),
+    Int(i64),
+    Bool(bool),
+}
+
+fn literal(s: &str) -> Option<Lit> {
+    let s = s.trim();
+    if let Some(q) = s.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
+        return Some(Lit::Text(q.to_string()));
+    }
+    if let Some(q) = s.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+        return Some(Lit::Text(q.to_string()));
+    }
+    match s {
+        "true" => Some(Lit::Bool(true)),
+        "false" => Some(Lit::Bool(false)),
+        _ => s.parse().ok().map(Lit::Int),
+    }
+}
+
+/// `device.attributes['dom'].name` or `device.capacity['dom'].name` → (field kind, domain, name).
+fn path(s: &str) -> Option<(&'static str, String, String)> {
+    let s = s.trim();
+    for (prefix, kind) in [("device.attributes[", "attributes"), ("device.capacity[", "capacity")] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            let (dom, rest) = rest.split_once(']')?;
+            let dom = dom.trim().trim_matches(['\'', '"']).to_string();
+            let name = rest.strip_prefix('.')?;
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.is_empty() {
+                return None;
+            }
+            return Some((kind, dom, name.to_string()));
+        }
+    }
+    None
+}
+
+fn split_top(expr: &str, op: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut quote, mut cur) = (0i32, None::<char>, String::new());
+    let chars: Vec<char> = expr.chars().collect();
+    let opc: Vec<char> = op.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth -= 1,
+            (None, _) if depth == 0 && chars[i..].starts_with(&opc) => {
+                out.push(std::mem::take(&mut cur));
+                i += opc.len();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+        i += 1;
+    }
+    out.push(cur);
+    out
+}
+
+/// Evaluates the common DeviceClass/request selector forms on one device of `driver`; `None`
+/// when the expression is beyond them. With an empty driver it only says whether the form is
+/// understood.
+pub fn eval(expr: &str, driver: &str, d: &Device) -> Option<bool> {
+    let mut all = true;
+    for term in split_top(expr, "&&") {
+        let mut t = term.trim();
+        while let Some(inner) = t.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+            t = inner.trim();
+        }
+        if t.contains("||") || t.contains('?') {
+            return None;
+        }
+        all &= eval_term(t, driver, d)?;
+    }
+    Some(all)
+}
+
+fn eval_term(t: &str, driver: &str, d: &Device) -> Option<bool> {
+    // device.capacity['dom'].name.compareTo(quantity('10Gi')) >= 0
+    if let Some((lhs, rest)) = t.split_once(".compareTo(quantity(") {
+        let (_, dom, name) = path(lhs).filter(|(k, _, _)| *k == "capacity")?;
+        let (q, cmp) = rest.split_once("))")?;
+        let want = match literal(q)? {
+            Lit::Text(s) => Quantity::parse(&s).ok()?.scaled_ceil(3)?,
+            _ => return None,
+        };
+        let (op, zero) =
+            ["==", "!=", ">=", "<=", ">", "<"].iter().find_map(|op| cmp.trim().strip_prefix(op).map(|z| (*op, z)))?;
+        if zero.trim() != "0" {
+            return None;
+        }
+        if driver.is_empty() {
+            return Some(true);
+        }
+        let have = d
+            .capacity
+            .get(&name)
+            .or_else(|| d.capacity.get(&format!("{dom}/{name}")))
+            .and_then(|c| Quantity::parse(&c.value.0).ok())
+            .and_then(|q| q.scaled_ceil(3));
+        let Some(have) = have else { return Some(false) };
+        return Some(match op {
+            "==" => have == want,
+            "!=" => have != want,
+            ">=" => have >= want,
+            "<=" => have <= want,
+            ">" => have > want,
+            _ => have < want,
+        });
+    }
+    let (lhs, op, rhs) = if let Some((l, r)) = t.split_once("==") {
+        (l, true, r)
+    } else if let Some((l, r)) = t.split_once("!=") {
+        (l, false, r)
+    } else {
+        return None;
+    };
+    let lit = literal(rhs)?;
+    if lhs.trim() == "device.driver" {
+        let Lit::Text(want) = lit else { return None };
+        return Some(driver.is_empty() || (driver == want) == op);
+    }
+    let (kind, dom, name) = path(lhs).filter(|(k, _, _)| *k == "attributes")?;
+    let _ = kind;
+    if driver.is_empty() {
+        return Some(true);
+    }
+    let a = if dom == driver { d.attribute(driver, &name) } else { d.attributes.get(&format!("{dom}/{name}")) };
+    // A device without the attribute does not match (CEL would raise an error: no match).
+    let Some(a) = a else { return Some(false) };
+    let eq = match lit {
+        Lit::Text(s) => a.string.as_deref() == Some(s.as_str()) || a.version.as_deref() == Some(s.as_str()),
+        Lit::Int(i) => a.int == Some(i),
+        Lit::Bool(b) => a.bool == Some(b),
+    };
+    Some(eq == op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev() -> Device {
+        serde_json::from_str(
+            r#"{"name": "gpu-0-mig-19-4-1", "attributes": {"type": {"string": "mig"}, "profile": {"string": "1g.10gb"}, "index": {"int": 0},
+                "productName": {"string": "NVIDIA A100 80GB PCIe"}, "resource.kubernetes.io/pcieRoot": {"string": "pci0000:16"}},
+                "capacity": {"memory": {"value": "9856Mi"}}}"#,
+        )
+        .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_common_selector_forms_are_evaluated() {
+        let d = dev();
+        let g = "gpu.nvidia.com";
+        assert_eq!(
+            eval("device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'", g, &d),
+            Some(true)
+        );
+        assert_eq!(
+            eval("device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'", g, &d),
+            Some(false)
+        );
+        assert_eq!(eval("device.driver == \"gpu.intel.com\"", g, &d), Some(false));
+        assert_eq!(eval("device.attributes[\"gpu.nvidia.com\"].profile == '1g.10gb'", g, &d), Some(true));
+        assert_eq!(eval("device.attributes['gpu.nvidia.com'].index == 0", g, &d), Some(true));
+        assert_eq!(eval("device.attributes['gpu.nvidia.com'].profile != '1g.10gb'", g, &d), Some(false));
+        assert_eq!(eval("device.attributes['resource.kubernetes.io'].pcieRoot == 'pci0000:16'", g, &d), Some(true));
+        assert_eq!(eval("device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('8Gi')) >= 0", g, &d), Some(true));
+        assert_eq!(
+            eval("device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0", g, &d),
+            Some(false)
+        );
+        assert_eq!(eval("(device.attributes['gpu.nvidia.com'].type == 'mig')", g, &d), Some(true));
+        // Beyond the common forms: said, not guessed.
+        assert_eq!(
+            eval("device.attributes['gpu.nvidia.com'].productName.lowerAscii().matches('^.*a100.*$')", g, &d),
+            None
+        );
+        assert_eq!(eval("device.attributes['gpu.nvidia.com'].type == 'mig' || device.driver == 'x'", g, &d), None);
+        assert_eq!(eval("'gpu.nvidia.com' in device.attributes", g, &d), None);
+        // A quote holding `&&` is not split.
+        assert_eq!(eval("device.attributes['gpu.nvidia.com'].profile == 'a && b'", g, &d), Some(false));
+    }
+}
