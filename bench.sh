@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 . scripts/setup.sh
 ensure_rust
 if [[ " $* " == *" --peer "* ]] && [ ! -x target/peer/bin/kubectl-view-allocations ]; then
-  say "installing kubectl-view-allocations (the peer) from crates.io into target/peer"
+  say "installing kubectl-view-allocations (the peer) from the Rust crate registry into target/peer"
   cargo install --locked --root target/peer kubectl-view-allocations
 fi
 args=()

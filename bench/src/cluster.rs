@@ -116,3 +116,64 @@ pub fn generate(nodes: usize, pods_per_node: usize) -> Generated {
     }
     Generated { objects, allocated }
 }
+
+/// A claim for one GPU of `node`'s pool, allocated `device`, reserved for `pod` (or for no pod).
+pub fn dra_claim(ns: &str, name: &str, node: &str, device: &str, pod: Option<&str>) -> Value {
+    let reserved: Vec<Value> =
+        pod.map(|p| json!({"resource": "pods", "name": p, "uid": format!("uid-{p}")})).into_iter().collect();
+    json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 1}}]}},
+        "status": {"allocation": {"devices": {"results": [{"request": "gpu", "driver": "gpu.nvidia.com", "pool": node, "device": device}]},
+                                  "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
+                   "reservedFor": reserved}
+    })
+}
+
+/// The GPU Operator's DRA mode at scale: `nodes` GPU servers, each publishing one ResourceSlice
+/// of 8 GPUs (no device plugin), every GPU allocated to a claim used by a pod on that node
+/// (8 claims a node), ~`pods_per_node` pods a node in all.
+pub fn generate_dra(nodes: usize, pods_per_node: usize) -> Generated {
+    let mut objects = vec![
+        json!({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.nvidia.com"},
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}}),
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "probe-node", "labels": {"gpudash.dev/seq": "0"}}, "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "conditions": [{"type": "Ready", "status": "True"}]}}),
+    ];
+    let mut allocated = Vec::new();
+    for i in 0..nodes {
+        let name = format!("node-{i:04}");
+        let (mut n, _) = node(&name, 3);
+        n["metadata"]["labels"]["nvidia.com/gpu.present"] = json!("true");
+        objects.push(n);
+        let devices: Vec<Value> = (0..8)
+            .map(|g| {
+                json!({"name": format!("gpu-{g}"), "attributes": {
+                "type": {"string": "gpu"}, "index": {"int": g}, "productName": {"string": "NVIDIA L40S"},
+                "uuid": {"string": format!("GPU-{i:08x}-0000-4000-8000-{g:012x}")}},
+                "capacity": {"memory": {"value": "46068Mi"}}})
+            })
+            .collect();
+        objects.push(json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": format!("{name}-gpu.nvidia.com-a1b2c")},
+            "spec": {"driver": "gpu.nvidia.com", "nodeName": name, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1}, "devices": devices}}));
+        for j in 0..pods_per_node {
+            let ns = format!("ns-{}", j % 7);
+            let pname = format!("p-{i:04}-{j:02}");
+            let mut p = pod(&ns, &pname, Some(&name), None, 1 + (j as u64 % 3));
+            // With the DRA driver, devices come through CDI: no pod names the NVIDIA runtime.
+            if let Some(spec) = p["spec"].as_object_mut() {
+                spec.remove("runtimeClassName");
+            }
+            if j < 8 {
+                let claim = format!("{pname}-gpu");
+                objects.push(dra_claim(&ns, &claim, &name, &format!("gpu-{j}"), Some(&pname)));
+                p["spec"]["resourceClaims"] = json!([{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]);
+                p["status"]["resourceClaimStatuses"] = json!([{"name": "gpu", "resourceClaimName": claim}]);
+            }
+            objects.push(p);
+        }
+        allocated.push((name, 8));
+    }
+    Generated { objects, allocated }
+}

@@ -39,8 +39,10 @@ fn median(mut v: Vec<Duration>) -> f64 {
 }
 
 /// Prints the phase timings of `rounds` revisions, each after one pod changed.
-pub fn run(nodes: usize, rounds: usize) {
-    let generated = crate::cluster::generate(nodes, 30);
+/// With `dra`, the cluster is the GPU Operator's DRA mode (8 GPUs a node, 8 claims a node) and
+/// each revision changes one claim's pod (reservedFor emptied or refilled) instead of a pod.
+pub fn run(nodes: usize, rounds: usize, dra: bool) {
+    let generated = if dra { crate::cluster::generate_dra(nodes, 30) } else { crate::cluster::generate(nodes, 30) };
     // Text as the API server would send it, to time decoding as the watcher does it.
     let pod_json: Vec<String> = generated
         .objects
@@ -72,6 +74,9 @@ pub fn run(nodes: usize, rounds: usize) {
         nodes: decode::<Node>(&generated.objects, "Node"),
         pods,
         events: decode::<Event>(&generated.objects, "Event"),
+        slices: decode(&generated.objects, "ResourceSlice"),
+        claims: decode(&generated.objects, "ResourceClaim"),
+        device_classes: decode(&generated.objects, "DeviceClass"),
         ..Inputs::default()
     };
     let source = app::model::Source { synced: true, ..app::model::Source::default() };
@@ -81,6 +86,33 @@ pub fn run(nodes: usize, rounds: usize) {
     let mut prev = derive_cached(&inputs, &opts, source.clone(), 0, now, &mut cache);
     let (mut derive, mut compare, mut delta, mut encode, mut bytes) = (vec![], vec![], vec![], vec![], 0);
     for r in 0..rounds {
+        if dra {
+            let i = (r * 7919) % inputs.claims.len();
+            let mut c = (*inputs.claims[i]).clone();
+            if let Some(st) = c.status.as_mut() {
+                if st.reserved_for.is_empty() {
+                    st.reserved_for.push(gpudash::dra::Consumer { resource: "pods".into(), name: "back".into() });
+                } else {
+                    st.reserved_for.clear();
+                }
+            }
+            inputs.claims[i] = Arc::new(c);
+            let t = Instant::now();
+            let view = derive_cached(&inputs, &opts, source.clone(), r as u64 + 1, now, &mut cache);
+            derive.push(t.elapsed());
+            let t = Instant::now();
+            let _ = view.nodes != prev.nodes || view.diagnoses != prev.diagnoses;
+            compare.push(t.elapsed());
+            let t = Instant::now();
+            let d = app::model::ViewDelta::between(&prev, &view);
+            delta.push(t.elapsed());
+            let t = Instant::now();
+            let text = serde_json::to_string(&d).unwrap_or_default();
+            encode.push(t.elapsed());
+            bytes += text.len();
+            prev = view;
+            continue;
+        }
         // One running pod's memory request changes (a new resourceVersion), as under churn.
         let i = (r * 7919) % inputs.pods.len();
         let mut p = (*inputs.pods[i]).clone();
@@ -109,8 +141,10 @@ pub fn run(nodes: usize, rounds: usize) {
         prev = view;
     }
     println!(
-        "derivation alone, {nodes} nodes, {} pods, {rounds} revisions of one changed pod each (medians):",
-        inputs.pods.len()
+        "derivation alone, {nodes} nodes, {} pods, {} claims, {rounds} revisions of one changed {} each (medians):",
+        inputs.pods.len(),
+        inputs.claims.len(),
+        if dra { "claim" } else { "pod" }
     );
     println!(
         "| decode pods (JSON → projected pod) | pods in memory | derive | compare | delta | delta JSON | delta bytes |"

@@ -113,6 +113,10 @@ async fn run(
         let text = serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": extra.objects}))?;
         s.objects.extend(Scenario::from_text("probe", &text).map_err(|e| anyhow::anyhow!("{e}"))?.objects);
         (s, Vec::new())
+    } else if let Some(n) = size.strip_prefix("dra") {
+        let g = cluster::generate_dra(n.parse().unwrap_or(nodes), 30);
+        let text = serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": g.objects}))?;
+        (Scenario::from_text("generated-dra", &text).map_err(|e| anyhow::anyhow!("{e}"))?, g.allocated)
     } else {
         let g = cluster::generate(nodes, 30);
         let text = serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": g.objects}))?;
@@ -218,6 +222,7 @@ async fn run(
     tokio::time::sleep(Duration::from_secs(1)).await;
     *bytes0.lock().unwrap_or_else(|e| e.into_inner()) = (0, 0);
     // Churn: every tenth change moves the probe; the rest flip pods between nodes' states.
+    let dra_nodes: usize = size.strip_prefix("dra").and_then(|n| n.parse().ok()).unwrap_or(0);
     let churn_task = {
         let simh = sim.sim.clone();
         let sent = sent.clone();
@@ -231,6 +236,16 @@ async fn run(
                     sent.lock().unwrap_or_else(|e| e.into_inner()).insert(seq, Instant::now());
                     let _ = simh.apply(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "probe-node", "labels": {"gpudash.dev/seq": seq.to_string()}},
                         "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "conditions": [{"type": "Ready", "status": "True"}]}}));
+                } else if dra_nodes > 0 && i % 2 == 1 {
+                    // DRA churn: a claim's pod goes (reservedFor emptied), then comes back;
+                    // the next claim is on another node.
+                    let k = (i / 4) as usize;
+                    let (node, j) = (k % dra_nodes, (k / dra_nodes) % 8);
+                    let (node, pname) = (format!("node-{node:04}"), format!("p-{node:04}-{j:02}"));
+                    let ns = format!("ns-{}", j % 7);
+                    let pod = (i % 4 == 1).then_some(pname.as_str());
+                    let _ =
+                        simh.apply(cluster::dra_claim(&ns, &format!("{pname}-gpu"), &node, &format!("gpu-{j}"), pod));
                 } else {
                     let name = format!("churn-{}", i % 50);
                     if i % 2 == 0 {
@@ -403,7 +418,11 @@ async fn main() -> anyhow::Result<()> {
         args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| d.to_string())
     };
     if let Some(n) = args.iter().position(|a| a == "--derive").and_then(|i| args.get(i + 1)) {
-        derive::run(n.parse().unwrap_or(1000), get("--rounds", "50").parse().unwrap_or(50));
+        derive::run(
+            n.parse().unwrap_or(1000),
+            get("--rounds", "50").parse().unwrap_or(50),
+            args.iter().any(|a| a == "--dra"),
+        );
         return Ok(());
     }
     let sizes = get("--sizes", "demo,100,1000");
@@ -415,7 +434,7 @@ async fn main() -> anyhow::Result<()> {
     let mut weight = (0, 0);
     let mut growth = Vec::new();
     for size in sizes.split(',') {
-        let nodes = if size == "demo" { 0 } else { size.parse().unwrap_or(10) };
+        let nodes = if size == "demo" { 0 } else { size.trim_start_matches("dra").parse().unwrap_or(10) };
         for c in clients.split(',').filter_map(|c| c.parse::<usize>().ok()) {
             let (r, w, view) = run(size, nodes, c, churn, secs).await?;
             if size == "demo" || weight.0 == 0 {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use app::model::{DeviceClaimRef, DeviceView, GpuResource, Holder, PendingClaim, PodRef, Sharing, Slot, SlotState};
 
+use super::Map;
 use crate::dra::{Device, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 use crate::pod::Pod;
 use crate::quantity::Bytes;
@@ -51,16 +52,19 @@ impl NodeDra {
 }
 
 /// Splits the cluster's slices and claims by node.
-pub fn by_node(slices: &[Arc<ResourceSlice>], claims: &[Arc<ResourceClaim>]) -> HashMap<String, NodeDra> {
+pub fn by_node<'a>(slices: &'a [Arc<ResourceSlice>], claims: &[Arc<ResourceClaim>]) -> Map<&'a str, NodeDra> {
+    if slices.is_empty() {
+        return Map::default();
+    }
     // Only a pool's newest generation counts: older slices are being replaced.
-    let mut newest: HashMap<(&str, &str), i64> = HashMap::new();
+    let mut newest: Map<(&str, &str), i64> = Map::default();
     for s in slices {
         let k = (s.spec.driver.as_str(), s.spec.pool.name.as_str());
         let g = newest.entry(k).or_insert(s.spec.pool.generation);
         *g = (*g).max(s.spec.pool.generation);
     }
-    let mut out: HashMap<String, NodeDra> = HashMap::new();
-    let mut pool_node: HashMap<(&str, &str), &str> = HashMap::new();
+    let mut out: Map<&str, NodeDra> = Map::with_capacity_and_hasher(slices.len(), Default::default());
+    let mut pool_node: Map<(&str, &str), &str> = Map::default();
     for s in slices {
         let Some(node) = s.spec.node_name.as_deref().filter(|n| !n.is_empty()) else { continue };
         let k = (s.spec.driver.as_str(), s.spec.pool.name.as_str());
@@ -68,14 +72,16 @@ pub fn by_node(slices: &[Arc<ResourceSlice>], claims: &[Arc<ResourceClaim>]) -> 
             continue;
         }
         pool_node.insert(k, node);
-        out.entry(node.to_string()).or_default().slices.push(s.clone());
+        out.entry(node).or_default().slices.push(s.clone());
     }
     for c in claims {
         let mut nodes: Vec<&str> =
             c.results().iter().filter_map(|r| pool_node.get(&(r.driver.as_str(), r.pool.as_str())).copied()).collect();
         nodes.dedup();
         for n in nodes {
-            out.entry(n.to_string()).or_default().claims.push(c.clone());
+            if let Some(d) = out.get_mut(n) {
+                d.claims.push(c.clone());
+            }
         }
     }
     // The stores' order is not stable; the memo compares by address.

@@ -108,6 +108,8 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     );
     assert_eq!(m.devices[1].parent.as_deref(), Some("gpu-0"));
     assert_eq!(m.holders[0].name, "embed-0");
+    // Pods with claims use the GPU through the scheduler, not outside it.
+    assert!(node(&v, "gpu-a100-01").gpu_users_outside.is_empty());
     // One claim shared by three pods: one device, three holders.
     let s = entry(&v, "gpu-l4-shared-01", "gpu.nvidia.com");
     assert_eq!((s.capacity, s.allocated, s.holders.len()), (1, 1, 3));

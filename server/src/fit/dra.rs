@@ -188,7 +188,7 @@ struct Free<'a> {
     devices: Vec<(&'a str, &'a Device)>,
 }
 
-fn free_devices<'a>(index: &'a HashMap<String, NodeDra>, node: &str) -> Free<'a> {
+fn free_devices<'a>(index: &'a crate::derive::Map<&str, NodeDra>, node: &str) -> Free<'a> {
     let Some(nd) = index.get(node) else { return Free { devices: Vec::new() } };
     let taken: BTreeSet<(String, String)> =
         nd.claims.iter().flat_map(|c| c.results().iter()).map(|r| (r.pool.clone(), r.device.clone())).collect();
@@ -216,12 +216,12 @@ fn free_devices<'a>(index: &'a HashMap<String, NodeDra>, node: &str) -> Free<'a>
 }
 
 /// The cluster's DRA devices by node, computed once per check.
-pub fn index(inputs: &Inputs) -> HashMap<String, NodeDra> {
+pub fn index(inputs: &Inputs) -> crate::derive::Map<&str, NodeDra> {
     crate::derive::dra::by_node(&inputs.slices, &inputs.claims)
 }
 
 /// How many replicas a node's free devices can take, or the scheduler's reason why none.
-pub fn on_node(index: &HashMap<String, NodeDra>, node: &str, d: &Demand) -> Result<u32, &'static str> {
+pub fn on_node(index: &crate::derive::Map<&str, NodeDra>, node: &str, d: &Demand) -> Result<u32, &'static str> {
     if let Some((driver, pool)) = &d.pinned {
         // The claim's devices are on its pool's node.
         let here = index

@@ -87,31 +87,45 @@ fn start_dra(client: Client, state: Arc<WatchState>, cfg: watcher::Config) -> Dr
     let (claims, w_claims) = reflector::store();
     let (templates, w_templates) = reflector::store();
     let (classes, w_classes) = reflector::store();
+    // Registered now, so that the view is not called synced before the DRA objects are in
+    // (a GPU node would be told it lacks a device plugin for a moment); marked synced, empty,
+    // where the group is not served.
+    let kinds =
+        ["resourceslices", "resourceclaims", "resourceclaimtemplates", "deviceclasses"].map(|k| state.register(k));
     tokio::spawn(async move {
         let gv = format!("{}/{}", crate::dra::GROUP, crate::dra::VERSION);
         let mut backoff = Reconnect::default();
+        let mut said = false;
         loop {
-            match client.list_api_group_resources(&gv).await {
+            let absent = match client.list_api_group_resources(&gv).await {
                 Ok(list) if list.resources.iter().any(|r| r.name == "resourceslices") => break,
-                Ok(_) => {
-                    tracing::info!("{gv} is served without resourceslices: no DRA devices shown");
-                    tokio::time::sleep(DRA_RECHECK).await;
-                }
+                Ok(_) => Some(format!("{gv} is served without resourceslices: no DRA devices shown")),
                 Err(kube::Error::Api(e)) if e.code == 404 => {
-                    tracing::info!("{gv} is not served (Kubernetes before 1.34): no DRA devices shown");
-                    tokio::time::sleep(DRA_RECHECK).await;
+                    Some(format!("{gv} is not served (Kubernetes before 1.34): no DRA devices shown"))
                 }
                 Err(e) => {
                     let pause = backoff.next().unwrap_or(Duration::from_secs(30));
                     tracing::debug!(error = %e, "asking for {gv} failed; asking again in {pause:?}");
                     tokio::time::sleep(pause).await;
+                    None
                 }
+            };
+            if let Some(why) = absent {
+                if !said {
+                    tracing::info!("{why}");
+                    said = true;
+                }
+                for idx in kinds {
+                    state.on(idx, Seen::InitDone);
+                }
+                tokio::time::sleep(DRA_RECHECK).await;
             }
         }
         tracing::info!("{gv} is served: watching ResourceSlices, ResourceClaims, templates and DeviceClasses");
+        let [i_slices, i_claims, i_templates, i_classes] = kinds;
         run_kind(
             &state,
-            "resourceslices",
+            i_slices,
             Api::<ResourceSlice>::all(client.clone()),
             cfg.clone(),
             ResourceSlice::strip,
@@ -119,7 +133,7 @@ fn start_dra(client: Client, state: Arc<WatchState>, cfg: watcher::Config) -> Dr
         );
         run_kind(
             &state,
-            "resourceclaims",
+            i_claims,
             Api::<ResourceClaim>::all(client.clone()),
             cfg.clone(),
             ResourceClaim::strip,
@@ -127,13 +141,13 @@ fn start_dra(client: Client, state: Arc<WatchState>, cfg: watcher::Config) -> Dr
         );
         run_kind(
             &state,
-            "resourceclaimtemplates",
+            i_templates,
             Api::<ResourceClaimTemplate>::all(client.clone()),
             cfg.clone(),
             ResourceClaimTemplate::strip,
             w_templates,
         );
-        run_kind(&state, "deviceclasses", Api::<DeviceClass>::all(client), cfg, DeviceClass::strip, w_classes);
+        run_kind(&state, i_classes, Api::<DeviceClass>::all(client), cfg, DeviceClass::strip, w_classes);
     });
     DraStores { slices, claims, templates, classes }
 }
@@ -149,13 +163,13 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let (reader, writer) = reflector::store();
-    run_kind(state, name, api, cfg, strip, writer);
+    run_kind(state, state.register(name), api, cfg, strip, writer);
     reader
 }
 
 fn run_kind<K>(
     state: &Arc<WatchState>,
-    name: &'static str,
+    idx: usize,
     api: Api<K>,
     cfg: watcher::Config,
     strip: fn(&mut K),
@@ -163,7 +177,6 @@ fn run_kind<K>(
 ) where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let idx = state.register(name);
     let stream = watcher(api, cfg).modify(strip).reflect(writer);
     let state = state.clone();
     tokio::spawn(async move {

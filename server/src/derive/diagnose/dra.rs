@@ -58,7 +58,11 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
     let known: BTreeSet<&str> = inputs.device_classes.iter().map(|c| c.name()).collect();
     let missing = |spec: &ClaimSpec| classes(spec).find(|c| !c.is_empty() && !known.contains(c)).map(str::to_string);
     let mut told: BTreeSet<(String, String)> = BTreeSet::new();
-    let index = crate::derive::ClaimIndex::new(inputs);
+    let index = if pending.iter().any(|p| !p.claims.is_empty()) {
+        crate::derive::ClaimIndex::new(inputs)
+    } else {
+        crate::derive::ClaimIndex::empty()
+    };
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         let ns = p.namespace.clone();
         for (_, claim, template) in pod.claims() {

@@ -145,22 +145,23 @@ pub fn diagnose(
 fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut [Diagnosis]) {
     use app::boot::percent_encode as enc;
     let mut bound: Option<std::collections::HashMap<(&str, &str), &str>> = None;
+    let mut claim_nodes: Option<std::collections::HashMap<(&str, &str), &str>> = None;
     for d in out.iter_mut() {
         d.link = match d.kind {
             Kind::Node => Some(format!("/nodes/{}", enc(&d.name))),
             // A claim is shown on the node whose device it holds.
             Kind::ResourceClaim => {
+                let claims = claim_nodes.get_or_insert_with(|| {
+                    let mut m = std::collections::HashMap::new();
+                    for n in cx.nodes {
+                        for c in n.gpu_resources.iter().flat_map(|g| &g.devices).flat_map(|v| &v.claims) {
+                            m.insert((c.namespace.as_str(), c.name.as_str()), n.name.as_str());
+                        }
+                    }
+                    m
+                });
                 let ns = d.namespace.as_deref().unwrap_or("");
-                cx.nodes
-                    .iter()
-                    .find(|n| {
-                        n.gpu_resources
-                            .iter()
-                            .flat_map(|g| &g.devices)
-                            .flat_map(|v| &v.claims)
-                            .any(|c| c.namespace == ns && c.name == d.name)
-                    })
-                    .map(|n| format!("/nodes/{}", enc(&n.name)))
+                claims.get(&(ns, d.name.as_str())).map(|n| format!("/nodes/{}", enc(n)))
             }
             Kind::Pod => {
                 let ns = d.namespace.as_deref().unwrap_or("");
