@@ -133,6 +133,13 @@ async fn every_dra_case_is_told_right_through_the_api_and_on_the_node_page() {
         c.goto(&format!("{url}/pending")).await?;
         wait_text(&c, "article.pending[data-pod='detector-0'] .chip.claim", "gpu.example.com", Duration::from_secs(5))
             .await?;
+        wait_text(
+            &c,
+            "article.pending[data-pod='inspector-0'] .diagnosis",
+            "dra-driver-missing",
+            Duration::from_secs(5),
+        )
+        .await?;
         shot(&c, "dra-pending.png").await?;
         Ok(())
     })

@@ -159,9 +159,13 @@ fn dra_pending_claims_a_missing_class_and_a_missing_driver() {
         ("inspector-0-gpu-d8f2h", Some("gpu.nvidia.com"), "pending")
     );
     assert_eq!(inspector.reasons[0].reason, "cannot allocate all claims");
+    // Its card says why: the GPU node it could go to has no DRA driver running.
+    assert!(inspector.problems.iter().any(|d| d.code == "dra-driver-missing" && d.name == "orin-agx-dra-01"));
+    assert!(inspector.diagnoses.contains(&app::model::Code::from("dra-driver-missing")));
     let detector = p("detector-0");
     assert_eq!(detector.reasons[0].reason, "DeviceClass gpu.example.com does not exist");
     assert!(detector.diagnoses.contains(&app::model::Code::from("dra-deviceclass-missing")));
+    assert!(!detector.problems.iter().any(|d| d.code == "dra-driver-missing"), "its class is missing, not a driver");
     assert!(detector.problems.iter().any(|d| d.code == "dra-deviceclass-missing" && d.severity == Severity::Critical));
     let missing = v.diagnoses.iter().find(|d| d.code == "dra-driver-missing").map(|d| (d.name.clone(), d.severity));
     assert_eq!(missing, Some(("orin-agx-dra-01".into(), Severity::Critical)));

@@ -130,12 +130,33 @@ pub fn diagnose(
             .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
     });
     link(&cx, pending, &blocked, &mut out);
-    for p in pending.iter_mut() {
+    // A GPU node whose DRA driver is missing is the reason a claim waits: its pod is told.
+    let driver_missing: Vec<&Diagnosis> = out.iter().filter(|d| d.code == "dra-driver-missing").collect();
+    for (p, pod) in pending.iter_mut().zip(waiting) {
         p.problems = out
             .iter()
             .filter(|d| d.kind == Kind::Pod && d.name == p.name && d.namespace.as_deref() == Some(p.namespace.as_str()))
             .cloned()
             .collect();
+        let waits_for_gpu = p.claims.iter().any(|c| {
+            c.state != "allocated"
+                && inputs
+                    .device_classes
+                    .iter()
+                    .any(|k| c.device_class.as_deref() == Some(k.name()) && super::dra::is_gpu_class(k))
+        });
+        if !waits_for_gpu {
+            continue;
+        }
+        for d in &driver_missing {
+            let node = inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(d.name.as_str()));
+            if node.is_some_and(|n| Ctx::could_target(pod, n)) {
+                p.problems.push((*d).clone());
+                if !p.diagnoses.contains(&d.code) {
+                    p.diagnoses.push(d.code.clone());
+                }
+            }
+        }
     }
     (out, blocked)
 }
