@@ -203,6 +203,13 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
     };
     let used_slot = |c: &ResourceClaim, label: Option<String>| {
         let holder = holder_index(c);
+        // A claim several pods share: the slot names the first and says how many.
+        let pods = c.pods().count();
+        let label = match (pods > 1, label) {
+            (true, Some(l)) => Some(format!("{l} · {pods} pods")),
+            (true, None) => Some(format!("{pods} pods share it")),
+            (false, l) => l,
+        };
         let label = match (holder, label) {
             (Some(_), l) => l,
             (None, Some(l)) => Some(format!("{l} · claim {} · no pod", claim_name(c))),

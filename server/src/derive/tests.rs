@@ -115,6 +115,7 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     assert_eq!((s.capacity, s.allocated, s.holders.len()), (1, 1, 3));
     assert_eq!(s.devices[0].holders.len(), 3);
     assert_eq!(s.devices[0].claims.len(), 1);
+    assert_eq!(s.slots[0][0].label.as_deref(), Some("3 pods share it"));
     // No device plugin is missing on DRA nodes; the unused claim is said.
     let c = codes(&v);
     assert!(c.contains(&("dra-claim-unreserved".into(), "warmup-gpu".into())), "{c:?}");
