@@ -114,6 +114,48 @@ async fn every_dra_case_is_told_right_through_the_api_and_on_the_node_page() {
     assert!(!has(&v, "device-plugin-missing", "gpu-a100-01"));
     assert!(v["source"]["stale_since"].is_null(), "{}", v["source"]);
 
+    // The what-if check over HTTP: a template and a pod pasted as one YAML text.
+    let body = r#"
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-l4, namespace: docs}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA L4'"}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ocr-2, namespace: docs}
+spec:
+  containers: [{name: ocr, image: registry.factory.local/docs/paddleocr:3.0, resources: {claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-l4}]
+"#;
+    let fit: Value = reqwest::Client::new()
+        .post(format!("{}/api/v1/fit", gd.url))
+        .header("Content-Type", "application/yaml")
+        .body(body)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .json()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let fits: Vec<&str> = fit["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|n| n["fits"] == true)
+        .filter_map(|n| n["node"].as_str())
+        .collect();
+    // Free L4s: the two on gpu-l4-dual-01 only (the other L4s are taken).
+    assert_eq!(fits, ["gpu-l4-dual-01"], "{fit}");
+    assert_eq!(fit["placeable"], 1, "{fit}");
+
     let url = gd.url.clone();
     with_browser(|c| async move {
         c.goto(&format!("{url}/nodes/gpu-a100-mig-01")).await?;
