@@ -87,6 +87,7 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
     let (mut derive, mut compare, mut delta, mut encode, mut bytes) = (vec![], vec![], vec![], vec![], 0);
     for r in 0..rounds {
         if dra {
+            // One claim's pod leaves (reservedFor emptied) or comes back, as under churn.
             let i = (r * 7919) % inputs.claims.len();
             let mut c = (*inputs.claims[i]).clone();
             if let Some(st) = c.status.as_mut() {
@@ -97,33 +98,20 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
                 }
             }
             inputs.claims[i] = Arc::new(c);
-            let t = Instant::now();
-            let view = derive_cached(&inputs, &opts, source.clone(), r as u64 + 1, now, &mut cache);
-            derive.push(t.elapsed());
-            let t = Instant::now();
-            let _ = view.nodes != prev.nodes || view.diagnoses != prev.diagnoses;
-            compare.push(t.elapsed());
-            let t = Instant::now();
-            let d = app::model::ViewDelta::between(&prev, &view);
-            delta.push(t.elapsed());
-            let t = Instant::now();
-            let text = serde_json::to_string(&d).unwrap_or_default();
-            encode.push(t.elapsed());
-            bytes += text.len();
-            prev = view;
-            continue;
+        } else {
+            // One running pod's memory request changes (a new resourceVersion), as under churn.
+            let i = (r * 7919) % inputs.pods.len();
+            let mut p = (*inputs.pods[i]).clone();
+            p.metadata.resource_version = Some(format!("{}", 1_000_000 + r));
+            if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+                let req =
+                    c.resources.get_or_insert_with(Default::default).requests.get_or_insert_with(Default::default);
+                let mem = k8s_openapi::apimachinery::pkg::api::resource::Quantity(format!("{}Mi", 100 + r));
+                req.0.retain(|(k, _)| k != "memory");
+                req.0.push(("memory".into(), mem));
+            }
+            inputs.pods[i] = Arc::new(p);
         }
-        // One running pod's memory request changes (a new resourceVersion), as under churn.
-        let i = (r * 7919) % inputs.pods.len();
-        let mut p = (*inputs.pods[i]).clone();
-        p.metadata.resource_version = Some(format!("{}", 1_000_000 + r));
-        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
-            let req = c.resources.get_or_insert_with(Default::default).requests.get_or_insert_with(Default::default);
-            let mem = k8s_openapi::apimachinery::pkg::api::resource::Quantity(format!("{}Mi", 100 + r));
-            req.0.retain(|(k, _)| k != "memory");
-            req.0.push(("memory".into(), mem));
-        }
-        inputs.pods[i] = Arc::new(p);
         let t = Instant::now();
         let view = derive_cached(&inputs, &opts, source.clone(), r as u64 + 1, now, &mut cache);
         derive.push(t.elapsed());
@@ -137,7 +125,7 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
         let text = serde_json::to_string(&d).unwrap_or_default();
         encode.push(t.elapsed());
         bytes += text.len();
-        assert!(changed, "a changed pod changes the view");
+        assert!(changed, "a changed object changes the view");
         prev = view;
     }
     println!(

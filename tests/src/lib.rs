@@ -337,3 +337,29 @@ pub fn spawn_churn(sim: gpudash_sim::Simulator, per_sec: u32) -> tokio::task::Jo
         }
     })
 }
+
+/// The scenario files (`*.yaml`) of `tests/scenarios/<dir>`, sorted; panics unless there are
+/// exactly `expect` of them (a file added or lost must be noticed by its test).
+pub fn scenario_files(dir: &str, expect: usize) -> Vec<String> {
+    let dir = root().join("tests/scenarios").join(dir);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path().display().to_string()))
+        .filter(|p| p.ends_with(".yaml"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), expect, "{files:?}");
+    files
+}
+
+/// Runs kubectl with a kubeconfig; returns whether it succeeded and its stdout and stderr.
+pub fn kubectl(kc: &Path, args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kc)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("kubectl not found ({e}): ./test.sh installs it"));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}

@@ -10,19 +10,11 @@ use std::time::Duration;
 use fantoccini::Locator;
 use gpudash_sim::{start, Scenario, Simulator, TimelineMode};
 use gpudash_tests::browser::{shot, wait_text};
-use gpudash_tests::{kubeconfig_file, root, with_browser, Gpudash};
+use gpudash_tests::{kubeconfig_file, kubectl, with_browser, Gpudash};
 use serde_json::Value;
 
 fn dra_files() -> Vec<String> {
-    let dir = root().join("tests/scenarios/dra");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path().display().to_string()))
-        .filter(|p| p.ends_with(".yaml"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 3, "{files:?}");
-    files
+    gpudash_tests::scenario_files("dra", 3)
 }
 
 fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
@@ -40,17 +32,6 @@ fn dra<'a>(v: &'a Value, name: &str) -> &'a Value {
 
 fn has(v: &Value, code: &str, name: &str) -> bool {
     v["diagnoses"].as_array().into_iter().flatten().any(|d| d["code"] == code && d["name"] == name)
-}
-
-fn kubectl(kc: &std::path::Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kc)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl not found ({e}): ./test.sh installs it"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,18 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
-use gpudash_tests::kubeconfig_file;
-
-fn kubectl(kc: &std::path::Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(kc)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl not found ({e}): ./test.sh installs it"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
-}
+use gpudash_tests::{kubeconfig_file, kubectl};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_reads_every_kind_the_simulator_serves() {

@@ -7,20 +7,8 @@ use std::time::Duration;
 
 use fantoccini::Locator;
 use gpudash_tests::browser::{hydrated, shot, wait_text};
-use gpudash_tests::{root, with_browser, Gpudash};
+use gpudash_tests::{with_browser, Gpudash};
 use serde_json::Value;
-
-fn onsite_files() -> Vec<String> {
-    let dir = root().join("tests/scenarios/onsite");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path().display().to_string()))
-        .filter(|p| p.ends_with(".yaml"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 7, "{files:?}");
-    files
-}
 
 fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["nodes"].as_array().into_iter().flatten().find(|n| n["name"] == name).unwrap_or_else(|| panic!("node {name}"))
@@ -42,7 +30,7 @@ fn message(v: &Value, code: &str, name: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_on_site_case_is_told_right_through_the_api_and_in_chromium() {
     let mut args = vec!["--demo".to_string()];
-    args.extend(onsite_files());
+    args.extend(gpudash_tests::scenario_files("onsite", 7));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let gd = Gpudash::start(&args).await.unwrap_or_else(|e| panic!("{e}"));
     let v = gd

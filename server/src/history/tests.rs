@@ -64,6 +64,18 @@ async fn count(pool: &sqlx::SqlitePool, sql: &str) -> i64 {
     n
 }
 
+/// The view of a scenario text, as the live loop would derive it.
+fn derive(text: &str) -> ClusterView {
+    let inputs = crate::derive::tests::load(text);
+    crate::derive::derive(
+        &inputs,
+        &crate::derive::Options::default(),
+        Source { synced: true, ..Source::default() },
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    )
+}
+
 fn cfg() -> Config {
     Config { resolution: Duration::from_secs(10), heartbeat: Duration::from_secs(300), ..Config::default() }
 }
@@ -109,16 +121,6 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
     // The device plugin sees the GPU healthy again: allocatable back to capacity.
     let healed = failed.replacen("nvidia.com/gpu: \"1\", pods: \"110\"}", "nvidia.com/gpu: \"2\", pods: \"110\"}", 1);
     assert_ne!(failed, healed);
-    let derive = |text: &str| {
-        let inputs = crate::derive::tests::load(text);
-        crate::derive::derive(
-            &inputs,
-            &crate::derive::Options::default(),
-            Source { synced: true, ..Source::default() },
-            1,
-            jiff::Timestamp::UNIX_EPOCH,
-        )
-    };
     let (_d, pool) = db().await;
     let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
     rec.record(&derive(&failed), 100).await.unwrap_or_else(|e| panic!("{e}"));
@@ -140,16 +142,6 @@ async fn dra_device_allocation_and_the_pods_on_devices_are_recorded_like_the_oth
         before.find("  kind: ResourceClaim\n  metadata: {name: warmup-gpu").unwrap_or_else(|| panic!("fixture"));
     let end = before[start..].find("- apiVersion").map_or(before.len(), |e| start + e);
     let after = format!("{}{}", &before[..start - "- apiVersion: resource.k8s.io/v1\n".len()], &before[end..]);
-    let derive = |text: &str| {
-        let inputs = crate::derive::tests::load(text);
-        crate::derive::derive(
-            &inputs,
-            &crate::derive::Options::default(),
-            Source { synced: true, ..Source::default() },
-            1,
-            jiff::Timestamp::UNIX_EPOCH,
-        )
-    };
     let (_d, pool) = db().await;
     let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
     rec.record(&derive(&before), 100).await.unwrap_or_else(|e| panic!("{e}"));
