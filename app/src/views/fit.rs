@@ -92,7 +92,7 @@ pub fn FitPage() -> impl IntoView {
                 <Field name="namespace" label="Namespace" value=input.namespace.clone() placeholder="default" bad=bad("namespace")/>
             </div>
             <label class="fit-yaml" data-bad=bad("yaml").to_string()>
-                <span>"…or paste a Pod or Deployment (YAML or JSON; replaces the fields above)"</span>
+                <span>"…or paste a Pod or Deployment (YAML or JSON; replaces the fields above), with the ResourceClaimTemplates it uses as further --- documents"</span>
                 <textarea name="yaml" rows="10" spellcheck="false">{input.yaml.clone()}</textarea>
             </label>
             <button type="submit">"Check"</button>
