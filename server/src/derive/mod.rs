@@ -602,4 +602,6 @@ pub fn derive_cached(
 }
 
 #[cfg(test)]
+mod dra_scenarios;
+#[cfg(test)]
 pub(crate) mod tests;

@@ -4,6 +4,7 @@
 //! resources and pod count — with reasons in the scheduler's words and suggestions computed from
 //! the state. Pure: no I/O; it changes nothing in the cluster.
 
+mod cel;
 pub mod dra;
 pub mod workload;
 
