@@ -11,7 +11,7 @@ ensure_test_tools
 build_site
 # The same package set as the test run below, so that dependencies are built once with one
 # feature set and the end-to-end tests find target/debug/gpudash.
-packages=(-p gpudash-sim -p app -p gpudash -p gpudash-tests)
+packages=(-p gpudash-sim -p app -p gpudash -p gpudash-agent -p gpudash-tests)
 say "building gpudash"
 cargo build "${packages[@]}"
 # One cargo invocation for every package, so that features unify once (app gets `ssr` from the
