@@ -1,0 +1,73 @@
+//! The agent as a process: it runs a stand-in for `tegrastats` that prints a recorded AGX Orin
+//! line, and serves what it read over HTTP; bad requests and a failing command are said.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Kill(Child);
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn get(port: u16, method: &str, path: &str) -> String {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else { return String::new() };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let _ = s.write_all(format!("{method} {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
+
+fn start(cmd: &str) -> (Kill, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_or(0, |a| a.port());
+    let child = Command::new(env!("CARGO_BIN_EXE_gpudash-agent"))
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--tegrastats", cmd])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("gpudash-agent: {e}"));
+    (Kill(child), port)
+}
+
+fn wait_for(port: u16, want: &str) -> String {
+    let t = Instant::now();
+    loop {
+        let r = get(port, "GET", "/v1/report");
+        if r.contains(want) || t.elapsed() > Duration::from_secs(10) {
+            return r;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_agent_serves_what_tegrastats_printed() {
+    let fixture = format!("{}/fixtures/tegrastats/agx-orin-64gb.txt", env!("CARGO_MANIFEST_DIR"));
+    // A stand-in that prints the recorded line once a second, as tegrastats does.
+    let (_agent, port) = start(&format!("for i in 1 2 3 4 5 6 7 8 9 10; do cat '{fixture}'; sleep 1; done"));
+    let r = wait_for(port, "ram_used_bytes");
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    let body = r.split("\r\n\r\n").nth(1).unwrap_or("");
+    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_eq!(v["tegrastats"]["sample"]["ram_used_bytes"], 4321u64 * 1024 * 1024);
+    assert_eq!(v["tegrastats"]["sample"]["gpu_busy_percent"], 0);
+    assert!(v["tegrastats"]["seen_at"].is_u64());
+    assert!(get(port, "GET", "/healthz").starts_with("HTTP/1.1 200"));
+    assert!(get(port, "POST", "/v1/report").starts_with("HTTP/1.1 405"), "read-only");
+    assert!(get(port, "GET", "/nope").starts_with("HTTP/1.1 404"));
+}
+
+#[test]
+fn a_tegrastats_that_cannot_run_is_said_not_zeroed() {
+    let (_agent, port) = start("exit 3");
+    let r = wait_for(port, "ended");
+    let body = r.split("\r\n\r\n").nth(1).unwrap_or("");
+    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {r}"));
+    assert!(v["tegrastats"]["sample"].is_null(), "{v}");
+    assert!(v["tegrastats"]["error"].as_str().is_some_and(|e| e.contains("ended")), "{v}");
+}
