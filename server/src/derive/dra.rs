@@ -2,13 +2,12 @@
 //! ResourceSlices of each pool's newest generation), the claims allocated each device, and the
 //! pods those claims are reserved for; the claims of pending pods. Pure: objects in, view out.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use app::model::{DeviceClaimRef, DeviceView, GpuResource, Holder, PendingClaim, PodRef, Sharing, Slot, SlotState};
 
 use super::Map;
-use crate::dra::{Device, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
+use crate::dra::{Device, DeviceClass, ResourceClaim, ResourceSlice};
 use crate::pod::Pod;
 use crate::quantity::Bytes;
 
@@ -326,27 +325,16 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
 }
 
 /// The claims of a pending pod and their state.
-pub fn pending_claims(
-    pod: &Pod,
-    claims: &HashMap<(&str, &str), &ResourceClaim>,
-    templates: &HashMap<(&str, &str), &ResourceClaimTemplate>,
-) -> Vec<PendingClaim> {
+pub(crate) fn pending_claims(pod: &Pod, index: &super::ClaimIndex<'_>) -> Vec<PendingClaim> {
     let ns = pod.metadata.namespace.as_deref().unwrap_or("");
+    let class = |spec: &crate::dra::ClaimSpec| spec.device_classes().find(|c| !c.is_empty()).map(str::to_string);
     pod.claims()
         .into_iter()
         .map(|(entry, claim, template)| {
-            let found = claim.and_then(|c| claims.get(&(ns, c)).copied());
-            let class = |spec: &crate::dra::ClaimSpec| {
-                spec.devices
-                    .requests
-                    .iter()
-                    .flat_map(|r| r.alternatives())
-                    .map(|a| a.device_class_name.clone())
-                    .find(|c| !c.is_empty())
-            };
+            let found = claim.and_then(|c| index.claims.get(&(ns, c)).copied());
             let device_class = found
                 .and_then(|c| class(&c.spec))
-                .or_else(|| template.and_then(|t| templates.get(&(ns, t))).and_then(|t| class(&t.spec.spec)));
+                .or_else(|| template.and_then(|t| index.templates.get(&(ns, t))).and_then(|t| class(&t.spec.spec)));
             let state = match found {
                 None => "missing",
                 Some(c) if c.allocated() => "allocated",

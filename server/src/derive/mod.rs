@@ -255,7 +255,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>], claims: &ClaimIndex<'_>) -> Pen
         scheduler,
         memory_request_bytes: req.get("memory").map(|m| pods::units(*m)),
         workload: None,
-        claims: dra::pending_claims(pod, &claims.claims, &claims.templates),
+        claims: dra::pending_claims(pod, claims),
     }
 }
 
@@ -367,7 +367,11 @@ fn node_view(
         .chain(dra::resources(dra).into_iter().map(|mut g| {
             // Claims name their pods; the pods on the node say since when and how they run.
             for h in &mut g.holders {
-                if let Some((p, _)) = held.iter().find(|(p, _)| pods::key(p) == (h.namespace.clone(), h.name.clone())) {
+                let named = |p: &Pod| {
+                    p.metadata.namespace.as_deref().unwrap_or("") == h.namespace
+                        && p.metadata.name.as_deref().unwrap_or("") == h.name
+                };
+                if let Some((p, _)) = held.iter().find(|(p, _)| named(p)) {
                     h.since = p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0));
                     h.runtime_class = p.spec.as_ref().and_then(|s| s.runtime_class_name.clone());
                     h.terminating = p.metadata.deletion_timestamp.is_some();
@@ -584,7 +588,8 @@ pub fn derive_cached(
 
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
     let quotas = quota::quotas(&inputs.quotas, &nodes);
-    let (diagnoses, blocked) = diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting);
+    let (diagnoses, blocked) =
+        diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting, &claim_index);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),

@@ -30,6 +30,13 @@ pub struct ClaimSpec {
     pub devices: DeviceClaim,
 }
 
+impl ClaimSpec {
+    /// The DeviceClasses its requests name, in order (every `firstAvailable` alternative).
+    pub fn device_classes(&self) -> impl Iterator<Item = &str> {
+        self.devices.requests.iter().flat_map(|r| r.alternatives()).map(|a| a.device_class_name.as_str())
+    }
+}
+
 /// `spec.devices`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceClaim {

@@ -10,24 +10,26 @@ use k8s_openapi::api::core::v1::Node;
 use super::{diag, list, Ctx};
 use crate::dra::ClaimSpec;
 
-fn classes(spec: &ClaimSpec) -> impl Iterator<Item = &str> {
-    spec.devices.requests.iter().flat_map(|r| r.alternatives()).map(|a| a.device_class_name.as_str())
+/// The names of the DeviceClasses that hand out GPUs.
+pub(super) fn gpu_classes<'a>(cx: &Ctx<'a>) -> BTreeSet<&'a str> {
+    cx.inputs.device_classes.iter().filter(|c| crate::derive::dra::is_gpu_class(c)).map(|c| c.name()).collect()
+}
+
+/// Whether a pending pod waits for a GPU claim (one of `gpu_classes`, not yet allocated).
+pub(super) fn waits_for_gpu_claim(p: &PendingPod, gpu_classes: &BTreeSet<&str>) -> bool {
+    p.claims
+        .iter()
+        .any(|c| c.state != "allocated" && c.device_class.as_deref().is_some_and(|d| gpu_classes.contains(d)))
 }
 
 /// `dra-driver-missing`: a GPU node (labels, Jetson) publishes no GPU ResourceSlice while the
 /// cluster hands out GPUs through DRA. Critical when a pod waits for a GPU claim.
 pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[PendingPod], out: &mut Vec<Diagnosis>) {
-    let gpu_classes: BTreeSet<&str> =
-        cx.inputs.device_classes.iter().filter(|c| crate::derive::dra::is_gpu_class(c)).map(|c| c.name()).collect();
+    let gpu_classes = gpu_classes(cx);
     let waiting: Vec<String> = pending
         .iter()
         .zip(cx.waiting)
-        .filter(|(p, pod)| {
-            Ctx::could_target(pod, n)
-                && p.claims.iter().any(|c| {
-                    c.state != "allocated" && c.device_class.as_deref().is_some_and(|d| gpu_classes.contains(d))
-                })
-        })
+        .filter(|(p, pod)| Ctx::could_target(pod, n) && waits_for_gpu_claim(p, &gpu_classes))
         .map(|(p, _)| format!("{}/{}", p.namespace, p.name))
         .collect();
     let classes = gpu_classes.iter().copied().collect::<Vec<_>>().join(", ");
@@ -56,13 +58,10 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
         return;
     }
     let known: BTreeSet<&str> = inputs.device_classes.iter().map(|c| c.name()).collect();
-    let missing = |spec: &ClaimSpec| classes(spec).find(|c| !c.is_empty() && !known.contains(c)).map(str::to_string);
+    let missing =
+        |spec: &ClaimSpec| spec.device_classes().find(|c| !c.is_empty() && !known.contains(c)).map(str::to_string);
     let mut told: BTreeSet<(String, String)> = BTreeSet::new();
-    let index = if pending.iter().any(|p| !p.claims.is_empty()) {
-        crate::derive::ClaimIndex::new(inputs)
-    } else {
-        crate::derive::ClaimIndex::empty()
-    };
+    let index = cx.claims;
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         let ns = p.namespace.clone();
         for (_, claim, template) in pod.claims() {

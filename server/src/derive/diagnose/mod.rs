@@ -53,6 +53,8 @@ pub(super) struct Ctx<'a> {
     plugin_namespaces: BTreeSet<&'a str>,
     /// The pod object of each pending entry, in order.
     waiting: &'a [&'a Pod],
+    /// Claims and templates by namespace and name (empty when no waiting pod names one).
+    claims: &'a super::ClaimIndex<'a>,
 }
 
 impl Ctx<'_> {
@@ -88,6 +90,7 @@ pub fn diagnose(
     quotas: &[QuotaView],
     pending: &mut [PendingPod],
     waiting: &[&Pod],
+    claims: &super::ClaimIndex<'_>,
 ) -> (Vec<Diagnosis>, Vec<PendingPod>) {
     let pairs = inputs
         .nodes
@@ -105,7 +108,7 @@ pub fn diagnose(
             plugins.insert(n, p.as_ref());
         }
     }
-    let cx = Ctx { inputs, facts, nodes, pairs, plugins, plugin_namespaces, waiting };
+    let cx = Ctx { inputs, facts, nodes, pairs, plugins, plugin_namespaces, waiting, claims };
     let mut out = Vec::new();
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
     nodes::gpu_used_outside_scheduler(&cx, &mut out);
@@ -132,20 +135,14 @@ pub fn diagnose(
     link(&cx, pending, &blocked, &mut out);
     // A GPU node whose DRA driver is missing is the reason a claim waits: its pod is told.
     let driver_missing: Vec<&Diagnosis> = out.iter().filter(|d| d.code == "dra-driver-missing").collect();
+    let gpu_classes = dra::gpu_classes(&cx);
     for (p, pod) in pending.iter_mut().zip(waiting) {
         p.problems = out
             .iter()
             .filter(|d| d.kind == Kind::Pod && d.name == p.name && d.namespace.as_deref() == Some(p.namespace.as_str()))
             .cloned()
             .collect();
-        let waits_for_gpu = p.claims.iter().any(|c| {
-            c.state != "allocated"
-                && inputs
-                    .device_classes
-                    .iter()
-                    .any(|k| c.device_class.as_deref() == Some(k.name()) && super::dra::is_gpu_class(k))
-        });
-        if !waits_for_gpu {
+        if !dra::waits_for_gpu_claim(p, &gpu_classes) {
             continue;
         }
         for d in &driver_missing {
