@@ -363,3 +363,22 @@ pub fn kubectl(kc: &Path, args: &[&str]) -> (bool, String) {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
 }
+
+/// Runs each kubectl command (off the runtime's workers) and asserts it succeeds and prints
+/// every expected text.
+pub async fn expect_kubectl(kc: &Path, cases: &[(&[&str], &[&str])]) {
+    for (args, want) in cases {
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let kc2 = kc.to_path_buf();
+        let (ok, out) = tokio::task::spawn_blocking(move || {
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            kubectl(&kc2, &a)
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(ok, "kubectl {args:?} failed:\n{out}");
+        for w in *want {
+            assert!(out.contains(w), "kubectl {args:?}: expected {w:?} in:\n{out}");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use std::time::Duration;
 use fantoccini::Locator;
 use gpudash_sim::{start, Scenario, Simulator, TimelineMode};
 use gpudash_tests::browser::{shot, wait_text};
-use gpudash_tests::{kubeconfig_file, kubectl, with_browser, Gpudash};
+use gpudash_tests::{expect_kubectl, kubeconfig_file, kubectl, with_browser, Gpudash};
 use serde_json::Value;
 
 fn dra_files() -> Vec<String> {
@@ -215,15 +215,7 @@ async fn kubectl_and_the_python_client_read_dra_objects_with_the_servers_columns
             &["gpu-1"],
         ),
     ];
-    for (args, want) in cases {
-        let a = args.to_vec();
-        let kc2 = kc.clone();
-        let (ok, out) = tokio::task::spawn_blocking(move || kubectl(&kc2, &a)).await.unwrap_or_else(|e| panic!("{e}"));
-        assert!(ok, "kubectl {args:?} failed:\n{out}");
-        for w in *want {
-            assert!(out.contains(w), "kubectl {args:?}: expected {w:?} in:\n{out}");
-        }
-    }
+    expect_kubectl(&kc, cases).await;
     let (_, claims) = kubectl(&kc, &["get", "resourceclaims", "-n", "line3"]);
     let line = claims.lines().find(|l| l.starts_with("inspector-0-gpu-d8f2h")).unwrap_or_default();
     assert_eq!(line.split_whitespace().nth(1), Some("pending"), "{claims}");

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
-use gpudash_tests::{kubeconfig_file, kubectl};
+use gpudash_tests::{expect_kubectl, kubeconfig_file, kubectl};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_reads_every_kind_the_simulator_serves() {
@@ -31,15 +31,7 @@ async fn kubectl_reads_every_kind_the_simulator_serves() {
         (&["get", "pod", "-n", "ml", "triton-server-0", "-o", "jsonpath={.spec.nodeName}"], &["gpu-x86-01"]),
         (&["get", "pods", "-A", "--chunk-size", "3"], &["yolo-detector-6c9f7d8b5-x2k4p", "batch-embed-1"]),
     ];
-    for (args, want) in cases {
-        let a = args.to_vec();
-        let kc2 = kc.clone();
-        let (ok, out) = tokio::task::spawn_blocking(move || kubectl(&kc2, &a)).await.unwrap_or_else(|e| panic!("{e}"));
-        assert!(ok, "kubectl {args:?} failed:\n{out}");
-        for w in *want {
-            assert!(out.contains(w), "kubectl {args:?}: expected {w:?} in:\n{out}");
-        }
-    }
+    expect_kubectl(&kc, cases).await;
     // Label selectors that do not select still succeed, and bad ones are refused with 400.
     let (ok, out) = kubectl(&kc, &["get", "pods", "-A", "-l", "app in (nothing"]);
     assert!(!ok && out.contains("unable to parse requirement"), "{out}");
