@@ -228,7 +228,7 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
         let shared = dev.d.allow_multiple_allocations == Some(true);
         let mut row = Vec::new();
         if !dev.uses.is_empty() && shared {
-            let total = dev.d.capacity.get("memory").and_then(|c| Bytes::parse(&c.value.0).ok()).map(|b| b.0);
+            let total = dev.d.memory_bytes();
             let mut consumed = 0u64;
             for (c, _, mem) in &dev.uses {
                 consumed = consumed.saturating_add(mem.unwrap_or(0));
@@ -285,7 +285,7 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
                 type_: dev.d.text(driver, "type"),
                 product: dev.d.text(driver, "productName"),
                 uuid: dev.d.text(driver, "uuid"),
-                memory_bytes: dev.d.capacity.get("memory").and_then(|c| Bytes::parse(&c.value.0).ok()).map(|b| b.0),
+                memory_bytes: dev.d.memory_bytes(),
                 parent: parent.clone(),
                 shared: dev.d.allow_multiple_allocations == Some(true),
                 claims: dev

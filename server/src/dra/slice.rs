@@ -115,6 +115,11 @@ impl Device {
         self.attributes.get(name).or_else(|| self.attributes.get(&format!("{driver}/{name}")))
     }
 
+    /// `capacity.memory` in bytes, when published and readable.
+    pub fn memory_bytes(&self) -> Option<u64> {
+        self.capacity.get("memory").and_then(|c| crate::quantity::Bytes::parse(&c.value.0).ok()).map(|b| b.0)
+    }
+
     /// A string attribute's text.
     pub fn text(&self, driver: &str, name: &str) -> Option<String> {
         self.attribute(driver, name).and_then(Attribute::text).filter(|s| !s.is_empty())
