@@ -289,5 +289,9 @@ async fn an_older_k3s_without_dra_leaves_gpudash_working_with_no_dra_section() {
     assert!(v2["nodes"].as_array().is_some_and(|n| n.iter().any(|n| n["name"] == "orin-agx-01")));
     let log = gd.proc.output();
     assert!(log.contains("is not served"), "gpudash says why there are no DRA devices:\n{log}");
-    assert!(!log.contains("ERROR"), "{log}");
+    // No error from gpudash. The HTTP trace layer logs any 503 at ERROR level, and this test's own
+    // readiness polling gets 503 until the first sync: those lines are the test's, not a fault.
+    let errors: Vec<&str> =
+        log.lines().filter(|l| l.contains("ERROR") && !l.contains("503 Service Unavailable")).collect();
+    assert!(errors.is_empty(), "{log}");
 }
