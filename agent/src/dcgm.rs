@@ -138,3 +138,54 @@ mod tests {
         assert_eq!(parse("garbage 5").map_err(|e| e.line), Err(1));
     }
 }
+
+/// Why dcgm-exporter could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ScrapeError {
+    /// Only `http://host:port/path` is read (the exporter is node-local and plain HTTP).
+    #[error("dcgm-exporter address {0:?}: expected http://host:port/path")]
+    Url(String),
+    /// The connection or the read failed.
+    #[error("dcgm-exporter at {url}: {source}")]
+    Io {
+        /// The address.
+        url: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It answered, but not 200.
+    #[error("dcgm-exporter at {url} answered {status:?}")]
+    Status {
+        /// The address.
+        url: String,
+        /// The status line.
+        status: String,
+    },
+    /// The text is not metrics.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+}
+
+/// Reads dcgm-exporter's `/metrics` once (HTTP/1.0, `timeout` for connect and each read).
+pub fn scrape(url: &str, timeout: std::time::Duration) -> Result<Vec<GpuUse>, ScrapeError> {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").ok_or_else(|| ScrapeError::Url(url.into()))?;
+    let (host, path) = rest.split_once('/').map_or((rest, "/metrics".to_string()), |(h, p)| (h, format!("/{p}")));
+    let io = |source| ScrapeError::Io { url: url.into(), source };
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(host)
+        .map_err(io)?
+        .next()
+        .ok_or_else(|| ScrapeError::Url(url.into()))?;
+    let mut s = std::net::TcpStream::connect_timeout(&addr, timeout).map_err(io)?;
+    s.set_read_timeout(Some(timeout)).map_err(io)?;
+    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes()).map_err(io)?;
+    let mut body = String::new();
+    // dcgm-exporter's page is a few hundred KiB at most; more is not an exporter.
+    s.take(8 << 20).read_to_string(&mut body).map_err(io)?;
+    let (head, text) = body.split_once("\r\n\r\n").unwrap_or((&body, ""));
+    let status = head.lines().next().unwrap_or("");
+    if status.split_whitespace().nth(1) != Some("200") {
+        return Err(ScrapeError::Status { url: url.into(), status: status.into() });
+    }
+    Ok(parse(text)?)
+}

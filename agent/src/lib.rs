@@ -1,6 +1,9 @@
-//! gpudash's node agent (in progress, issue #16): reads what a node's GPUs are doing, read-only
-//! — `tegrastats` on Jetson boards ([`tegrastats`]), the node-local dcgm-exporter on discrete
-//! GPUs ([`dcgm`]). The pod-resources client, the HTTP endpoint and the binary come next.
+//! gpudash's node agent: what a node's GPUs are doing and who holds them, read-only — the
+//! kubelet's pod-resources API ([`podresources`]: the exact device IDs each pod was handed),
+//! `tegrastats` on Jetson boards ([`tegrastats`]) and the node-local dcgm-exporter on discrete
+//! GPUs ([`dcgm`]), served as one JSON [`report`].
 
 pub mod dcgm;
+pub mod podresources;
+pub mod report;
 pub mod tegrastats;

@@ -162,6 +162,18 @@ mod tests {
     }
 
     #[test]
+    fn an_orin_nano_line_without_a_gpu_frequency_is_read() {
+        let s = parse(fixture("orin-nano-8gb.txt").trim()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (2147 * MIB, 7620 * MIB));
+        assert_eq!(s.swap, Some((1476 * MIB, 3810 * MIB)));
+        assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.len()), (Some(0), 0));
+        assert!(s.temps_c.contains(&("gpu".to_string(), 48.625)), "{:?}", s.temps_c);
+        let names: Vec<&str> = s.rails.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"]);
+        assert_eq!((s.rails[0].now_mw, s.rails[0].avg_mw), (4556, 4556));
+    }
+
+    #[test]
     fn an_agx_xavier_line_with_unitless_rails_is_read() {
         let s = parse(fixture("agx-xavier.txt").trim()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(s.ram_used_bytes, 14700 * MIB);

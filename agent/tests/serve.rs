@@ -54,8 +54,8 @@ fn the_agent_serves_what_tegrastats_printed() {
     assert!(r.starts_with("HTTP/1.1 200"), "{r}");
     let body = r.split("\r\n\r\n").nth(1).unwrap_or("");
     let v: serde_json::Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
-    assert_eq!(v["tegrastats"]["sample"]["ram_used_bytes"], 4321u64 * 1024 * 1024);
-    assert_eq!(v["tegrastats"]["sample"]["gpu_busy_percent"], 0);
+    assert_eq!(v["tegrastats"]["value"]["ram_used_bytes"], 4321u64 * 1024 * 1024);
+    assert_eq!(v["tegrastats"]["value"]["gpu_busy_percent"], 0);
     assert!(v["tegrastats"]["seen_at"].is_u64());
     assert!(get(port, "GET", "/healthz").starts_with("HTTP/1.1 200"));
     assert!(get(port, "POST", "/v1/report").starts_with("HTTP/1.1 405"), "read-only");
@@ -68,6 +68,6 @@ fn a_tegrastats_that_cannot_run_is_said_not_zeroed() {
     let r = wait_for(port, "ended");
     let body = r.split("\r\n\r\n").nth(1).unwrap_or("");
     let v: serde_json::Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {r}"));
-    assert!(v["tegrastats"]["sample"].is_null(), "{v}");
+    assert!(v["tegrastats"]["value"].is_null(), "{v}");
     assert!(v["tegrastats"]["error"].as_str().is_some_and(|e| e.contains("ended")), "{v}");
 }

@@ -7,6 +7,7 @@
 
 pub mod api;
 mod control;
+pub mod kubelet;
 pub mod resources;
 pub mod scenario;
 pub mod select;
@@ -159,7 +160,7 @@ pub enum TimelineMode {
 /// A handle on a simulator: drive it, inject faults, read its state and request log.
 #[derive(Debug, Clone)]
 pub struct Simulator {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 /// The identity of one object, as the oracle reports it.

@@ -1,0 +1,59 @@
+//! What the agent serves at `GET /v1/report`: for each source (the kubelet, tegrastats,
+//! dcgm-exporter) the latest reading, when it was taken and why the last attempt failed. A
+//! source keeps its last good reading after a failure, with its time: gpudash decides from
+//! `seen_at` whether it is stale, and never reads a failure as zero.
+
+use serde::Serialize;
+
+use crate::{dcgm, podresources, tegrastats};
+
+/// The report's format version (bumped on incompatible change).
+pub const VERSION: u32 = 1;
+
+/// One source's latest reading.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reading<T> {
+    /// The latest good reading.
+    pub value: Option<T>,
+    /// When it was taken (Unix seconds).
+    pub seen_at: Option<u64>,
+    /// Why the latest attempt failed (cleared by the next good one).
+    pub error: Option<String>,
+}
+
+impl<T> Default for Reading<T> {
+    fn default() -> Self {
+        Self { value: None, seen_at: None, error: None }
+    }
+}
+
+impl<T> Reading<T> {
+    /// A good reading at `now`.
+    pub fn set(&mut self, value: T, now: u64) {
+        self.value = Some(value);
+        self.seen_at = Some(now);
+        self.error = None;
+    }
+
+    /// A failed attempt: the last good reading stays, with its time.
+    pub fn fail(&mut self, why: impl ToString) {
+        self.error = Some(why.to_string());
+    }
+}
+
+/// The whole report. A source the agent was not asked to read is `null`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    /// [`VERSION`].
+    pub version: u32,
+    /// The node the agent runs on (`NODE_NAME` from the downward API, or `--node`).
+    pub node: Option<String>,
+    /// When the report was made (Unix seconds).
+    pub generated_at: u64,
+    /// The kubelet's pod-resources API: devices handed to pods, and allocatable.
+    pub kubelet: Option<Reading<podresources::Allocation>>,
+    /// The latest `tegrastats` line (Jetson boards).
+    pub tegrastats: Option<Reading<tegrastats::Sample>>,
+    /// dcgm-exporter's per-GPU use (discrete GPUs).
+    pub dcgm: Option<Reading<Vec<dcgm::GpuUse>>>,
+}
