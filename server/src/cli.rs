@@ -73,6 +73,14 @@ pub struct ServeArgs {
     /// How often to poll metrics.k8s.io, in seconds.
     #[arg(long, env = "GPUDASH_METRICS_INTERVAL", default_value_t = 15)]
     pub metrics_interval: u64,
+    /// How often to pull each node's gpudash-agent (`/v1/report`), in seconds. An agent not
+    /// heard from for three times this (at least 10 s) is shown stale.
+    #[arg(long, env = "GPUDASH_AGENT_INTERVAL", default_value_t = 5.0)]
+    pub agent_interval: f64,
+    /// The namespace whose pods labelled `app.kubernetes.io/name=gpudash-agent` are pulled
+    /// (default: gpudash's own namespace in a cluster, `gpudash` outside one).
+    #[arg(long, env = "GPUDASH_AGENT_NAMESPACE")]
+    pub agent_namespace: Option<String>,
     /// Seconds a watch may stay silent before the view is marked stale (watches are re-opened
     /// every two thirds of this, so a healthy API server always speaks sooner; minimum 3).
     #[arg(long, env = "GPUDASH_WATCH_STALL", default_value_t = 30)]

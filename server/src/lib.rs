@@ -1,5 +1,6 @@
 //! gpudash: watches a K3s cluster and shows what Kubernetes hides about its GPUs.
 
+pub mod agent;
 pub mod auth;
 pub mod cli;
 pub mod db;

@@ -16,6 +16,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 use serde::{Deserialize, Serialize};
 
+/// The label that marks gpudash-agent pods, and its value.
+pub const AGENT_LABEL: &str = "app.kubernetes.io/name";
+/// See [`AGENT_LABEL`].
+pub const AGENT_NAME: &str = "gpudash-agent";
+
 /// A pod, projected (see the module documentation).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Pod {
@@ -138,6 +143,21 @@ pub struct Container {
     /// it is a sure GPU user under the NVIDIA runtime, device plugin or not.
     #[serde(default, skip_serializing_if = "GpuEnv::is_empty")]
     pub env: GpuEnv,
+    /// Its ports, kept only for gpudash-agent pods (see [`Pod::strip`]): where the agent serves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<ContainerPort>,
+}
+
+/// A container port.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    /// Its name (`report` on the agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The port.
+    #[serde(default)]
+    pub container_port: i32,
 }
 
 /// The one environment variable gpudash reads (`NVIDIA_VISIBLE_DEVICES`), decoded from the
@@ -272,6 +292,9 @@ pub struct PodStatus {
     /// A message about the pod's state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The pod's IP, kept only for gpudash-agent pods (see [`Pod::strip`]).
+    #[serde(default, rename = "podIP", skip_serializing_if = "Option::is_none")]
+    pub pod_ip: Option<String>,
     /// Container states, kept only for device-plugin pods (see [`Pod::strip`]): their restarts
     /// and last exit say why a node offers no GPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -363,7 +386,15 @@ impl Pod {
     pub fn strip(&mut self) {
         self.metadata.managed_fields = None;
         self.metadata.annotations = None;
-        self.metadata.labels = None;
+        if !self.is_agent() {
+            self.metadata.labels = None;
+            if let Some(st) = self.status.as_mut() {
+                st.pod_ip = None;
+            }
+            for c in self.spec.iter_mut().flat_map(|s| s.containers.iter_mut()) {
+                c.ports = Vec::new();
+            }
+        }
         let bound = self.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
         if let Some(st) = self.status.as_mut().filter(|_| bound) {
             st.conditions = None;
@@ -373,6 +404,12 @@ impl Pod {
                 st.container_statuses = None;
             }
         }
+    }
+
+    /// Whether this is a gpudash-agent pod (label `app.kubernetes.io/name=gpudash-agent`): its
+    /// labels, IP and ports are kept so that gpudash can find and pull it.
+    pub fn is_agent(&self) -> bool {
+        self.metadata.labels.as_ref().and_then(|l| l.get(AGENT_LABEL)).is_some_and(|v| v == AGENT_NAME)
     }
 
     /// Whether this is a pod of an NVIDIA device plugin DaemonSet (the Helm chart's

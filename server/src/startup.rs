@@ -172,11 +172,16 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     let client = crate::watchers::client(cfg, &state).map_err(|e| {
         anyhow!("cannot build the Kubernetes client: {e} — check the kubeconfig's server and TLS settings")
     })?;
-    let stores = crate::watchers::start(client, state, Duration::from_secs(args.metrics_interval.max(1)));
+    let agents = crate::watchers::AgentSettings {
+        namespace: args.agent_namespace.clone().unwrap_or_else(own_namespace),
+        interval: Duration::from_secs_f64(args.agent_interval.clamp(0.2, 3600.0)),
+    };
+    let agent_stale_after = (agents.interval * 3).max(Duration::from_secs(10));
+    let stores = crate::watchers::start(client, state, Duration::from_secs(args.metrics_interval.max(1)), agents);
     let initial =
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
-    let opts = Options { unified_selector };
+    let opts = Options { unified_selector, agent_stale_after };
     let (stop, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(publish::run(stores.clone(), opts.clone(), tx, stop_rx.clone()));
@@ -240,6 +245,15 @@ impl App {
         tracing::info!("stopped");
         result
     }
+}
+
+/// The namespace gpudash runs in (its service account's), else `gpudash`.
+fn own_namespace() -> String {
+    std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "gpudash".into())
 }
 
 async fn shutdown_signal() {

@@ -147,6 +147,10 @@ string_enum! {
         DraClaimUnreserved = "dra-claim-unreserved",
         /// A node offers its GPUs through both the device plugin and a DRA driver.
         GpuDualAllocator = "gpu-dual-allocator",
+        /// A GPU node runs no gpudash-agent while other nodes do.
+        AgentMissing = "agent-missing",
+        /// A node's gpudash-agent stopped answering.
+        AgentStale = "agent-stale",
     }
 }
 

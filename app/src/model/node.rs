@@ -38,6 +38,13 @@ pub struct MemoryView {
     /// the one rule behind both the card's warning and `unified-memory-overcommit`.
     #[serde(default)]
     pub overcommit_bytes: u64,
+    /// The board's RAM in use as its gpudash-agent read it (tegrastats on Jetson: everything
+    /// the CPU and the GPU hold, system included); null without an agent.
+    #[serde(default)]
+    pub board_used_bytes: Option<u64>,
+    /// `board_used_bytes` in thousandths of `board_bytes` (capped at 1000).
+    #[serde(default)]
+    pub board_used_permille: Option<u32>,
 }
 
 /// How a GPU resource is shared.
@@ -141,8 +148,15 @@ pub struct DeviceView {
     pub shared: bool,
     /// The claims allocated this device (one per share on a shared device).
     pub claims: Vec<DeviceClaimRef>,
-    /// The pods using those claims.
+    /// The pods using it (through claims, or as the kubelet handed it out).
     pub holders: Vec<PodRef>,
+    /// How busy it is, percent, as the node's agent measured it; null when unknown.
+    #[serde(default)]
+    pub busy_percent: Option<u32>,
+    /// Its memory in use, as the node's agent measured it (dcgm-exporter's framebuffer used);
+    /// null when unknown (on Jetson the GPU's memory is the board's: see `memory`).
+    #[serde(default)]
+    pub memory_used_bytes: Option<u64>,
 }
 
 /// A claim allocated a device.
@@ -163,6 +177,23 @@ pub struct PodRef {
     pub namespace: String,
     /// Name.
     pub name: String,
+    /// The time-slicing replicas of the device it holds, by index (`GPU-…::2` → 2), as the
+    /// kubelet handed them out; empty for a whole device or a DRA claim.
+    #[serde(default)]
+    pub replicas: Vec<u32>,
+}
+
+/// A node's gpudash-agent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct AgentView {
+    /// When its report was last had (RFC 3339); null when it never answered.
+    pub seen_at: Option<String>,
+    /// Not heard from for longer than three pulls: what it said last is shown, marked stale.
+    pub stale: bool,
+    /// Why the last pull failed (not read by the browser).
+    #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub error: Option<String>,
 }
 
 /// One unit of a GPU resource as drawn.
@@ -310,6 +341,9 @@ pub struct NodeView {
     #[serde(default)]
     #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub down: Option<NodeDown>,
+    /// Its gpudash-agent, when one runs on it.
+    #[serde(default)]
+    pub agent: Option<AgentView>,
     /// The diagnoses about this node, most severe first (what its card shows).
     #[serde(default)]
     pub problems: Vec<Diagnosis>,

@@ -274,7 +274,7 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
             for (c, _, _) in &dev.uses {
                 let ns = c.metadata.namespace.clone().unwrap_or_default();
                 for p in c.pods() {
-                    let r = PodRef { namespace: ns.clone(), name: p.to_string() };
+                    let r = PodRef { namespace: ns.clone(), name: p.to_string(), replicas: Vec::new() };
                     if !pods.contains(&r) {
                         pods.push(r);
                     }
@@ -298,6 +298,8 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
                     })
                     .collect(),
                 holders: pods,
+                busy_percent: None,
+                memory_used_bytes: None,
             }
         })
         .collect();

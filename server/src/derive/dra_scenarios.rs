@@ -34,7 +34,10 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     assert_eq!((g.sharing, g.capacity, g.allocated, g.placement_known), (Sharing::Dra, 2, 2, true));
     assert_eq!(g.product.as_deref(), Some("NVIDIA A100 80GB PCIe"));
     assert_eq!(g.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["gpu-0", "gpu-1"]);
-    assert_eq!(g.devices[0].holders, [app::model::PodRef { namespace: "llm".into(), name: "llm-serve-0".into() }]);
+    assert_eq!(
+        g.devices[0].holders,
+        [app::model::PodRef { namespace: "llm".into(), name: "llm-serve-0".into(), replicas: vec![] }]
+    );
     assert_eq!(g.devices[0].uuid.as_deref(), Some("GPU-2f6d1a4e-9b1c-4f0e-8d7a-1c2b3a4d5e01"));
     assert_eq!(g.devices[0].memory_bytes, Some(80 << 30));
     assert!(g.devices[1].holders.is_empty() && g.devices[1].claims[0].name == "warmup-gpu");

@@ -1,6 +1,7 @@
 //! The pure derivation: Kubernetes objects and a clock in, the ClusterView out. No I/O here —
 //! everything is a function of its arguments and is unit-tested with real object shapes.
 
+pub mod agent;
 mod diagnose;
 pub mod dra;
 pub mod memory;
@@ -85,6 +86,8 @@ pub struct Inputs {
     pub claim_templates: Vec<Arc<crate::dra::ResourceClaimTemplate>>,
     /// DeviceClasses.
     pub device_classes: Vec<Arc<crate::dra::DeviceClass>>,
+    /// What each node's gpudash-agent last reported (nodes with an agent pod only).
+    pub agents: Vec<Arc<crate::agent::AgentSeen>>,
 }
 
 /// A term of `--unified-memory-selector` that is not a selector.
@@ -98,6 +101,9 @@ pub struct Options {
     /// Nodes matching this selector are treated as unified-memory boards
     /// (`key=value,key2,!key3` — equality and existence).
     pub unified_selector: Vec<(String, Option<String>, bool)>,
+    /// How long a gpudash-agent may be silent before its node's use is shown stale (zero:
+    /// [`agent::DEFAULT_STALE_AFTER`]).
+    pub agent_stale_after: std::time::Duration,
 }
 
 impl Options {
@@ -297,6 +303,7 @@ struct NodeMemo {
     pending: u32,
     unified: bool,
     dra: dra::NodeDra,
+    agent: Option<(Arc<crate::agent::AgentSeen>, bool)>,
     view: Arc<NodeView>,
 }
 
@@ -309,9 +316,15 @@ impl NodeMemo {
         pending: u32,
         unified: bool,
         dra: &dra::NodeDra,
+        agent: Option<&(Arc<crate::agent::AgentSeen>, bool)>,
     ) -> bool {
         Arc::ptr_eq(&self.node, node)
             && self.dra.same(dra)
+            && match (&self.agent, agent) {
+                (None, None) => true,
+                (Some((a, sa)), Some((b, sb))) => Arc::ptr_eq(a, b) && sa == sb,
+                _ => false,
+            }
             && self.pending == pending
             && self.unified == unified
             && self.usage == usage
@@ -328,6 +341,7 @@ fn node_view(
     pending_pods: u32,
     unified: bool,
     dra: &dra::NodeDra,
+    agent: Option<&(Arc<crate::agent::AgentSeen>, bool)>,
 ) -> NodeView {
     let name = n.metadata.name.clone().unwrap_or_default();
     let mut resources = node::accelerator_resources(n);
@@ -418,7 +432,7 @@ fn node_view(
     let default_runtime = node::default_runtime(n);
     let gpu_users_outside = gpu_users_outside(held, default_runtime.as_deref());
     let bound: Vec<&Pod> = held.iter().map(|(p, _)| p.as_ref()).collect();
-    NodeView {
+    let mut view = NodeView {
         name,
         ready,
         unified_memory,
@@ -435,8 +449,13 @@ fn node_view(
         default_runtime,
         gpu_users_outside,
         down: node::down(n, &bound),
+        agent: None,
         problems: Vec::new(),
+    };
+    if let Some((seen, stale)) = agent {
+        agent::enrich(&mut view, seen, *stale);
     }
+    view
 }
 
 /// Pods on a node that use its GPU without requesting a GPU resource: sure when they name an
@@ -548,6 +567,10 @@ pub fn derive_cached(
         .collect();
     pending.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name))));
 
+    let stale_after =
+        if opts.agent_stale_after.is_zero() { agent::DEFAULT_STALE_AFTER } else { opts.agent_stale_after };
+    let mut agents: Map<&str, (Arc<crate::agent::AgentSeen>, bool)> =
+        inputs.agents.iter().map(|a| (a.node.as_str(), (a.clone(), agent::is_stale(a, now, stale_after)))).collect();
     let mut memo = std::mem::take(&mut cache.nodes);
     let mut kept = Map::with_capacity_and_hasher(inputs.nodes.len(), Default::default());
     let mut nodes: Vec<Arc<NodeView>> = inputs
@@ -568,14 +591,24 @@ pub fn derive_cached(
                 u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
             let unified = opts.matches(n);
             let dra = dra_nodes.remove(name).unwrap_or_default();
+            let agent = agents.remove(name);
             let view = match memo.remove(name) {
-                Some(m) if m.same(n, &held, &usage, pending_pods, unified, &dra) => m.view,
-                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &dra)),
+                Some(m) if m.same(n, &held, &usage, pending_pods, unified, &dra, agent.as_ref()) => m.view,
+                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &dra, agent.as_ref())),
             };
             let held = held.iter().map(|(p, _)| Arc::clone(p)).collect();
             kept.insert(
                 name.to_string(),
-                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, dra, view: view.clone() },
+                NodeMemo {
+                    node: n.clone(),
+                    held,
+                    usage,
+                    pending: pending_pods,
+                    unified,
+                    dra,
+                    agent,
+                    view: view.clone(),
+                },
             );
             view
         })
@@ -603,6 +636,8 @@ pub fn derive_cached(
     ClusterView { revision, generated_at: ts(&now), source, nodes, pending, diagnoses, totals, blocked, quotas }
 }
 
+#[cfg(test)]
+mod agent_scenarios;
 #[cfg(test)]
 mod dra_scenarios;
 #[cfg(test)]

@@ -259,7 +259,8 @@ status: {capacity: {nvidia.com/gpu: "0", nvidia.com/gpu.shared: "4"}, allocatabl
 #[test]
 fn the_unified_memory_selector_marks_matching_nodes() {
     let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {board: igx}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n";
-    let opts = Options { unified_selector: Options::parse_selector("board=igx").unwrap_or_default() };
+    let opts =
+        Options { unified_selector: Options::parse_selector("board=igx").unwrap_or_default(), ..Options::default() };
     let v = derive(&load(text), &opts, Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     assert!(v.nodes[0].unified_memory);
     assert!(!v.nodes[1].unified_memory);

@@ -2,6 +2,7 @@
 //! Handlers and the derivation read the stores; nothing here writes to the cluster — the only
 //! requests are GET (list, watch, get).
 
+mod agents;
 mod liveness;
 mod metrics;
 mod reconnect;
@@ -21,6 +22,8 @@ use kube::runtime::{watcher, WatchStreamExt};
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 
+pub use agents::AgentSettings;
+use agents::{spawn_agents, SharedAgents};
 pub use liveness::WatchState;
 use liveness::{Seen, SharedMetrics};
 use metrics::spawn_metrics;
@@ -42,6 +45,7 @@ pub struct Stores {
     quotas: Store<ResourceQuota>,
     dra: DraStores,
     metrics: SharedMetrics,
+    agents: SharedAgents,
     /// Watch health.
     pub state: Arc<WatchState>,
 }
@@ -63,6 +67,7 @@ impl Stores {
             claims: self.dra.claims.state(),
             claim_templates: self.dra.templates.state(),
             device_classes: self.dra.classes.state(),
+            agents: self.agents.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect(),
         }
     }
 }
@@ -218,8 +223,9 @@ pub fn client(mut cfg: kube::Config, state: &Arc<WatchState>) -> Result<Client, 
     Ok(kube::client::ClientBuilder::try_from(cfg)?.with_layer(&crate::heartbeat::HeartbeatLayer(beat)).build())
 }
 
-/// Starts every watcher, the metrics poller and the stall check.
-pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration) -> Stores {
+/// Starts every watcher, the metrics poller, the agent puller and the stall check.
+pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration, agents: AgentSettings) -> Stores {
+    let agent_settings = agents;
     // Each watch ends at its timeout and is re-opened, so a healthy server is heard from at
     // least that often (bookmarks and events come more often); a silence longer than the
     // stall limit means a stalled server or a half-open connection.
@@ -254,5 +260,7 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration)
     let dra = start_dra(client.clone(), state.clone(), cfg);
     let metrics = Arc::new(Mutex::new((None, None)));
     spawn_metrics(client, metrics_interval, metrics.clone(), state.notify.clone());
-    Stores { nodes, pods, events, runtime_classes, replica_sets, quotas, dra, metrics, state }
+    let agents = SharedAgents::default();
+    spawn_agents(pods.clone(), agent_settings, agents.clone(), state.notify.clone());
+    Stores { nodes, pods, events, runtime_classes, replica_sets, quotas, dra, metrics, agents, state }
 }

@@ -3,6 +3,7 @@
 //! nodes and their GPUs ([`nodes`]), pods waiting for the scheduler ([`waiting`]), runtimes and
 //! RuntimeClasses ([`runtime`]).
 
+mod agent;
 mod dra;
 mod nodes;
 mod quota;
@@ -115,6 +116,7 @@ pub fn diagnose(
     nodes::gpu_node_down(&cx, &mut out);
     nodes::unified_memory_overcommit(&cx, &mut out);
     nodes::gpu_time_slice_contention(&cx, &mut out);
+    agent::agent_missing_or_stale(&cx, &mut out);
     waiting::insufficient_gpu(&cx, &troubled, pending, &mut out);
     waiting::shared_gpu_request_too_large(pending, &mut out);
     waiting::insufficient_memory(&cx, pending, &mut out);

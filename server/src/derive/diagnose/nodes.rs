@@ -271,6 +271,10 @@ pub(super) fn gpu_time_slice_contention(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) 
 fn contention(view: &NodeView, out: &mut Vec<Diagnosis>) {
     let name = view.name.as_str();
     for g in &view.gpu_resources {
+        // Where a fresh agent measured the GPUs, contention is what it measured.
+        if super::agent::measured(view, g, out) {
+            continue;
+        }
         if matches!(g.sharing, Sharing::TimeSlicing | Sharing::Mps) {
             let physical = g.physical_gpus.unwrap_or(1).max(1);
             let pods_holding = g.holders.iter().filter(|h| !h.terminating).count() as u64;

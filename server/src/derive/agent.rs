@@ -1,0 +1,161 @@
+//! What a node's gpudash-agent adds to its view: the kubelet's device map (which pod holds
+//! which replica of which physical GPU: exact placement), each GPU's measured use (dcgm-exporter
+//! on discrete GPUs, tegrastats' GR3D on Jetson), the board's RAM in use, and whether the agent
+//! is stale. Pure: the report and the clock in, fields of the view out.
+
+use std::time::Duration;
+
+use app::model::{AgentView, DeviceView, GpuResource, Holder, NodeView, PodRef, Sharing, Slot, SlotState};
+
+use crate::agent::{split_replica, AgentSeen, Allocation, GpuUse};
+
+/// How long an agent may be silent before it is shown stale, when not configured.
+pub const DEFAULT_STALE_AFTER: Duration = Duration::from_secs(15);
+
+/// Whether the agent's last good report is older than `after` (or there never was one).
+pub fn is_stale(seen: &AgentSeen, now: jiff::Timestamp, after: Duration) -> bool {
+    match seen.last_ok {
+        Some(t) => now.duration_since(t).unsigned_abs() > after,
+        None => true,
+    }
+}
+
+/// Adds what the agent said to the node's view.
+pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool) {
+    v.agent = Some(AgentView { seen_at: seen.last_ok.map(|t| super::ts(&t)), stale, error: seen.error.clone() });
+    let Some(report) = &seen.report else { return };
+    let tegra = report.tegrastats.as_ref().and_then(|t| t.value.as_ref());
+    if let Some(t) = tegra {
+        v.memory.board_used_bytes = Some(t.ram_used_bytes);
+        v.memory.board_used_permille = Some(super::memory::permille(t.ram_used_bytes, v.memory.board_bytes));
+    }
+    let Some(kubelet) = report.kubelet.as_ref().and_then(|k| k.value.as_ref()) else { return };
+    let dcgm: &[GpuUse] = report.dcgm.as_ref().and_then(|d| d.value.as_deref()).unwrap_or_default();
+    let tegra_busy = tegra.and_then(|t| t.gpu_busy_percent).map(u32::from);
+    for g in v.gpu_resources.iter_mut().filter(|g| g.sharing != Sharing::Dra) {
+        place(g, kubelet, dcgm, tegra_busy);
+    }
+}
+
+/// One physical device of a resource and the replica IDs under it.
+struct Physical<'a> {
+    id: &'a str,
+    replicas: Vec<Option<u32>>,
+}
+
+/// Lays a device-plugin resource out as the kubelet handed it: one row per physical GPU, each
+/// replica slot held by the pod the kubelet gave it to.
+fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy: Option<u32>) {
+    let Some(alloc) = kubelet.allocatable.iter().find(|d| d.resource == g.resource) else { return };
+    // Pod → the IDs of this resource it holds.
+    let held: Vec<(&str, &str, &str)> = kubelet
+        .pods
+        .iter()
+        .flat_map(|p| {
+            p.devices
+                .iter()
+                .filter(|d| d.resource == g.resource)
+                .flat_map(move |d| d.ids.iter().map(move |id| (p.namespace.as_str(), p.name.as_str(), id.as_str())))
+        })
+        .collect();
+    // Physical devices in the kubelet's order; IDs a pod holds that are no longer allocatable
+    // (a GPU taken out of service under it) are kept with their device.
+    let mut phys: Vec<Physical<'_>> = Vec::new();
+    for id in alloc.ids.iter().map(String::as_str).chain(held.iter().map(|h| h.2)) {
+        let (dev, rep) = split_replica(id);
+        match phys.iter_mut().find(|p| p.id == dev) {
+            Some(p) if !p.replicas.contains(&rep) => p.replicas.push(rep),
+            Some(_) => {}
+            None => phys.push(Physical { id: dev, replicas: vec![rep] }),
+        }
+    }
+    let holder_of = |ns: &str, name: &str| g.holders.iter().position(|h| h.namespace == ns && h.name == name);
+    let mut rows: Vec<Vec<Slot>> = Vec::new();
+    let mut labels = Vec::new();
+    let mut devices = Vec::new();
+    let mut placed = vec![0u64; g.holders.len()];
+    for (i, p) in phys.iter_mut().enumerate() {
+        p.replicas.sort();
+        let mut row = Vec::new();
+        let mut holders: Vec<PodRef> = Vec::new();
+        for rep in &p.replicas {
+            let id_holder = held.iter().find(|h| split_replica(h.2) == (p.id, *rep));
+            let slot = match id_holder {
+                Some((ns, name, _)) => {
+                    match holders.iter_mut().find(|r| r.namespace == *ns && r.name == *name) {
+                        Some(r) => r.replicas.extend(*rep),
+                        None => holders.push(PodRef {
+                            namespace: (*ns).to_string(),
+                            name: (*name).to_string(),
+                            replicas: rep.iter().copied().collect(),
+                        }),
+                    }
+                    match holder_of(ns, name) {
+                        Some(h) => {
+                            placed[h] += 1;
+                            let state = if g.holders[h].terminating { SlotState::Terminating } else { SlotState::Held };
+                            Slot { state, holder: u32::try_from(h).ok(), label: None }
+                        }
+                        // The kubelet still lists a pod the API no longer has (being removed).
+                        None => {
+                            Slot { state: SlotState::Terminating, holder: None, label: Some(format!("{ns}/{name}")) }
+                        }
+                    }
+                }
+                None => Slot { state: SlotState::Free, holder: None, label: None },
+            };
+            row.push(slot);
+        }
+        let use_ = dcgm.iter().find(|u| u.uuid.as_deref() == Some(p.id));
+        let busy = use_.and_then(|u| u.busy_percent).map(|b| b.clamp(0.0, 100.0).round() as u32).or_else(|| {
+            // The Jetson's one integrated GPU is what GR3D measures.
+            (p.id == "tegra" || p.id.starts_with("tegra")).then_some(tegra_busy).flatten()
+        });
+        labels.push(match busy {
+            Some(b) => format!("GPU {i} · {b}% busy"),
+            None => format!("GPU {i}"),
+        });
+        rows.push(row);
+        let uuid = (p.id.starts_with("GPU-") || p.id.starts_with("MIG-")).then(|| p.id.to_string());
+        devices.push(DeviceView {
+            name: p.id.to_string(),
+            type_: Some(if p.id.starts_with("MIG-") { "mig" } else { "gpu" }.to_string()),
+            product: g.product.clone(),
+            uuid,
+            memory_bytes: None,
+            parent: None,
+            shared: p.replicas.len() > 1,
+            claims: Vec::new(),
+            holders,
+            busy_percent: busy,
+            memory_used_bytes: use_.and_then(|u| u.memory_used_bytes),
+        });
+    }
+    // Units the API says a pod holds that the kubelet has not reported yet (it was just bound).
+    let unplaced: Vec<Slot> = g
+        .holders
+        .iter()
+        .enumerate()
+        .flat_map(|(h, holder): (usize, &Holder)| {
+            let n = holder.count.saturating_sub(placed[h]);
+            (0..n).map(move |_| Slot { state: SlotState::Held, holder: u32::try_from(h).ok(), label: None })
+        })
+        .collect();
+    if !unplaced.is_empty() {
+        rows.push(unplaced);
+        labels.push("not yet reported by the kubelet".to_string());
+    }
+    // Units the node advertises that the kubelet does not offer (the device plugin marked them
+    // unhealthy).
+    let listed: u64 = phys.iter().map(|p| p.replicas.len() as u64).sum();
+    let out = g.capacity.saturating_sub(listed).min(64);
+    if out > 0 {
+        rows.push((0..out).map(|_| Slot { state: SlotState::Out, holder: None, label: None }).collect());
+        labels.push("out of service".to_string());
+    }
+    g.physical_gpus = Some(phys.len() as u64);
+    g.placement_known = true;
+    g.slots = rows;
+    g.rows = labels;
+    g.devices = devices;
+}

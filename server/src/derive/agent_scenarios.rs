@@ -1,0 +1,120 @@
+//! `tests/scenarios/agent/agents.yaml` with agent reports: exact replica placement from the
+//! kubelet's map, measured use, board RAM, stale agents and the agent diagnoses.
+
+use super::tests::{load, scenario_text};
+use super::*;
+use app::model::{Severity, SlotState};
+
+use crate::agent::{parse, AgentSeen};
+
+const T0: &str = "2026-12-03T10:00:00Z";
+
+fn seen(node: &str, report: &str, last_ok: Option<&str>) -> Arc<AgentSeen> {
+    Arc::new(AgentSeen {
+        node: node.into(),
+        pod: format!("gpudash/gpudash-agent-{node}"),
+        report: Some(parse(report.as_bytes()).unwrap_or_else(|e| panic!("{e}"))),
+        last_ok: last_ok.and_then(|t| t.parse().ok()),
+        error: None,
+    })
+}
+
+const SERVER: &str = r#"{"version":1,"node":"gpu-ts-01","generated_at":0,
+ "kubelet":{"value":{"allocatable":[{"resource":"nvidia.com/gpu","ids":["GPU-aaaa::0","GPU-aaaa::1","GPU-aaaa::2","GPU-aaaa::3","GPU-bbbb::0","GPU-bbbb::1","GPU-bbbb::2","GPU-bbbb::3"]}],
+  "pods":[{"namespace":"vision","name":"line-inspect-7d9f8c6b5-k2x7p","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-aaaa::0"]}]},
+          {"namespace":"vision","name":"weld-check-5f6a7b8c9-q4w5e","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-bbbb::0"]}]},
+          {"namespace":"vision","name":"label-ocr-6b7c8d9e0-r6t7y","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-aaaa::1"]}]},
+          {"namespace":"ml","name":"llm-assist-0","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-bbbb::1","GPU-bbbb::2"]}]}]},
+  "seen_at":0,"error":null},
+ "tegrastats":null,
+ "dcgm":{"value":[{"index":"0","uuid":"GPU-aaaa","busy_percent":97.0,"memory_used_bytes":12884901888},{"index":"1","uuid":"GPU-bbbb","busy_percent":12.0,"memory_used_bytes":17179869184}],"seen_at":0,"error":null}}"#;
+
+const JETSON: &str = r#"{"version":1,"node":"orin-nano-01","generated_at":0,
+ "kubelet":{"value":{"allocatable":[{"resource":"nvidia.com/gpu","ids":["tegra::0","tegra::1"]}],
+  "pods":[{"namespace":"vision","name":"shelf-cam-8c9d0e1f2-u8i9o","devices":[{"resource":"nvidia.com/gpu","ids":["tegra::0"]}]},
+          {"namespace":"vision","name":"pose-check-9d0e1f2a3-p1a2s","devices":[{"resource":"nvidia.com/gpu","ids":["tegra::1"]}]}]},"seen_at":0,"error":null},
+ "tegrastats":{"value":{"ram_used_bytes":2251292672,"ram_total_bytes":7990149120,"gpu_busy_percent":64},"seen_at":0,"error":null},
+ "dcgm":null}"#;
+
+fn view(agents: Vec<Arc<AgentSeen>>, now: &str) -> ClusterView {
+    let mut inputs = load(&scenario_text("agent/agents.yaml"));
+    inputs.agents = agents;
+    derive(&inputs, &Options::default(), Source::default(), 1, now.parse().unwrap_or_default())
+}
+
+fn codes(v: &ClusterView) -> Vec<(String, String, Severity)> {
+    v.diagnoses.iter().map(|d| (d.code.to_string(), d.name.clone(), d.severity)).collect()
+}
+
+#[test]
+fn the_kubelets_map_places_each_replica_on_its_gpu_with_measured_use() {
+    let v = view(vec![seen("gpu-ts-01", SERVER, Some(T0)), seen("orin-nano-01", JETSON, Some(T0))], T0);
+    let n = v.nodes.iter().find(|n| n.name == "gpu-ts-01").unwrap_or_else(|| panic!("node"));
+    assert_eq!(n.agent.as_ref().map(|a| (a.stale, a.seen_at.clone())), Some((false, Some(T0.to_string()))));
+    let g = &n.gpu_resources[0];
+    assert!(g.placement_known);
+    assert_eq!(g.physical_gpus, Some(2));
+    assert_eq!(g.rows, ["GPU 0 · 97% busy", "GPU 1 · 12% busy"]);
+    let who = |row: usize, i: usize| g.slots[row][i].holder.map(|h| g.holders[h as usize].name.clone());
+    assert_eq!(who(0, 0).as_deref(), Some("line-inspect-7d9f8c6b5-k2x7p"));
+    assert_eq!(who(0, 1).as_deref(), Some("label-ocr-6b7c8d9e0-r6t7y"));
+    assert_eq!(g.slots[0][2].state, SlotState::Free);
+    assert_eq!(who(1, 1).as_deref(), Some("llm-assist-0"));
+    assert_eq!(who(1, 2).as_deref(), Some("llm-assist-0"));
+    let d = &g.devices[1];
+    assert_eq!((d.uuid.as_deref(), d.busy_percent, d.memory_used_bytes), (Some("GPU-bbbb"), Some(12), Some(16 << 30)));
+    let llm = d.holders.iter().find(|h| h.name == "llm-assist-0").map(|h| h.replicas.clone());
+    assert_eq!(llm, Some(vec![1, 2]));
+    // Measured contention: GPU 0 is 97 % busy with two pods; GPU 1 has two pods but idles.
+    let c = codes(&v);
+    let contention: Vec<_> = c.iter().filter(|(code, _, _)| code == "gpu-time-slice-contention").collect();
+    assert_eq!(contention.len(), 1, "{c:?}");
+    assert_eq!((contention[0].1.as_str(), contention[0].2), ("gpu-ts-01", Severity::Warning));
+    let msg = v.diagnoses.iter().find(|d| d.code == "gpu-time-slice-contention").map(|d| d.message.clone());
+    assert!(msg.is_some_and(|m| m.contains("GPU 0") && m.contains("97% busy") && m.contains("label-ocr")));
+    // The Jetson: GR3D busy on its one GPU, the board's RAM beside requests and limits.
+    let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
+    assert_eq!(j.memory.board_used_bytes, Some(2_251_292_672));
+    assert!(j.memory.board_used_permille.is_some_and(|p| p > 250 && p < 300), "{:?}", j.memory);
+    assert_eq!(j.gpu_resources[0].devices[0].busy_percent, Some(64));
+    assert_eq!(j.gpu_resources[0].devices[0].uuid, None, "the integrated GPU has no UUID in the device plugin's map");
+    // A GPU node without an agent, while others have one.
+    assert!(c.contains(&("agent-missing".into(), "gpu-x86-02".into(), Severity::Info)), "{c:?}");
+    assert!(!c.iter().any(|(code, n, _)| code == "agent-missing" && n != "gpu-x86-02"));
+}
+
+#[test]
+fn a_silent_agent_is_stale_not_zero_and_contention_falls_back_to_the_api() {
+    let later = "2026-12-03T10:01:00Z";
+    let v = view(vec![seen("gpu-ts-01", SERVER, Some(T0)), seen("orin-nano-01", JETSON, Some(later))], later);
+    let n = v.nodes.iter().find(|n| n.name == "gpu-ts-01").unwrap_or_else(|| panic!("node"));
+    assert_eq!(n.agent.as_ref().map(|a| a.stale), Some(true));
+    // The last map and use are kept, marked stale, never zeroed.
+    assert_eq!(n.gpu_resources[0].devices[0].busy_percent, Some(97));
+    let c = codes(&v);
+    assert!(c.contains(&("agent-stale".into(), "gpu-ts-01".into(), Severity::Info)), "{c:?}");
+    let contention: Vec<_> =
+        c.iter().filter(|(code, n, _)| code == "gpu-time-slice-contention" && n == "gpu-ts-01").collect();
+    assert_eq!(contention.len(), 1);
+    assert_eq!(contention[0].2, Severity::Info, "stale measurements: the API's count decides");
+    // Without any agent nothing about agents is said, and placement is the API's.
+    let none = view(Vec::new(), T0);
+    assert!(!codes(&none).iter().any(|(code, _, _)| code.starts_with("agent-")));
+    let g = &none.nodes.iter().find(|n| n.name == "gpu-ts-01").unwrap_or_else(|| panic!("node")).gpu_resources[0];
+    assert!(!g.placement_known && g.devices.is_empty());
+}
+
+#[test]
+fn a_held_unit_the_kubelet_has_not_reported_and_units_out_of_service_get_rows_of_their_own() {
+    // The kubelet lists only healthy devices; the API counts a pod the kubelet has not placed.
+    let partial = SERVER.replace(r#""GPU-bbbb::2","GPU-bbbb::3"]}],"#, r#""GPU-bbbb::2"]}],"#).replace(
+        r#"{"namespace":"ml","name":"llm-assist-0","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-bbbb::1","GPU-bbbb::2"]}]}"#,
+        r#"{"namespace":"ml","name":"llm-assist-0","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-bbbb::1"]}]}"#,
+    );
+    let v = view(vec![seen("gpu-ts-01", &partial, Some(T0))], T0);
+    let g = &v.nodes.iter().find(|n| n.name == "gpu-ts-01").unwrap_or_else(|| panic!("node")).gpu_resources[0];
+    assert_eq!(g.rows.last().map(String::as_str), Some("out of service"), "{:?}", g.rows);
+    assert!(g.rows.iter().any(|r| r == "not yet reported by the kubelet"), "{:?}", g.rows);
+    let held: usize = g.slots.concat().iter().filter(|s| s.state == SlotState::Held).count();
+    assert_eq!(held, 5, "every unit the API counts is drawn once");
+}

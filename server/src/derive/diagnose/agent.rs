@@ -1,0 +1,56 @@
+//! The node agent's diagnoses: a GPU node without an agent while others have one
+//! (`agent-missing`), an agent that went silent (`agent-stale`), and time-slice contention as
+//! measured (`gpu-time-slice-contention` from the GPU's busy percentage, where an agent
+//! reports it).
+
+use app::model::{Diagnosis, NodeView, Severity, Sharing};
+
+use super::{diag, Ctx};
+
+/// `agent-missing` and `agent-stale`. Nothing is said where no agent runs at all: the agent
+/// is optional, and a cluster without it shows what the API says.
+pub(super) fn agent_missing_or_stale(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    if cx.inputs.agents.is_empty() {
+        return;
+    }
+    for v in cx.nodes.iter().filter(|v| v.down.is_none()) {
+        let name = v.name.as_str();
+        match &v.agent {
+            None if !v.gpu_resources.is_empty() => out.push(diag("agent-missing", Severity::Info, "Node", None, name,
+                format!("No gpudash-agent runs on {name}: which pod holds which GPU replica, and how busy its GPUs are, are not known here — check that the agent DaemonSet tolerates and selects this node."))),
+            Some(a) if a.stale => {
+                let since = a.seen_at.as_deref().map_or_else(|| "it never answered".to_string(), |t| format!("last heard at {t}"));
+                let why = a.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
+                out.push(diag("agent-stale", Severity::Info, "Node", None, name,
+                    format!("The gpudash-agent on {name} is silent, {since}{why}: its GPU use and replica map are shown as last known, marked stale — check the agent pod's logs.")));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The GPU busy percentage at which pods sharing it by time-slicing wait for each other.
+const CONTENDED_PERCENT: u32 = 90;
+
+/// Measured contention on one node: `Some(found)` when a fresh agent measured the resource's
+/// GPUs (then the heuristic is not used), `None` when it did not.
+pub(super) fn measured(view: &NodeView, g: &app::model::GpuResource, out: &mut Vec<Diagnosis>) -> bool {
+    let fresh = view.agent.as_ref().is_some_and(|a| !a.stale);
+    if !fresh || !matches!(g.sharing, Sharing::TimeSlicing | Sharing::Mps) || g.devices.is_empty() {
+        return false;
+    }
+    if g.devices.iter().any(|d| d.busy_percent.is_none()) {
+        return false;
+    }
+    let name = view.name.as_str();
+    for (i, d) in g.devices.iter().enumerate() {
+        let (Some(busy), holders) = (d.busy_percent, d.holders.len()) else { continue };
+        if holders > 1 && busy >= CONTENDED_PERCENT {
+            let pods: Vec<String> = d.holders.iter().map(|h| format!("{}/{}", h.namespace, h.name)).collect();
+            out.push(diag("gpu-time-slice-contention", Severity::Warning, "Node", None, name,
+                format!("GPU {i} of {} on {name} is {busy}% busy, shared by time-slicing between {holders} pods ({}): each gets a slice of its time, none its full speed — move a model to a free GPU or give it a whole one.",
+                    g.resource, pods.join(", "))));
+        }
+    }
+    true
+}

@@ -1,0 +1,157 @@
+//! The gpudash-agent puller: finds agent pods among the pods already watched (label
+//! `app.kubernetes.io/name=gpudash-agent` in the agents' namespace, Running, with an IP) and
+//! pulls each one's report over HTTP. A failed pull keeps the last good report with its time,
+//! so a silent agent is shown stale, never as zero.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kube::runtime::reflector::Store;
+use tokio::sync::Notify;
+
+use crate::agent::{self, AgentSeen};
+use crate::pod::Pod;
+
+/// Node name → what its agent last said.
+pub(crate) type SharedAgents = Arc<Mutex<BTreeMap<String, Arc<AgentSeen>>>>;
+
+/// Where and how often agents are pulled.
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    /// The namespace agent pods run in.
+    pub namespace: String,
+    /// Time between pulls.
+    pub interval: Duration,
+}
+
+/// The port the agent serves on unless its pod names a `report` port.
+const DEFAULT_PORT: i32 = 9401;
+
+/// (node, `namespace/name`, report URL) of each agent pod that can be pulled.
+fn targets(pods: &[Arc<Pod>], namespace: &str) -> Vec<(String, String, String)> {
+    pods.iter()
+        .filter(|p| p.is_agent() && p.metadata.namespace.as_deref() == Some(namespace))
+        .filter(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+        .filter_map(|p| {
+            let node = p.spec.as_ref()?.node_name.clone()?;
+            let ip = p.status.as_ref()?.pod_ip.clone()?;
+            let containers = p.spec.as_ref().map(|s| s.containers.as_slice()).unwrap_or_default();
+            let ports = || containers.iter().flat_map(|c| c.ports.iter());
+            let port = ports()
+                .find(|x| x.name.as_deref() == Some("report"))
+                .or_else(|| ports().next())
+                .map_or(DEFAULT_PORT, |x| x.container_port);
+            let host = if ip.contains(':') { format!("[{ip}]") } else { ip };
+            let pod = format!("{namespace}/{}", p.metadata.name.as_deref().unwrap_or(""));
+            Some((node, pod, format!("http://{host}:{port}/v1/report")))
+        })
+        .collect()
+}
+
+async fn pull(client: &reqwest::Client, url: &str) -> Result<agent::Report, String> {
+    let r = client.get(url).send().await.map_err(|e| format!("{url}: {}", e.without_url()))?;
+    if !r.status().is_success() {
+        return Err(format!("{url} answered {}", r.status()));
+    }
+    let body = r.bytes().await.map_err(|e| format!("{url}: {}", e.without_url()))?;
+    if body.len() > 4 << 20 {
+        return Err(format!("{url}: a report of {} bytes is not an agent's", body.len()));
+    }
+    agent::parse(&body).map_err(|e| format!("{url}: {e}"))
+}
+
+/// Pulls every agent each `interval`, for as long as the stores live.
+pub(crate) fn spawn_agents(pods: Store<Pod>, settings: AgentSettings, agents: SharedAgents, notify: Arc<Notify>) {
+    tokio::spawn(async move {
+        let timeout = settings.interval.clamp(Duration::from_secs(1), Duration::from_secs(5));
+        let client = match reqwest::Client::builder().timeout(timeout).no_proxy().build() {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot build the agent HTTP client: agents are not pulled");
+                return;
+            }
+        };
+        let mut warned: BTreeMap<String, String> = BTreeMap::new();
+        loop {
+            let found = targets(&pods.state(), &settings.namespace);
+            let pulls = found.iter().map(|(_, _, url)| pull(&client, url));
+            let results = futures::future::join_all(pulls).await;
+            let now = jiff::Timestamp::now();
+            let mut next: BTreeMap<String, Arc<AgentSeen>> = BTreeMap::new();
+            {
+                let prev = agents.lock().unwrap_or_else(|e| e.into_inner());
+                for ((node, pod, _), got) in found.into_iter().zip(results) {
+                    let old = prev.get(&node).filter(|o| o.pod == pod);
+                    let seen = match got {
+                        Ok(report) => {
+                            if warned.remove(&pod).is_some() {
+                                tracing::info!(%pod, %node, "gpudash-agent answers again");
+                            }
+                            AgentSeen { node: node.clone(), pod, report: Some(report), last_ok: Some(now), error: None }
+                        }
+                        Err(e) => {
+                            if warned.get(&pod) != Some(&e) {
+                                tracing::warn!(%pod, %node, error = %e, "gpudash-agent did not answer; its node's use is shown stale");
+                                warned.insert(pod.clone(), e.clone());
+                            }
+                            AgentSeen {
+                                node: node.clone(),
+                                pod,
+                                report: old.and_then(|o| o.report.clone()),
+                                last_ok: old.and_then(|o| o.last_ok),
+                                error: Some(e),
+                            }
+                        }
+                    };
+                    // Two agent pods on one node (a rollout): the one that answered wins.
+                    if next.get(&node).is_none_or(|n| n.error.is_some()) {
+                        next.insert(node, Arc::new(seen));
+                    }
+                }
+            }
+            *agents.lock().unwrap_or_else(|e| e.into_inner()) = next;
+            notify.notify_one();
+            tokio::time::sleep(settings.interval).await;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(json: serde_json::Value) -> Arc<Pod> {
+        let mut p: Pod = serde_json::from_value(json).unwrap_or_default();
+        p.strip();
+        Arc::new(p)
+    }
+
+    #[test]
+    fn agent_pods_are_found_by_label_namespace_and_phase() {
+        let agent = |name: &str, ns: &str, phase: &str, ip: &str| {
+            pod(serde_json::json!({
+                "metadata": {"name": name, "namespace": ns, "labels": {"app.kubernetes.io/name": "gpudash-agent"}},
+                "spec": {"nodeName": "n1", "containers": [{"name": "agent", "ports": [{"name": "report", "containerPort": 9555}]}]},
+                "status": {"phase": phase, "podIP": ip}
+            }))
+        };
+        let other = pod(serde_json::json!({
+            "metadata": {"name": "x", "namespace": "gpudash", "labels": {"app": "x"}},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "ports": [{"containerPort": 80}]}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.9"}
+        }));
+        assert!(other.status.as_ref().is_some_and(|s| s.pod_ip.is_none()), "other pods' IPs are not kept");
+        let pods = vec![
+            agent("a", "gpudash", "Running", "10.42.0.7"),
+            agent("b", "elsewhere", "Running", "10.42.0.8"),
+            agent("c", "gpudash", "Pending", "10.42.0.9"),
+            agent("d", "gpudash", "Running", "fd00::7"),
+            other,
+        ];
+        let t = targets(&pods, "gpudash");
+        let urls: Vec<&str> = t.iter().map(|x| x.2.as_str()).collect();
+        assert_eq!(urls, ["http://10.42.0.7:9555/v1/report", "http://[fd00::7]:9555/v1/report"]);
+        assert_eq!(t[0].1, "gpudash/a");
+    }
+}
