@@ -21,6 +21,24 @@ pub enum Cmd {
     Serve(Box<ServeArgs>),
     /// Run only the simulated K3s API and write a kubeconfig for it.
     Sim(SimArgs),
+    /// Print a simulated Jetson's tegrastats lines (recorded from a real board), as
+    /// `tegrastats --interval N` does: what demo mode's agents read.
+    #[command(hide = true)]
+    SimTegrastats(SimTegrastatsArgs),
+}
+
+/// `gpudash sim-tegrastats`.
+#[derive(Debug, Parser, Clone)]
+pub struct SimTegrastatsArgs {
+    /// The recorded board (agx-orin-64gb, orin-nano-8gb, agx-xavier, tx1).
+    #[arg(long)]
+    pub board: String,
+    /// Milliseconds between lines.
+    #[arg(long, default_value_t = 1000)]
+    pub interval: u64,
+    /// Lines to print before ending (default: a day's worth).
+    #[arg(long, default_value_t = 86_400)]
+    pub count: u64,
 }
 
 /// Log output format.
@@ -74,7 +92,7 @@ pub struct ServeArgs {
     #[arg(long, env = "GPUDASH_METRICS_INTERVAL", default_value_t = 15)]
     pub metrics_interval: u64,
     /// How often to pull each node's gpudash-agent (`/v1/report`), in seconds. An agent not
-    /// heard from for three times this (at least 10 s) is shown stale.
+    /// heard from for three times this (at least 3 s) is shown stale.
     #[arg(long, env = "GPUDASH_AGENT_INTERVAL", default_value_t = 5.0)]
     pub agent_interval: f64,
     /// The namespace whose pods labelled `app.kubernetes.io/name=gpudash-agent` are pulled

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod auth;
 pub mod cli;
 pub mod db;
+pub mod demo_agents;
 pub mod derive;
 pub mod dra;
 pub mod error;

@@ -88,6 +88,8 @@ pub struct App {
     pool: Option<sqlx::SqlitePool>,
     /// Kept alive while serving (demo mode's in-process simulator).
     sim: Option<gpudash_sim::RunningSim>,
+    /// Demo mode's node agents.
+    agents: Option<crate::demo_agents::DemoAgents>,
     /// The address actually bound.
     pub addr: std::net::SocketAddr,
 }
@@ -114,6 +116,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         return Err(anyhow!("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster — pass --kubeconfig, or run with --demo to watch the built-in simulated cluster"));
     }
     let mut sim = None;
+    let mut demo_agents = None;
     let (cfg, mode) = match cfg {
         Some(c) => {
             tracing::info!(server = %c.cluster_url, "gpudash {}: cluster mode, watching {}", env!("CARGO_PKG_VERSION"), c.cluster_url);
@@ -135,6 +138,10 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
             let why = if args.demo { "--demo" } else { "no kubeconfig found" };
             tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
             let url = running.url().parse().context("simulator URL")?;
+            match crate::demo_agents::start(&running.sim) {
+                Ok(a) => demo_agents = Some(a),
+                Err(e) => tracing::info!("demo runs without node agents: {e:#}"),
+            }
             sim = Some(running);
             (kube::Config::new(url), SourceMode::Demo)
         }
@@ -176,7 +183,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         namespace: args.agent_namespace.clone().unwrap_or_else(own_namespace),
         interval: Duration::from_secs_f64(args.agent_interval.clamp(0.2, 3600.0)),
     };
-    let agent_stale_after = (agents.interval * 3).max(Duration::from_secs(10));
+    let agent_stale_after = (agents.interval * 3).max(Duration::from_secs(3));
     let stores = crate::watchers::start(client, state, Duration::from_secs(args.metrics_interval.max(1)), agents);
     let initial =
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
@@ -209,7 +216,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     };
     let router = http::router(st, &ancestors);
     tracing::info!("dashboard at http://{addr}{base}/");
-    Ok(App { listener, router, tasks, stop, pool, sim, addr })
+    Ok(App { listener, router, tasks, stop, pool, sim, agents: demo_agents, addr })
 }
 
 impl App {
@@ -217,7 +224,7 @@ impl App {
     /// end the live streams (so in-flight requests can finish), let the recorder write its last
     /// batch and the other tasks end (10 s at most), close the database.
     pub async fn run(self, signal: impl std::future::Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
-        let Self { listener, router, mut tasks, stop, pool, sim, .. } = self;
+        let Self { listener, router, mut tasks, stop, pool, sim, agents, .. } = self;
         let stop_streams = stop.clone();
         let server = axum::serve(listener, router).with_graceful_shutdown(async move {
             signal.await;
@@ -241,6 +248,7 @@ impl App {
         if let Some(p) = &pool {
             p.close().await;
         }
+        drop(agents);
         drop(sim);
         tracing::info!("stopped");
         result

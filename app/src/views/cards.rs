@@ -163,6 +163,7 @@ pub fn MemoryBars(m: MemoryView, unified: bool) -> impl IntoView {
             {row("used", m.used_bytes.zip(m.used_permille), "used")}
             {row("requests", Some((m.requested_bytes, m.requested_permille)), "requests")}
             {row("limits", Some((m.limits_bytes, m.limits_permille)), if over { "limits over" } else { "limits" })}
+            {m.board_used_bytes.zip(m.board_used_permille).map(|v| row("board use", Some(v), "board"))}
             {over.then(|| view! { <p class="warn">"⚠ Limits exceed the board by " {bytes(m.overcommit_bytes)}</p> })}
             {(unbounded > 0).then(|| view! { <p class="note">{unbounded} " container(s) without a memory limit (unbounded)"</p> })}
         </div>
@@ -197,6 +198,11 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     });
+    let agent = node.agent.as_ref().map(|a| match (a.stale, &a.seen_at) {
+        (false, _) => (false, "agent ✓".to_string()),
+        (true, Some(t)) => (true, format!("⏸ agent silent since {}", t.get(11..19).unwrap_or(t))),
+        (true, None) => (true, "⏸ agent never answered".to_string()),
+    });
     let problems: Vec<(&str, &str, String, String)> = node
         .problems
         .iter()
@@ -219,6 +225,7 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
                 {node.unified_memory.then(|| view! { <span class="badge info">"unified memory"</span> })}
                 <span class="badge plain">{platform}</span>
                 {(pending > 0).then(|| view! { <span class="badge warn pending-count">"◔ " {pending} " pending"</span> })}
+                {agent.map(|(stale, text)| view! { <span class=if stale { "badge warn agent" } else { "badge plain agent" } data-stale=stale.to_string()>{text}</span> })}
             </header>
             {if no_gpu {
                 Either::Left(view! { <p class="muted">"No GPU resources advertised"</p> })

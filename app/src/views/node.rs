@@ -6,6 +6,7 @@
 use leptos::either::Either;
 use leptos::prelude::*;
 
+use crate::model::Sharing;
 use crate::time::{human_duration, parse_rfc3339};
 use crate::units::bytes;
 
@@ -45,10 +46,10 @@ pub fn NodePage(name: String) -> impl IntoView {
                             </table>
                         </section>
                         {n.gpu_resources.iter().filter(|g| !g.devices.is_empty()).map(|g| view! {
-                            <section class="panel wide dra" data-driver=g.resource.clone()>
-                                <h2>"DRA devices · " <span class="mono">{g.resource.clone()}</span></h2>
+                            <section class=if g.sharing == Sharing::Dra { "panel wide dra" } else { "panel wide devices" } data-driver=g.resource.clone()>
+                                <h2>{if g.sharing == Sharing::Dra { "DRA devices · " } else { "GPUs as the kubelet handed them out · " }} <span class="mono">{g.resource.clone()}</span></h2>
                                 <table class="table">
-                                    <thead><tr><th>"Device"</th><th>"Type"</th><th>"Product"</th><th>"Memory"</th><th>"UUID"</th><th>"Claims"</th><th>"Pods"</th></tr></thead>
+                                    <thead><tr><th>"Device"</th><th>"Type"</th><th>"Product"</th><th>"Memory"</th><th>"UUID"</th><th>"Busy"</th><th>"Memory used"</th><th>"Claims"</th><th>"Pods"</th></tr></thead>
                                     <tbody>
                                     {g.devices.iter().map(|d| view! { <tr class=if d.parent.is_some() { "child" } else { "" } data-device=d.name.clone()>
                                         <td class="mono">{d.parent.clone().map(|_| "└ ")}{d.name.clone()}</td>
@@ -56,14 +57,19 @@ pub fn NodePage(name: String) -> impl IntoView {
                                         <td>{d.product.clone().unwrap_or_else(|| "—".into())}</td>
                                         <td class="num">{d.memory_bytes.map(bytes).unwrap_or_else(|| "—".into())}</td>
                                         <td class="mono small">{d.uuid.clone().unwrap_or_else(|| "—".into())}</td>
-                                        <td class="mono">{if d.claims.is_empty() { "free".to_string() } else {
+                                        <td class="num busy">{d.busy_percent.map(|b| format!("{b}%")).unwrap_or_else(|| "—".into())}</td>
+                                        <td class="num">{d.memory_used_bytes.map(bytes).unwrap_or_else(|| "—".into())}</td>
+                                        <td class="mono">{if g.sharing != Sharing::Dra { "—".to_string() } else if d.claims.is_empty() { "free".to_string() } else {
                                             d.claims.iter().map(|c| match &c.share_id {
                                                 Some(s) => format!("{}/{} (share {})", c.namespace, c.name, s.chars().take(8).collect::<String>()),
                                                 None => format!("{}/{}", c.namespace, c.name),
                                             }).collect::<Vec<_>>().join(", ")
                                         }}</td>
                                         <td class="mono">{if d.holders.is_empty() && !d.claims.is_empty() { "— no pod —".to_string() } else {
-                                            d.holders.iter().map(|h| format!("{}/{}", h.namespace, h.name)).collect::<Vec<_>>().join(", ")
+                                            d.holders.iter().map(|h| match h.replicas.as_slice() {
+                                                [] => format!("{}/{}", h.namespace, h.name),
+                                                r => format!("{}/{} (replica {})", h.namespace, h.name, r.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
+                                            }).collect::<Vec<_>>().join(", ")
                                         }}</td>
                                     </tr> }).collect_view()}
                                     </tbody>

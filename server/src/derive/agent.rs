@@ -34,6 +34,12 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool) {
     let tegra_busy = tegra.and_then(|t| t.gpu_busy_percent).map(u32::from);
     for g in v.gpu_resources.iter_mut().filter(|g| g.sharing != Sharing::Dra) {
         place(g, kubelet, dcgm, tegra_busy);
+        if stale {
+            // What a silent agent said last is shown, and says so.
+            for l in g.rows.iter_mut().filter(|l| l.starts_with("GPU ")) {
+                l.push_str(" · stale");
+            }
+        }
     }
 }
 

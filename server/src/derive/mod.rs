@@ -468,6 +468,7 @@ fn gpu_users_outside(held: &[Held<'_>], default_runtime: Option<&str>) -> Vec<Gp
         .iter()
         .filter(|(p, f)| {
             !p.is_device_plugin()
+                && !p.is_agent()
                 && !f.requests.iter().any(|(k, v)| *v > 0 && node::is_nvidia_gpu(k))
                 // A pod with DRA claims gets its devices through the scheduler.
                 && p.spec.as_ref().is_none_or(|s| s.resource_claims.is_empty())

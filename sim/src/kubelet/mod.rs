@@ -4,6 +4,7 @@
 //! are declared here, apart from the agent's client, so that neither can hide the other's bug.
 
 pub mod devices;
+pub mod tegrastats;
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -184,6 +185,19 @@ impl Drop for KubeletSockets {
             let _ = std::fs::remove_file(p);
         }
     }
+}
+
+/// The nodes whose device plugin advertises NVIDIA devices, with the recorded tegrastats board
+/// that matches each (Jetsons only).
+pub fn gpu_nodes(sim: &Simulator) -> Vec<(String, Option<&'static str>)> {
+    let store = sim.shared.store();
+    let Some(r) = resources::by_kind_name("Node") else { return Vec::new() };
+    store
+        .objects(r)
+        .values()
+        .filter(|n| !devices::advertised(n).is_empty())
+        .map(|n| (n["metadata"]["name"].as_str().unwrap_or("").to_string(), tegrastats::board_for(n)))
+        .collect()
 }
 
 /// Serves `dir/<node>/kubelet.sock` for every node the simulator holds now.

@@ -1,0 +1,81 @@
+//! Demo mode's node agents: the simulator serves a kubelet pod-resources socket per GPU node,
+//! and one real `gpudash-agent` process per GPU node reads it (and, on Jetsons with a recorded
+//! board, `tegrastats` played back by `gpudash sim-tegrastats`). Each agent is announced to the
+//! simulated cluster as a pod labelled `app.kubernetes.io/name=gpudash-agent` in `gpudash`, so
+//! gpudash finds and pulls it exactly as it does in a cluster.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use anyhow::Context as _;
+
+/// The agents, their sockets and their directory; dropping it stops them.
+pub struct DemoAgents {
+    _sockets: gpudash_sim::kubelet::KubeletSockets,
+    children: Vec<tokio::process::Child>,
+    dir: PathBuf,
+}
+
+impl Drop for DemoAgents {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.start_kill();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The namespace demo agent pods are announced in (gpudash's default agent namespace).
+pub const NAMESPACE: &str = "gpudash";
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Starts the demo's agents, or says why not (then the demo runs without them).
+pub fn start(sim: &gpudash_sim::Simulator) -> anyhow::Result<DemoAgents> {
+    let me = std::env::current_exe().context("where gpudash runs from")?;
+    let exe = me.with_file_name("gpudash-agent");
+    if !exe.is_file() {
+        anyhow::bail!("{} not found (build it with `cargo build -p gpudash-agent`)", exe.display());
+    }
+    let dir = std::env::temp_dir().join(format!("gpudash-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let sockets = gpudash_sim::kubelet::serve(sim, &dir).context("serving the simulated kubelet sockets")?;
+    let mut agents = DemoAgents { _sockets: sockets, children: Vec::new(), dir };
+    for (node, board) in gpudash_sim::kubelet::gpu_nodes(sim) {
+        let Some(socket) = agents._sockets.sockets.get(&node) else { continue };
+        let port = free_port().context("a port for an agent")?;
+        let mut cmd = tokio::process::Command::new(&exe);
+        cmd.args(["--listen", &format!("127.0.0.1:{port}"), "--node", &node, "--interval", "1"])
+            .arg("--pod-resources")
+            .arg(socket)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        if let Some(b) = board {
+            let quoted = format!("'{}'", me.display().to_string().replace('\'', r"'\''"));
+            cmd.args(["--tegrastats", &format!("exec {quoted} sim-tegrastats --board {b}")]);
+        }
+        let child = cmd.spawn().with_context(|| format!("starting {}", exe.display()))?;
+        agents.children.push(child);
+        let pod = serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {
+                "name": format!("gpudash-agent-{node}"), "namespace": NAMESPACE,
+                "labels": {"app.kubernetes.io/name": "gpudash-agent", "app.kubernetes.io/part-of": "gpudash"}
+            },
+            "spec": {
+                "nodeName": node,
+                "containers": [{"name": "agent", "image": "gpudash-agent:demo",
+                                "ports": [{"name": "report", "containerPort": port}],
+                                "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"memory": "32Mi"}}}]
+            },
+            "status": {"phase": "Running", "podIP": "127.0.0.1", "hostIP": "127.0.0.1"}
+        });
+        sim.apply(pod).map_err(|e| anyhow::anyhow!("announcing the agent pod: {e}"))?;
+        tracing::info!(%node, port, tegrastats = board.unwrap_or("none"), "demo gpudash-agent started");
+    }
+    Ok(agents)
+}

@@ -1,0 +1,140 @@
+//! The node agent end to end: `gpudash serve --demo tests/scenarios/agent/agents.yaml` starts a
+//! real `gpudash-agent` per GPU node against the simulator's kubelet sockets (and recorded
+//! tegrastats on the Orin Nano); gpudash finds the agents' pods and pulls them. Checked through
+//! the API and in Chromium: a two-GPU time-sliced node's slots placed exactly, the Jetson's GR3D
+//! busy % and board RAM beside requests and limits — then an agent killed: shown stale, never
+//! zero.
+
+use std::time::Duration;
+
+use fantoccini::Locator;
+use gpudash_tests::browser::{shot, wait_text};
+use gpudash_tests::{with_browser, Gpudash};
+use serde_json::Value;
+
+fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["nodes"].as_array().into_iter().flatten().find(|n| n["name"] == name).unwrap_or_else(|| panic!("node {name}"))
+}
+
+/// The child process of `parent` whose command line names `--node <node>`.
+fn agent_pid(parent: u32, node: &str) -> Option<u32> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The parent pid is the second field after the parenthesised command name.
+        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if ppid == Some(parent) && cmd.contains("gpudash-agent") && cmd.contains(&format!("--node\0{node}\0")) {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
+    let scenario = format!("{}/tests/scenarios/agent/agents.yaml", gpudash_tests::root().display());
+    let gd = Gpudash::start(&["--demo", "--agent-interval", "0.5", &scenario]).await.unwrap_or_else(|e| panic!("{e}"));
+    let live = |v: &Value, n: &str| node(v, n)["agent"]["stale"] == false;
+    let v = gd
+        .wait_view(Duration::from_secs(30), |v| {
+            v["source"]["synced"] == true
+                && live(v, "gpu-ts-01")
+                && live(v, "orin-nano-01")
+                && node(v, "orin-nano-01")["memory"]["board_used_bytes"].is_u64()
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gd.proc.output()));
+
+    // Two GPUs × 4 replicas: each held slot is on the GPU the kubelet gave its pod.
+    let g = &node(&v, "gpu-ts-01")["gpu_resources"][0];
+    assert_eq!((&g["placement_known"], &g["physical_gpus"]), (&Value::Bool(true), &Value::from(2)));
+    let rows = g["slots"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rows.iter().map(|r| r.as_array().map_or(0, Vec::len)).collect::<Vec<_>>(), [4, 4]);
+    let holders = g["holders"].as_array().cloned().unwrap_or_default();
+    for (i, dev) in g["devices"].as_array().into_iter().flatten().enumerate() {
+        assert!(dev["uuid"].as_str().is_some_and(|u| u.starts_with("GPU-")), "{dev}");
+        for h in dev["holders"].as_array().into_iter().flatten() {
+            for r in h["replicas"].as_array().into_iter().flatten() {
+                let slot = &rows[i][usize::try_from(r.as_u64().unwrap_or(99)).unwrap_or(99)];
+                let idx = usize::try_from(slot["holder"].as_u64().unwrap_or(99)).unwrap_or(99);
+                assert_eq!(holders[idx]["name"], h["name"], "GPU {i} replica {r}: {g}");
+            }
+        }
+    }
+    let held: u64 = holders.iter().map(|h| h["count"].as_u64().unwrap_or(0)).sum();
+    let placed =
+        rows.iter().flat_map(|r| r.as_array().cloned().unwrap_or_default()).filter(|s| s["state"] == "held").count();
+    assert_eq!(u64::try_from(placed).unwrap_or(0), held, "every unit held is drawn once");
+
+    // The Orin Nano: GR3D busy from the recorded board, its RAM in use beside requests/limits.
+    let j = node(&v, "orin-nano-01");
+    assert_eq!(j["gpu_resources"][0]["devices"][0]["busy_percent"], 0, "the recorded Orin Nano line says GR3D_FREQ 0%");
+    assert_eq!(j["memory"]["board_used_bytes"], 2147u64 * 1024 * 1024);
+    assert!(node(&v, "gpu-x86-02")["agent"].is_object(), "every GPU node of the demo has its agent");
+
+    let url = gd.url.clone();
+    with_browser(|c| async move {
+        c.goto(&format!("{url}/")).await?;
+        let card = "article.node[data-node='gpu-ts-01']";
+        wait_text(&c, &format!("{card} .slot-row-label"), "GPU 0", Duration::from_secs(10)).await?;
+        let labels = c.find_all(Locator::Css(&format!("{card} .slot-row-label"))).await?;
+        let mut texts = Vec::new();
+        for l in labels {
+            texts.push(l.text().await?);
+        }
+        assert_eq!(texts, ["GPU 0", "GPU 1"], "one row per physical GPU");
+        assert_eq!(c.find_all(Locator::Css(&format!("{card} li.slot"))).await?.len(), 8);
+        wait_text(&c, &format!("{card} .badge.agent"), "agent", Duration::from_secs(5)).await?;
+        shot(&c, "agent-exact-placement.png").await?;
+        c.goto(&format!("{url}/nodes/orin-nano-01")).await?;
+        let row = c.find(Locator::Css("section.devices tr[data-device='tegra']")).await?.text().await?;
+        assert!(row.contains("0%") && row.contains("vision/shelf-cam-8c9d0e1f2-u8i9o (replica 0)"), "{row}");
+        wait_text(&c, "article.node .mem-row.board .mem-value", "2.1 GiB", Duration::from_secs(5)).await?;
+        let mem = c.find(Locator::Css("article.node .memory")).await?.text().await?;
+        assert!(mem.contains("requests") && mem.contains("limits") && mem.contains("board use"), "{mem}");
+        shot(&c, "agent-jetson-node.png").await?;
+        Ok(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+
+    // Kill gpu-ts-01's agent: its node goes stale, its last map and use stay, nothing is zeroed.
+    let pid = agent_pid(gd.proc.pid(), "gpu-ts-01").unwrap_or_else(|| panic!("no agent process for gpu-ts-01"));
+    let killed = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+    assert!(killed.is_ok_and(|s| s.success()));
+    let v = gd
+        .wait_view(Duration::from_secs(30), |v| node(v, "gpu-ts-01")["agent"]["stale"] == true)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = node(&v, "gpu-ts-01");
+    assert!(n["agent"]["seen_at"].is_string(), "stale since a known time: {}", n["agent"]);
+    assert_eq!(n["gpu_resources"][0]["placement_known"], true, "the last map is kept");
+    assert!(
+        n["gpu_resources"][0]["rows"][0].as_str().is_some_and(|r| r.ends_with("stale")),
+        "{}",
+        n["gpu_resources"][0]["rows"]
+    );
+    assert!(v["diagnoses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|d| d["code"] == "agent-stale" && d["name"] == "gpu-ts-01"));
+    assert_eq!(node(&v, "orin-nano-01")["agent"]["stale"], false, "the other agents are live");
+    let url = gd.url.clone();
+    with_browser(|c| async move {
+        c.goto(&format!("{url}/")).await?;
+        wait_text(
+            &c,
+            "article.node[data-node='gpu-ts-01'] .badge.agent[data-stale='true']",
+            "agent silent since",
+            Duration::from_secs(10),
+        )
+        .await?;
+        wait_text(&c, "article.node[data-node='gpu-ts-01'] .slot-row-label", "stale", Duration::from_secs(5)).await?;
+        shot(&c, "agent-stale.png").await?;
+        Ok(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+}
