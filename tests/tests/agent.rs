@@ -34,7 +34,9 @@ fn agent_pid(parent: u32, node: &str) -> Option<u32> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
     let scenario = format!("{}/tests/scenarios/agent/agents.yaml", gpudash_tests::root().display());
-    let gd = Gpudash::start(&["--demo", "--agent-interval", "0.5", &scenario]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo", "--agent-interval", "0.5", "--history-resolution", "0.5", &scenario])
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let live = |v: &Value, n: &str| node(v, n)["agent"]["stale"] == false;
     let v = gd
         .wait_view(Duration::from_secs(30), |v| {
@@ -98,6 +100,25 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
     })
     .await
     .unwrap_or_else(|e| panic!("{e}"));
+
+    // History: each GPU's busy % and the board's RAM in use, recorded from the agent.
+    let t = std::time::Instant::now();
+    let chart = format!("{}/charts/busy.svg?node=orin-nano-01&resource=nvidia.com%2Fgpu&range=1h", gd.url);
+    let mut svg = String::new();
+    while t.elapsed() < Duration::from_secs(20) && !svg.contains("GPU 0 · tegra") {
+        svg = match reqwest::get(&chart).await {
+            Ok(r) => r.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    assert!(svg.contains("GPU 0 · tegra") && svg.contains("100%"), "{svg}");
+    let mem = reqwest::get(format!("{}/charts/memory.svg?node=orin-nano-01&range=1h", gd.url)).await;
+    let mem = match mem {
+        Ok(r) => r.text().await.unwrap_or_default(),
+        Err(e) => e.to_string(),
+    };
+    assert!(mem.contains("board use (agent)"), "{mem}");
 
     // Kill gpu-ts-01's agent: its node goes stale, its last map and use stay, nothing is zeroed.
     let pid = agent_pid(gd.proc.pid(), "gpu-ts-01").unwrap_or_else(|| panic!("no agent process for gpu-ts-01"));

@@ -20,8 +20,12 @@ pub fn HistoryPage() -> impl IntoView {
     };
     let ranges = ["1h", "24h", "7d", "30d"].map(|r| (r, link(r), r == range));
     // The node and resource list is taken once at render: charts are images, not live.
-    let nodes: Vec<(String, Vec<String>)> = live.view.with_untracked(|v| {
-        v.nodes.iter().map(|n| (n.name.clone(), n.gpu_resources.iter().map(|g| g.resource.clone()).collect())).collect()
+    // Nodes with an agent also get each GPU's measured busy % beside its allocation.
+    let nodes: Vec<(String, Vec<String>, bool)> = live.view.with_untracked(|v| {
+        v.nodes
+            .iter()
+            .map(|n| (n.name.clone(), n.gpu_resources.iter().map(|g| g.resource.clone()).collect(), n.agent.is_some()))
+            .collect()
     });
     let pod = boot.pod.clone().and_then(|p| p.split_once('/').map(|(a, b)| (a.to_string(), b.to_string())));
     view! {
@@ -37,12 +41,13 @@ pub fn HistoryPage() -> impl IntoView {
         <section class="charts">
             <figure class="panel chart"><img src=chart("pending.svg", "") alt="Number of pending pods over time"/></figure>
             <figure class="panel chart"><img src=chart("waits.svg", "") alt="How long pods waited to be scheduled"/></figure>
-            {nodes.into_iter().map(|(n, resources)| {
+            {nodes.into_iter().map(|(n, resources, agent)| {
                 let enc = percent_encode(&n);
                 view! {
                     {resources.into_iter().map(|r| {
-                        let src = chart("gpu.svg", &format!("&node={enc}&resource={}", percent_encode(&r)));
-                        view! { <figure class="panel chart"><img src=src alt=format!("GPU allocation of {r} on {n} over time")/></figure> }
+                        let q = format!("&node={enc}&resource={}", percent_encode(&r));
+                        let busy = agent.then(|| view! { <figure class="panel chart"><img src=chart("busy.svg", &q) alt=format!("How busy each GPU of {r} on {n} was, as its agent measured")/></figure> });
+                        view! { <figure class="panel chart"><img src=chart("gpu.svg", &q) alt=format!("GPU allocation of {r} on {n} over time")/></figure> {busy} }
                     }).collect_view()}
                     <figure class="panel chart"><img src=chart("memory.svg", &format!("&node={enc}")) alt=format!("Memory use, requests and limits on {n} over time")/></figure>
                 }

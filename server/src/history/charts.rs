@@ -15,6 +15,8 @@ pub enum Unit {
     Bytes,
     /// Seconds, labelled as durations.
     Seconds,
+    /// Percent, 0 to 100.
+    Percent,
 }
 
 /// One line of a chart, already split into segments (gaps between them).
@@ -90,6 +92,7 @@ fn fmt_y(v: f64, unit: Unit) -> String {
         }
         Unit::Bytes => app::units::bytes(v.max(0.0) as u64),
         Unit::Seconds => app::time::human_duration(v as i64),
+        Unit::Percent => format!("{v:.0}%"),
     }
 }
 
@@ -144,6 +147,7 @@ pub fn line_chart(
     let p = palette(dark);
     let ymax = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|(_, v)| *v).fold(0.0f64, f64::max);
     let ymax = match (ymax <= 0.0, unit) {
+        (_, Unit::Percent) => 100.0,
         (true, Unit::Seconds) => 60.0,
         (true, Unit::Bytes) => 1024.0 * 1024.0 * 1024.0,
         (true, Unit::Count) => 1.0,

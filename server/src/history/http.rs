@@ -157,6 +157,7 @@ pub async fn chart(
                     ("mem_requests", "", "requests"),
                     ("mem_limits", "", "limits"),
                     ("mem_allocatable", "", "board / allocatable"),
+                    ("mem_board_used", "", "board use (agent)"),
                 ],
                 from,
                 to,
@@ -164,6 +165,27 @@ pub async fn chart(
                 dark,
             )
             .await
+        }
+        "busy.svg" => {
+            // Each GPU's busy % beside the resource's allocation chart (recorded by the agent).
+            let r = get("resource");
+            match query::resources_like(&pool, &node, "gpu_busy", &format!("{r}|")).await {
+                Ok(devices) => {
+                    let labels: Vec<(String, String)> = devices
+                        .iter()
+                        .enumerate()
+                        .map(|(i, d)| {
+                            let id = d.rsplit('|').next().unwrap_or(d);
+                            (d.clone(), format!("GPU {i} · {}", id.chars().take(12).collect::<String>()))
+                        })
+                        .collect();
+                    let metrics: Vec<(&str, &str, &str)> =
+                        labels.iter().map(|(d, l)| ("gpu_busy", d.as_str(), l.as_str())).collect();
+                    let title = format!("{node} · {r} · GPU busy");
+                    charts::series_chart(&pool, &title, Unit::Percent, &node, &metrics, from, to, max_step, dark).await
+                }
+                Err(e) => Err(e.into()),
+            }
         }
         "pending.svg" => {
             charts::series_chart(
@@ -199,7 +221,7 @@ pub async fn chart(
         "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, dark).await,
         _ => {
             return Err(ApiError::NotFound(
-                "charts: gpu.svg, memory.svg, pending.svg, waits.svg, pod.svg, quota.svg".into(),
+                "charts: gpu.svg, busy.svg, memory.svg, pending.svg, waits.svg, pod.svg, quota.svg".into(),
             ))
         }
     };

@@ -58,6 +58,27 @@ async fn series_start(
 
 /// A series' points in `[from, to]`, including the last point before `from` (the value in force
 /// at `from`), rollups first then full-resolution samples, in time order.
+/// The resources a node's `metric` is recorded for that start with `prefix` (each GPU's busy
+/// series is `resource|device`).
+pub async fn resources_like(
+    pool: &SqlitePool,
+    node: &str,
+    metric: &str,
+    prefix: &str,
+) -> Result<Vec<String>, sqlx::Error> {
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "SELECT resource FROM series WHERE node = ? AND metric = ? AND substr(resource, 1, ?) = ? ORDER BY resource",
+    )
+    .bind(node)
+    .bind(metric)
+    .bind(i64::try_from(prefix.chars().count()).unwrap_or(0))
+    .bind(prefix)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
+}
+
+/// Points of one series between `from` and `to`, starting with the value that held at `from`.
 pub async fn points(
     pool: &SqlitePool,
     node: &str,

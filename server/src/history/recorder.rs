@@ -40,6 +40,18 @@ pub fn values(view: &ClusterView) -> Vec<(SeriesKey, f64)> {
         if let Some(u) = n.memory.used_bytes {
             out.push((k(&n.name, "mem_used", ""), u as f64));
         }
+        // What a node's agent measured, while it is fresh: a silent agent leaves a gap.
+        if n.agent.as_ref().is_some_and(|a| !a.stale) {
+            for g in &n.gpu_resources {
+                for d in g.devices.iter().filter(|d| d.busy_percent.is_some()) {
+                    let busy = f64::from(d.busy_percent.unwrap_or(0));
+                    out.push((k(&n.name, "gpu_busy", &format!("{}|{}", g.resource, d.name)), busy));
+                }
+            }
+            if let Some(b) = n.memory.board_used_bytes {
+                out.push((k(&n.name, "mem_board_used", ""), b as f64));
+            }
+        }
     }
     // Quota use per namespace: `node` is the namespace, `resource` is `QUOTA/KEY`.
     for q in &view.quotas {
@@ -159,8 +171,14 @@ impl Recorder {
                     new_series.push((key.clone(), id));
                 }
                 // Memory use moves all the time: record it when it moved by more than the
-                // deadband (1/256 of the board), so a board that idles costs heartbeats only.
-                let band = if key.1 == "mem_used" { deadband.get(&key.0).copied().unwrap_or(0.0) } else { 0.0 };
+                // deadband (1/256 of the board), so a board that idles costs heartbeats only;
+                // GPU busy likewise by more than two points.
+                let band = match key.1.as_str() {
+                    "mem_used" | "mem_board_used" => deadband.get(&key.0).copied().unwrap_or(0.0),
+                    // Busy moves every second: two points is noise.
+                    "gpu_busy" => 2.0,
+                    _ => 0.0,
+                };
                 let due = match self.last.get(&id) {
                     Some((lv, lt)) => (*lv - v).abs() > band.max(f64::EPSILON) || now - lt >= hb,
                     None => true,

@@ -321,3 +321,53 @@ async fn long_ranges_are_bucketed_by_sqlite_and_keep_extremes() {
     assert!(b.iter().any(|p| p.value == 0.0));
     assert!(b.windows(2).all(|w| w[0].ts <= w[1].ts));
 }
+
+/// `view(1, false)` with a node agent that measured `busy` on one GPU and the board's RAM.
+fn measured(busy: u32, board: u64, stale: bool) -> ClusterView {
+    let mut v = view(1, false);
+    let n = std::sync::Arc::make_mut(&mut v.nodes[0]);
+    n.agent = Some(app::model::AgentView { seen_at: Some("1970-01-01T00:16:40Z".into()), stale, error: None });
+    n.memory.board_used_bytes = Some(board);
+    n.gpu_resources[0].devices = vec![app::model::DeviceView {
+        name: "tegra".into(),
+        busy_percent: Some(busy),
+        ..app::model::DeviceView::default()
+    }];
+    v
+}
+
+#[tokio::test]
+async fn gpu_busy_and_board_use_are_recorded_while_the_agent_is_fresh_and_gap_when_it_is_silent() {
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&measured(10, 2 << 30, false), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&measured(11, 2 << 30, false), 1010).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&measured(95, 3 << 30, false), 1020).await.unwrap_or_else(|e| panic!("{e}"));
+    // Silent agent from 1030 to 2000: nothing is recorded for its series, not zero.
+    for t in (1030..2000).step_by(10) {
+        rec.record(&measured(95, 3 << 30, true), t).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    rec.record(&measured(40, 2 << 30, false), 2000).await.unwrap_or_else(|e| panic!("{e}"));
+    let busy = query::points(&pool, "orin", "gpu_busy", "nvidia.com/gpu|tegra", 0, 3000).await.unwrap_or_default();
+    let got: Vec<(i64, f64)> = busy.iter().map(|p| (p.ts, p.value)).collect();
+    assert_eq!(got, [(1000, 10.0), (1020, 95.0), (2000, 40.0)], "a 1-point move is noise; stale is a gap");
+    let board = query::points(&pool, "orin", "mem_board_used", "", 0, 3000).await.unwrap_or_default();
+    assert_eq!(board.len(), 3);
+    let found = query::resources_like(&pool, "orin", "gpu_busy", "nvidia.com/gpu|").await.unwrap_or_default();
+    assert_eq!(found, ["nvidia.com/gpu|tegra"]);
+    let svg = charts::series_chart(
+        &pool,
+        "orin · GPU busy",
+        charts::Unit::Percent,
+        "orin",
+        &[("gpu_busy", "nvidia.com/gpu|tegra", "GPU 0 · tegra")],
+        900,
+        2100,
+        320,
+        false,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(svg.contains("GPU 0 · tegra") && svg.contains("100%"), "legend and a percent axis");
+    assert!(svg.matches(r#"stroke-width="2" points"#).count() >= 2, "the line breaks over the silence:\n{svg}");
+}
