@@ -138,7 +138,14 @@ const USAGE: &str = "usage: gpudash-agent [--listen ADDR] [--node NAME] [--inter
   --dcgm           dcgm-exporter's metrics, e.g. http://127.0.0.1:9400/metrics (discrete GPUs)";
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `--key value` and `--key=value` alike (manifests use the second).
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .flat_map(|a| match a.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => vec![k.to_string(), v.to_string()],
+            _ => vec![a],
+        })
+        .collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
         return;

@@ -44,8 +44,10 @@ fn render(template: &str, values: &Value, release: &str, namespace: &str) -> Str
         }
         rest = &after[end + 2..];
         if let Some(cond) = action.strip_prefix("if ") {
-            let v = lookup(values, cond.trim().trim_start_matches(".Values."));
-            skipping.push(!matches!(v, Value::Bool(true)));
+            // Inside a skipped block a condition is not looked up (its values may be absent).
+            let skip = skipping.contains(&true)
+                || !matches!(lookup(values, cond.trim().trim_start_matches(".Values.")), Value::Bool(true));
+            skipping.push(skip);
         } else if action == "end" {
             skipping.pop().unwrap_or_else(|| panic!("end without if"));
         } else if let Some(list) = action.strip_prefix("range ") {
@@ -172,6 +174,60 @@ fn check(docs: &[Value], what: &str) {
         "{what}: the history PVC is mounted"
     );
     assert_eq!(kind(docs, "Service").len(), 1, "{what}");
+    check_agent(docs, what);
+}
+
+/// The agent DaemonSet: on GPU nodes only, reading the kubelet's socket directory read-only and
+/// nothing else of the host, no API token, every capability dropped, bounded resources.
+fn check_agent(docs: &[Value], what: &str) {
+    let ds = kind(docs, "DaemonSet");
+    assert_eq!(ds.len(), 1, "{what}: one agent DaemonSet");
+    let t = &ds[0]["spec"]["template"];
+    assert_eq!(
+        t["metadata"]["labels"]["app.kubernetes.io/name"].as_str(),
+        Some("gpudash-agent"),
+        "{what}: the label gpudash finds agents by"
+    );
+    assert_eq!(
+        ds[0]["metadata"]["namespace"],
+        kind(docs, "Deployment")[0]["metadata"]["namespace"],
+        "{what}: in gpudash's namespace"
+    );
+    let pod = &t["spec"];
+    assert_eq!(pod["automountServiceAccountToken"], Value::Bool(false), "{what}");
+    assert!(pod["hostNetwork"].is_null() && pod["hostPID"].is_null(), "{what}");
+    let terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        .as_sequence()
+        .map_or(0, Vec::len);
+    assert!(terms >= 1, "{what}: GPU nodes only");
+    let c = &pod["containers"][0];
+    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], Value::Bool(true), "{what}");
+    assert_eq!(c["securityContext"]["allowPrivilegeEscalation"], Value::Bool(false), "{what}");
+    assert_eq!(c["securityContext"]["capabilities"]["drop"][0].as_str(), Some("ALL"), "{what}");
+    assert!(c["securityContext"]["privileged"].is_null(), "{what}");
+    assert_eq!(c["ports"][0]["name"].as_str(), Some("report"), "{what}");
+    assert_eq!(c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"].as_str(), Some("spec.nodeName"), "{what}");
+    for k in ["requests", "limits"] {
+        for r in ["cpu", "memory"] {
+            assert!(!c["resources"][k][r].is_null(), "{what}: agent resources.{k}.{r}");
+        }
+    }
+    let host: Vec<(&str, &str)> = pod["volumes"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| Some((v["name"].as_str()?, v["hostPath"]["path"].as_str()?)))
+        .collect();
+    assert!(host.contains(&("pod-resources", "/var/lib/kubelet/pod-resources")), "{what}: {host:?}");
+    assert!(
+        host.iter().all(|(_, p)| *p == "/var/lib/kubelet/pod-resources" || *p == "/usr/bin/tegrastats"),
+        "{what}: {host:?}"
+    );
+    for m in c["volumeMounts"].as_sequence().into_iter().flatten() {
+        assert_eq!(m["readOnly"], Value::Bool(true), "{what}: {m:?} mounted read-only");
+    }
+    let args: Vec<&str> = c["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    assert!(args.contains(&"--pod-resources=/var/lib/kubelet/pod-resources/kubelet.sock"), "{what}: {args:?}");
 }
 
 #[test]
@@ -192,14 +248,25 @@ fn the_rendered_helm_chart_is_read_only_and_hardened() {
     assert_eq!(ing[0]["spec"]["ingressClassName"].as_str(), Some("traefik"));
     let args = &kind(&with_ingress, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]["args"];
     assert_eq!(args.as_sequence().map(Vec::len), Some(3), "{args:?}");
+    // A Jetson fleet: tegrastats from the host, read-only; the agent can be switched off.
+    let jetson = chart("agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: true, dcgm: false, dcgmUrl: x, resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}");
+    check(&jetson, "chart with tegrastats");
+    let c = &kind(&jetson, "DaemonSet")[0]["spec"]["template"]["spec"]["containers"][0];
+    let args: Vec<&str> = c["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    assert!(args.contains(&"--tegrastats=/host/tegrastats --interval 1000"), "{args:?}");
+    let without = chart("agent: {enabled: false}");
+    assert!(kind(&without, "DaemonSet").is_empty());
 }
 
 #[test]
 fn the_dockerfile_builds_non_root_from_a_minimal_image() {
     let d = std::fs::read_to_string(gpudash_tests::root().join("Dockerfile")).unwrap_or_default();
     let froms: Vec<&str> = d.lines().filter(|l| l.starts_with("FROM ")).collect();
-    assert_eq!(froms.len(), 2, "multi-stage");
-    assert!(froms[1].contains("distroless") && froms[1].contains("nonroot"), "{froms:?}");
+    assert_eq!(froms.len(), 3, "one build stage, the gpudash and the agent images");
+    assert!(froms[1..].iter().all(|f| f.contains("distroless")), "{froms:?}");
+    assert!(froms[1].contains(" AS agent"), "{froms:?}");
+    assert!(froms[2].contains("nonroot") && froms[2].contains(" AS gpudash"), "the default target: {froms:?}");
+    assert!(d.contains("--platform=$BUILDPLATFORM") && d.contains("aarch64-unknown-linux-gnu"), "arm64 cross-built");
     assert!(d.lines().any(|l| l.starts_with("USER 65532")));
     assert!(d.contains("cargo xtask site") && d.contains("--locked"));
 }
