@@ -8,12 +8,18 @@ cd "$(dirname "$0")"
 
 ensure_rust
 ensure_test_tools
+ensure_arm64
 build_site
 # The same package set as the test run below, so that dependencies are built once with one
 # feature set and the end-to-end tests find target/debug/gpudash.
 packages=(-p gpudash-sim -p app -p gpudash -p gpudash-agent -p gpudash-tests)
 say "building gpudash"
 cargo build "${packages[@]}"
+# gpudash and the agent for Jetson (arm64), debug like the rest; the arm64 smoke test runs them
+# under qemu-user. Reused from target/ on the next run like every other build.
+say "building gpudash and gpudash-agent for aarch64-unknown-linux-gnu"
+cargo build --target aarch64-unknown-linux-gnu -p gpudash -p gpudash-agent
+export GPUDASH_ARM64_SMOKE=1
 # One cargo invocation for every package, so that features unify once (app gets `ssr` from the
 # server) and nothing is built twice.
 say "tests: simulator, view model and views, server (quantities, derivation, scheduler messages,"

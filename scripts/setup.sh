@@ -41,6 +41,19 @@ ensure_test_tools() {
   if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl: present"; fi
 }
 
+ensure_arm64() {
+  # The Jetson build: Debian's cross gcc links it (.cargo/config.toml names the linker) and
+  # qemu-user runs it in the arm64 smoke test.
+  local missing=()
+  command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+  command -v qemu-aarch64 >/dev/null || missing+=(qemu-user)
+  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "arm64 cross gcc and qemu-user: present"; fi
+  if ! rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu; then
+    say "rustup target add aarch64-unknown-linux-gnu"
+    rustup target add aarch64-unknown-linux-gnu
+  fi
+}
+
 ensure_wasm_opt() {
   # wasm-opt from npm's binaryen (Debian's binaryen 108 breaks hydration) and terser (minifies
   # wasm-bindgen's JS glue): optional, shrink the browser bundle by about two thirds.
