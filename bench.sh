@@ -3,6 +3,7 @@
 #   ./bench.sh                          # demo, 100 and 1000 nodes; 1 and 200 clients; 200 changes/s
 #   ./bench.sh --sizes demo --clients 1 --seconds 10
 #   ./bench.sh --peer …                 # also installs and runs kubectl-view-allocations
+#   ./bench.sh --agent 60               # the node agent's RSS and CPU at 1 s sampling, binary sizes
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh
@@ -15,5 +16,10 @@ args=()
 for a in "$@"; do [ "$a" = "--peer" ] || args+=("$a"); done
 build_site
 say "building release binaries"
-cargo build --release -p gpudash -p gpudash-bench
+cargo build --release -p gpudash -p gpudash-bench -p gpudash-agent
+if [[ " $* " == *" --agent "* ]]; then
+  # Sizes on the boards they run on: arm64 (Jetson), cross-compiled.
+  ensure_arm64
+  cargo build --release --target aarch64-unknown-linux-gnu -p gpudash -p gpudash-agent
+fi
 exec target/release/gpudash-bench "${args[@]}"

@@ -2,6 +2,7 @@
 //! starts the simulator with a generated cluster and churn, runs `gpudash serve` against it with
 //! N stream clients, and prints one table row per size and client count.
 
+mod agent;
 mod cluster;
 mod derive;
 mod history;
@@ -417,6 +418,9 @@ async fn main() -> anyhow::Result<()> {
     let get = |k: &str, d: &str| {
         args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| d.to_string())
     };
+    if let Some(s) = args.iter().position(|a| a == "--agent").and_then(|i| args.get(i + 1)) {
+        return agent::run(s.parse().unwrap_or(30)).await;
+    }
     if let Some(n) = args.iter().position(|a| a == "--derive").and_then(|i| args.get(i + 1)) {
         derive::run(
             n.parse().unwrap_or(1000),

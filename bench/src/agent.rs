@@ -1,0 +1,132 @@
+//! `gpudash-bench --agent SECONDS`: the node agent's footprint at 1 s sampling — the release
+//! `gpudash-agent` reading the simulator's kubelet socket (a two-GPU time-sliced node with four
+//! GPU pods), a recorded Orin Nano tegrastats line once a second, and a recorded dcgm-exporter
+//! page served on loopback, its report pulled once a second as gpudash would. RSS from
+//! `/proc/PID/status`, CPU from `/proc/PID/stat` (the tegrastats stand-in is a separate
+//! process and not counted); binary sizes per architecture.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn status_kib(pid: u32, key: &str) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// utime + stime in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = s.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the command: state is field 0, utime 11, stime 12.
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+}
+
+fn size_kib(p: &Path) -> Option<f64> {
+    std::fs::metadata(p).ok().map(|m| m.len() as f64 / 1024.0)
+}
+
+/// Serves one recorded dcgm-exporter page on loopback for as long as the task lives.
+async fn dcgm_exporter(text: String) -> anyhow::Result<(u16, tokio::task::JoinHandle<()>)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let port = l.local_addr()?.port();
+    let task = tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            let body = text.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf).await;
+                let head = format!("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n", body.len());
+                let _ = s.write_all(head.as_bytes()).await;
+                let _ = s.write_all(body.as_bytes()).await;
+            });
+        }
+    });
+    Ok((port, task))
+}
+
+/// Runs the measurement and prints one table.
+pub async fn run(seconds: u64) -> anyhow::Result<()> {
+    let r = root();
+    let exe = r.join("target/release/gpudash-agent");
+    if !exe.is_file() {
+        bail!("{} missing: run ./bench.sh (it builds the release agent)", exe.display());
+    }
+    let scenario = std::fs::read_to_string(r.join("tests/scenarios/agent/agents.yaml"))?;
+    let sim = gpudash_sim::Simulator::new(gpudash_sim::Scenario::from_text("agents", &scenario)?);
+    let dir = tempfile::tempdir()?;
+    let sockets = gpudash_sim::kubelet::serve(&sim, dir.path())?;
+    let (dcgm_port, _dcgm) = dcgm_exporter(std::fs::read_to_string(r.join("agent/fixtures/dcgm/rtx-a5000.prom"))?).await?;
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let line = r.join("agent/fixtures/tegrastats/orin-nano-8gb.txt");
+    let mut child = tokio::process::Command::new(&exe)
+        .args(["--listen", &format!("127.0.0.1:{listen}"), "--node", "gpu-ts-01", "--interval", "1"])
+        .arg("--pod-resources")
+        .arg(&sockets.sockets["gpu-ts-01"])
+        .args(["--tegrastats", &format!("while :; do cat '{}'; sleep 1; done", line.display())])
+        .args(["--dcgm", &format!("http://127.0.0.1:{dcgm_port}/metrics")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .context("starting gpudash-agent")?;
+    let pid = child.id().unwrap_or(0);
+    let url = format!("http://127.0.0.1:{listen}/v1/report");
+    let client = reqwest::Client::new();
+    // Warm up until all three sources have answered.
+    let t = Instant::now();
+    loop {
+        let body = client.get(&url).send().await.ok().map(|r| r.text());
+        let body = match body {
+            Some(f) => f.await.unwrap_or_default(),
+            None => String::new(),
+        };
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        if v["kubelet"]["value"].is_object() && v["tegrastats"]["value"].is_object() && v["dcgm"]["value"].is_array() {
+            break;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            bail!("the agent did not read all three sources within 20 s: {body}");
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (c0, t0) = (cpu_ticks(pid), Instant::now());
+    let mut pulls = 0u32;
+    let mut bytes = 0usize;
+    while t0.elapsed() < Duration::from_secs(seconds) {
+        if let Ok(r) = client.get(&url).send().await {
+            bytes = r.text().await.map(|b| b.len()).unwrap_or(0);
+            pulls += 1;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let (ticks, wall) = (cpu_ticks(pid) - c0, t0.elapsed().as_secs_f64());
+    let (rss, hwm) = (status_kib(pid, "VmRSS:"), status_kib(pid, "VmHWM:"));
+    let _ = child.kill().await;
+    // Clock ticks are 10 ms on Linux (USER_HZ 100).
+    let cpu_pct = ticks as f64 * 0.01 / wall * 100.0;
+    println!("| agent (1 s sampling: kubelet, tegrastats, dcgm-exporter) | RSS {:.1} MiB (peak {:.1} MiB) | CPU {ticks} ticks in {wall:.1} s = {cpu_pct:.2} % of one core | {pulls} reports of {bytes} B |", rss as f64 / 1024.0, hwm as f64 / 1024.0);
+    for (arch, p) in [
+        ("amd64", r.join("target/release/gpudash-agent")),
+        ("arm64", r.join("target/aarch64-unknown-linux-gnu/release/gpudash-agent")),
+        ("amd64", r.join("target/release/gpudash")),
+        ("arm64", r.join("target/aarch64-unknown-linux-gnu/release/gpudash")),
+    ] {
+        match size_kib(&p) {
+            Some(k) => println!("| binary {} ({arch}, release) | {:.0} KiB ({:.1} MiB) |", p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default(), k, k / 1024.0),
+            None => println!("| binary {} ({arch}) | not built |", p.display()),
+        }
+    }
+    Ok(())
+}
