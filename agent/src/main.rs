@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gpudash_agent::report::{Report, VERSION};
-use gpudash_agent::{dcgm, podresources, tegrastats};
+use gpudash_agent::{dcgm, kubelet, podresources, tegrastats};
 
 type Shared = Arc<Mutex<Report>>;
 
@@ -66,7 +66,7 @@ fn read_kubelet(socket: PathBuf, every: Duration, report: Shared) {
     };
     let timeout = every.clamp(Duration::from_secs(1), Duration::from_secs(5));
     loop {
-        let got = rt.block_on(podresources::read(&socket, timeout));
+        let got = rt.block_on(kubelet::read(&socket, timeout));
         if let Some(k) = lock(&report).kubelet.as_mut() {
             match got {
                 Ok(a) => k.set(a, now()),

@@ -3,7 +3,7 @@
 //! source keeps its last good reading after a failure, with its time: gpudash decides from
 //! `seen_at` whether it is stale, and never reads a failure as zero.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{dcgm, podresources, tegrastats};
 
@@ -11,13 +11,17 @@ use crate::{dcgm, podresources, tegrastats};
 pub const VERSION: u32 = 1;
 
 /// One source's latest reading.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de>"))]
 pub struct Reading<T> {
     /// The latest good reading.
+    #[serde(default = "Option::default")]
     pub value: Option<T>,
     /// When it was taken (Unix seconds).
+    #[serde(default)]
     pub seen_at: Option<u64>,
     /// Why the latest attempt failed (cleared by the next good one).
+    #[serde(default)]
     pub error: Option<String>,
 }
 
@@ -42,7 +46,8 @@ impl<T> Reading<T> {
 }
 
 /// The whole report. A source the agent was not asked to read is `null`.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Report {
     /// [`VERSION`].
     pub version: u32,

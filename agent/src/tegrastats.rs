@@ -3,10 +3,10 @@
 //! no unit; the oldest boards print `GR3D` and `cpu`), so the line is read token by token and
 //! what a board does not print stays `None` — never a zero.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A power rail: instantaneous and average draw.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rail {
     /// Rail name as printed (`VDD_GPU_SOC`, `VDD_IN`, `GPU`, `POM_5V_IN`).
     pub name: String,
@@ -17,7 +17,8 @@ pub struct Rail {
 }
 
 /// What one line says.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Sample {
     /// RAM in use (the board's memory, shared by CPU and GPU), bytes.
     pub ram_used_bytes: u64,

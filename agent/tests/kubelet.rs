@@ -6,7 +6,7 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gpudash_agent::podresources;
+use gpudash_agent::kubelet as podresources;
 
 const SCENARIO: &str = r#"
 apiVersion: v1

@@ -29,7 +29,8 @@ fn cpu_ticks(pid: u32) -> u64 {
     let rest = s.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = rest.split_whitespace().collect();
     // After the command: state is field 0, utime 11, stime 12.
-    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
 }
 
 fn size_kib(p: &Path) -> Option<f64> {
@@ -47,7 +48,8 @@ async fn dcgm_exporter(text: String) -> anyhow::Result<(u16, tokio::task::JoinHa
             tokio::spawn(async move {
                 let mut buf = [0u8; 1024];
                 let _ = s.read(&mut buf).await;
-                let head = format!("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n", body.len());
+                let head =
+                    format!("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n", body.len());
                 let _ = s.write_all(head.as_bytes()).await;
                 let _ = s.write_all(body.as_bytes()).await;
             });
@@ -67,7 +69,8 @@ pub async fn run(seconds: u64) -> anyhow::Result<()> {
     let sim = gpudash_sim::Simulator::new(gpudash_sim::Scenario::from_text("agents", &scenario)?);
     let dir = tempfile::tempdir()?;
     let sockets = gpudash_sim::kubelet::serve(&sim, dir.path())?;
-    let (dcgm_port, _dcgm) = dcgm_exporter(std::fs::read_to_string(r.join("agent/fixtures/dcgm/rtx-a5000.prom"))?).await?;
+    let (dcgm_port, _dcgm) =
+        dcgm_exporter(std::fs::read_to_string(r.join("agent/fixtures/dcgm/rtx-a5000.prom"))?).await?;
     let listen = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let line = r.join("agent/fixtures/tegrastats/orin-nano-8gb.txt");
     let mut child = tokio::process::Command::new(&exe)
@@ -124,7 +127,12 @@ pub async fn run(seconds: u64) -> anyhow::Result<()> {
         ("arm64", r.join("target/aarch64-unknown-linux-gnu/release/gpudash")),
     ] {
         match size_kib(&p) {
-            Some(k) => println!("| binary {} ({arch}, release) | {:.0} KiB ({:.1} MiB) |", p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default(), k, k / 1024.0),
+            Some(k) => println!(
+                "| binary {} ({arch}, release) | {:.0} KiB ({:.1} MiB) |",
+                p.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default(),
+                k,
+                k / 1024.0
+            ),
             None => println!("| binary {} ({arch}) | not built |", p.display()),
         }
     }

@@ -1,105 +1,14 @@
-//! What gpudash reads of a gpudash-agent's report (`GET /v1/report`, format version 1): the
-//! kubelet's device map, the board's tegrastats sample and dcgm-exporter's per-GPU use. Only
-//! these fields are declared; the rest of the report is skipped while parsing.
+//! A gpudash-agent's report as gpudash reads it: the agent crate's own report types (one wire
+//! format for both ends; the agent crate is linked without its gRPC client), its version
+//! checked, and what gpudash knows of each node's agent between pulls.
 
-use serde::Deserialize;
+pub use gpudash_agent::dcgm::GpuUse;
+pub use gpudash_agent::podresources::{Allocation, Devices, PodDevices};
+pub use gpudash_agent::report::{Reading, Report};
+pub use gpudash_agent::tegrastats::Sample as Tegra;
 
 /// The report format gpudash reads.
-pub const REPORT_VERSION: u32 = 1;
-
-/// One source's latest reading (see the agent's `report` module).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(bound(deserialize = "T: Deserialize<'de>"))]
-pub struct Reading<T> {
-    /// The latest good reading.
-    #[serde(default = "Option::default")]
-    pub value: Option<T>,
-    /// When it was taken (Unix seconds, the node's clock).
-    #[serde(default)]
-    pub seen_at: Option<u64>,
-    /// Why the latest attempt failed.
-    #[serde(default)]
-    pub error: Option<String>,
-}
-
-/// Device IDs of one resource.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Devices {
-    /// `nvidia.com/gpu`, …
-    pub resource: String,
-    /// The IDs as the device plugin named them (`GPU-…::2`, `MIG-…`, `tegra`).
-    pub ids: Vec<String>,
-}
-
-/// The devices a pod was handed.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct PodDevices {
-    /// Namespace.
-    pub namespace: String,
-    /// Name.
-    pub name: String,
-    /// Per resource.
-    pub devices: Vec<Devices>,
-}
-
-/// The kubelet's pod-resources answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct Allocation {
-    /// Every healthy device, per resource.
-    #[serde(default)]
-    pub allocatable: Vec<Devices>,
-    /// Pods holding devices.
-    #[serde(default)]
-    pub pods: Vec<PodDevices>,
-}
-
-/// A tegrastats sample (Jetson).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Tegra {
-    /// Board RAM in use (shared by CPU and GPU), bytes.
-    pub ram_used_bytes: u64,
-    /// Board RAM the kernel manages, bytes.
-    pub ram_total_bytes: u64,
-    /// GR3D busy, percent.
-    #[serde(default)]
-    pub gpu_busy_percent: Option<u8>,
-}
-
-/// One discrete GPU's use from dcgm-exporter.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct GpuUse {
-    /// Index on the node.
-    #[serde(default)]
-    pub index: String,
-    /// `GPU-…` UUID.
-    #[serde(default)]
-    pub uuid: Option<String>,
-    /// Utilisation, percent.
-    #[serde(default)]
-    pub busy_percent: Option<f64>,
-    /// Framebuffer used, bytes.
-    #[serde(default)]
-    pub memory_used_bytes: Option<u64>,
-}
-
-/// A report.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Report {
-    /// Format version.
-    pub version: u32,
-    /// The node the agent says it runs on.
-    #[serde(default)]
-    pub node: Option<String>,
-    /// The kubelet's map (null when the agent was told not to read it).
-    #[serde(default)]
-    pub kubelet: Option<Reading<Allocation>>,
-    /// tegrastats (null off Jetson).
-    #[serde(default)]
-    pub tegrastats: Option<Reading<Tegra>>,
-    /// dcgm-exporter (null when not asked for).
-    #[serde(default)]
-    pub dcgm: Option<Reading<Vec<GpuUse>>>,
-}
+pub const REPORT_VERSION: u32 = gpudash_agent::report::VERSION;
 
 /// Why a report cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
