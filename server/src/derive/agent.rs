@@ -117,9 +117,12 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
             // The Jetson's one integrated GPU is what GR3D measures.
             (p.id == "tegra" || p.id.starts_with("tegra")).then_some(tegra_busy).flatten()
         });
-        labels.push(match busy {
-            Some(b) => format!("GPU {i} · {b}% busy"),
-            None => format!("GPU {i}"),
+        let used = use_.and_then(|u| u.memory_used_bytes);
+        labels.push(match (busy, used) {
+            (Some(b), Some(m)) => format!("GPU {i} · {b}% busy · {} used", crate::quantity::Bytes(m)),
+            (Some(b), None) => format!("GPU {i} · {b}% busy"),
+            (None, Some(m)) => format!("GPU {i} · {} used", crate::quantity::Bytes(m)),
+            (None, None) => format!("GPU {i}"),
         });
         rows.push(row);
         let uuid = (p.id.starts_with("GPU-") || p.id.starts_with("MIG-")).then(|| p.id.to_string());
@@ -134,7 +137,7 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
             claims: Vec::new(),
             holders,
             busy_percent: busy,
-            memory_used_bytes: use_.and_then(|u| u.memory_used_bytes),
+            memory_used_bytes: used,
         });
     }
     // Units the API says a pod holds that the kubelet has not reported yet (it was just bound).

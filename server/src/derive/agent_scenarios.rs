@@ -54,7 +54,7 @@ fn the_kubelets_map_places_each_replica_on_its_gpu_with_measured_use() {
     let g = &n.gpu_resources[0];
     assert!(g.placement_known);
     assert_eq!(g.physical_gpus, Some(2));
-    assert_eq!(g.rows, ["GPU 0 · 97% busy", "GPU 1 · 12% busy"]);
+    assert_eq!(g.rows, ["GPU 0 · 97% busy · 12.0 GiB used", "GPU 1 · 12% busy · 16.0 GiB used"]);
     let who = |row: usize, i: usize| g.slots[row][i].holder.map(|h| g.holders[h as usize].name.clone());
     assert_eq!(who(0, 0).as_deref(), Some("line-inspect-7d9f8c6b5-k2x7p"));
     assert_eq!(who(0, 1).as_deref(), Some("label-ocr-6b7c8d9e0-r6t7y"));

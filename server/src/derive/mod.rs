@@ -302,9 +302,27 @@ struct NodeMemo {
     usage: Vec<Option<u64>>,
     pending: u32,
     unified: bool,
+    extra: Extra,
+    view: Arc<NodeView>,
+}
+
+/// What other sources than the node object and its pods say about a node: the DRA devices and
+/// claims on it, and its agent's last report with whether that is stale.
+#[derive(Debug, Default)]
+struct Extra {
     dra: dra::NodeDra,
     agent: Option<(Arc<crate::agent::AgentSeen>, bool)>,
-    view: Arc<NodeView>,
+}
+
+impl Extra {
+    fn same(&self, other: &Extra) -> bool {
+        self.dra.same(&other.dra)
+            && match (&self.agent, &other.agent) {
+                (None, None) => true,
+                (Some((a, sa)), Some((b, sb))) => Arc::ptr_eq(a, b) && sa == sb,
+                _ => false,
+            }
+    }
 }
 
 impl NodeMemo {
@@ -315,16 +333,10 @@ impl NodeMemo {
         usage: &[Option<u64>],
         pending: u32,
         unified: bool,
-        dra: &dra::NodeDra,
-        agent: Option<&(Arc<crate::agent::AgentSeen>, bool)>,
+        extra: &Extra,
     ) -> bool {
         Arc::ptr_eq(&self.node, node)
-            && self.dra.same(dra)
-            && match (&self.agent, agent) {
-                (None, None) => true,
-                (Some((a, sa)), Some((b, sb))) => Arc::ptr_eq(a, b) && sa == sb,
-                _ => false,
-            }
+            && self.extra.same(extra)
             && self.pending == pending
             && self.unified == unified
             && self.usage == usage
@@ -340,9 +352,9 @@ fn node_view(
     usage: &[Option<u64>],
     pending_pods: u32,
     unified: bool,
-    dra: &dra::NodeDra,
-    agent: Option<&(Arc<crate::agent::AgentSeen>, bool)>,
+    extra: &Extra,
 ) -> NodeView {
+    let Extra { dra, agent } = extra;
     let name = n.metadata.name.clone().unwrap_or_default();
     let mut resources = node::accelerator_resources(n);
     for (p, f) in held {
@@ -453,7 +465,7 @@ fn node_view(
         problems: Vec::new(),
     };
     if let Some((seen, stale)) = agent {
-        agent::enrich(&mut view, seen, *stale);
+        self::agent::enrich(&mut view, seen, *stale);
     }
     view
 }
@@ -591,25 +603,15 @@ pub fn derive_cached(
             let pending_pods =
                 u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
             let unified = opts.matches(n);
-            let dra = dra_nodes.remove(name).unwrap_or_default();
-            let agent = agents.remove(name);
+            let extra = Extra { dra: dra_nodes.remove(name).unwrap_or_default(), agent: agents.remove(name) };
             let view = match memo.remove(name) {
-                Some(m) if m.same(n, &held, &usage, pending_pods, unified, &dra, agent.as_ref()) => m.view,
-                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &dra, agent.as_ref())),
+                Some(m) if m.same(n, &held, &usage, pending_pods, unified, &extra) => m.view,
+                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &extra)),
             };
             let held = held.iter().map(|(p, _)| Arc::clone(p)).collect();
             kept.insert(
                 name.to_string(),
-                NodeMemo {
-                    node: n.clone(),
-                    held,
-                    usage,
-                    pending: pending_pods,
-                    unified,
-                    dra,
-                    agent,
-                    view: view.clone(),
-                },
+                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, extra, view: view.clone() },
             );
             view
         })

@@ -100,6 +100,9 @@ fn physical(id: &str) -> &str {
 /// A container, by pod and container name.
 pub type ContainerKey = (String, String, String);
 
+/// A container's name and, per resource, the device IDs it holds.
+pub type ContainerHeld = (String, Vec<(String, Vec<String>)>);
+
 /// What the kubelet handed out on one node: per container, per resource, the IDs.
 #[derive(Debug, Default, Clone)]
 pub struct Handed {
@@ -177,7 +180,7 @@ impl Handed {
     }
 
     /// Per pod (namespace, name), per container, the devices held.
-    pub fn by_pod(&self) -> BTreeMap<(String, String), Vec<(String, Vec<(String, Vec<String>)>)>> {
+    pub fn by_pod(&self) -> BTreeMap<(String, String), Vec<ContainerHeld>> {
         let mut out: BTreeMap<(String, String), Vec<_>> = BTreeMap::new();
         for ((ns, pod, c), held) in &self.held {
             out.entry((ns.clone(), pod.clone())).or_default().push((c.clone(), held.clone()));
