@@ -38,7 +38,9 @@ ensure_test_tools() {
   # The image's kubectl is newer than Debian's: install Debian's only where none exists.
   command -v kubectl >/dev/null || missing+=(kubernetes-client)
   command -v curl >/dev/null || missing+=(curl)
-  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl: present"; fi
+  # The fleet tests start a throwaway PostgreSQL cluster (initdb/pg_ctl in a temp directory).
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl, postgresql: present"; fi
 }
 
 ensure_arm64() {

@@ -21,6 +21,9 @@ pub enum Cmd {
     Serve(Box<ServeArgs>),
     /// Run only the simulated K3s API and write a kubeconfig for it.
     Sim(SimArgs),
+    /// One screen over many sites: follow each site's gpudash and keep their history in
+    /// PostgreSQL.
+    Fleet(Box<crate::fleet::FleetArgs>),
     /// Print a simulated Jetson's tegrastats lines (recorded from a real board), as
     /// `tegrastats --interval N` does: what demo mode's agents read.
     #[command(hide = true)]

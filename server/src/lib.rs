@@ -9,6 +9,7 @@ pub mod derive;
 pub mod dra;
 pub mod error;
 pub mod fit;
+pub mod fleet;
 pub mod heartbeat;
 pub mod history;
 pub mod http;

@@ -10,6 +10,7 @@ async fn main() -> std::process::ExitCode {
     let result = match cli.cmd {
         Cmd::Serve(a) => gpudash::startup::serve(*a).await,
         Cmd::Sim(a) => gpudash::startup::sim(a).await,
+        Cmd::Fleet(a) => gpudash::startup::fleet(*a).await,
         Cmd::SimTegrastats(a) => gpudash_sim::kubelet::tegrastats::replay(
             &a.board,
             std::time::Duration::from_millis(a.interval.clamp(10, 60_000)),

@@ -72,6 +72,12 @@ fn init_logging(format: cli::LogFormat) {
     };
 }
 
+/// `gpudash fleet`.
+pub async fn fleet(args: crate::fleet::FleetArgs) -> anyhow::Result<()> {
+    init_logging(cli::LogFormat::Text);
+    crate::fleet::run(args).await
+}
+
 /// `gpudash serve`: builds the application, then runs it until SIGTERM or Ctrl-C.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(args.log_format);

@@ -3,6 +3,7 @@
 //! chromedriver. Every process is killed on drop; the browser is closed even when a test fails.
 
 pub mod browser;
+pub mod postgres;
 
 use std::future::Future;
 use std::net::TcpListener;

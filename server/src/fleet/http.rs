@@ -1,0 +1,204 @@
+//! The fleet service's HTTP: the page, `GET /api/v1/fleet`, its live stream, history as JSON and
+//! SVG charts from PostgreSQL, `/metrics`, probes. Read-only: anything but GET is 405.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use futures::StreamExt;
+use tokio_stream::wrappers::WatchStream;
+
+use super::page;
+use super::view::{FleetView, SiteState};
+use crate::error::ApiError;
+use crate::history::charts::{self, Unit};
+
+/// What the handlers read.
+#[derive(Clone)]
+pub struct FleetState {
+    /// The latest fleet view.
+    pub view: tokio::sync::watch::Receiver<Arc<FleetView>>,
+    /// The history.
+    pub pool: sqlx::PgPool,
+    /// The base path (`/fleet`), or empty.
+    pub base: String,
+    /// Longest a value holds before it is drawn as unknown (the recorder's heartbeat and more).
+    pub max_step: i64,
+}
+
+type Q = Query<HashMap<String, String>>;
+
+fn flag(q: &HashMap<String, String>, k: &str) -> bool {
+    q.get(k).is_some_and(|v| v == "1" || v == "true")
+}
+
+async fn page_handler(State(st): State<FleetState>, Query(q): Q) -> Html<String> {
+    let v = st.view.borrow().clone();
+    let range =
+        q.get("range").filter(|r| crate::history::range_seconds(r).is_some()).cloned().unwrap_or_else(|| "24h".into());
+    Html(page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range))
+}
+
+async fn fleet_json(State(st): State<FleetState>) -> Json<FleetView> {
+    Json(st.view.borrow().as_ref().clone())
+}
+
+fn status_line(v: &FleetView) -> String {
+    let n = |s: SiteState| v.sites.iter().filter(|x| x.state == s).count();
+    format!(
+        "{} live · {} stale · {} unreachable · as of {} UTC",
+        n(SiteState::Live),
+        n(SiteState::Stale),
+        n(SiteState::Unreachable),
+        v.generated_at.get(11..19).unwrap_or(&v.generated_at)
+    )
+}
+
+/// An SSE event whose data may span lines.
+fn sse(event: &str, data: &str) -> bytes::Bytes {
+    let mut out = format!("event: {event}\n");
+    for line in data.lines() {
+        let _ = writeln!(out, "data: {line}");
+    }
+    out.push('\n');
+    bytes::Bytes::from(out)
+}
+
+async fn stream(State(st): State<FleetState>, Query(q): Q) -> Response {
+    let kiosk = flag(&q, "kiosk");
+    let events = WatchStream::new(st.view.clone()).map(move |v| {
+        let mut b = sse("cards", &page::cards(&v, kiosk)).to_vec();
+        b.extend_from_slice(&sse("status", &status_line(&v)));
+        Ok::<_, Infallible>(bytes::Bytes::from(b))
+    });
+    let keep_alive = tokio_stream::wrappers::IntervalStream::new(tokio::time::interval_at(
+        tokio::time::Instant::now() + std::time::Duration::from_secs(15),
+        std::time::Duration::from_secs(15),
+    ))
+    .map(|_| Ok(bytes::Bytes::from_static(b": keep-alive\n\n")));
+    (
+        [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+        axum::body::Body::from_stream(futures::stream::select(events, keep_alive)),
+    )
+        .into_response()
+}
+
+fn scope(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
+    let range = q.get("range").map_or("24h", String::as_str);
+    let secs = crate::history::range_seconds(range)
+        .ok_or_else(|| ApiError::bad("range", format!("range {range:?}: use 1h, 24h, 7d or 30d")))?;
+    let to = jiff::Timestamp::now().as_second();
+    Ok((to - secs, to))
+}
+
+async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, ApiError> {
+    let (from, to) = scope(&q)?;
+    let get = |k: &str| q.get(k).cloned().unwrap_or_default();
+    let site = get("site");
+    if site.is_empty() {
+        return Err(ApiError::bad("site", "site= is required"));
+    }
+    let metric = q.get("metric").cloned().unwrap_or_else(|| "site_gpu_allocated".into());
+    let (points, gaps) = super::store::points(&st.pool, &site, &get("node"), &metric, &get("resource"), from, to)
+        .await
+        .map_err(|e| ApiError::internal("fleet history", e))?;
+    let points: Vec<serde_json::Value> =
+        points.iter().map(|p| serde_json::json!({"ts": p.ts, "value": p.value, "min": p.min, "max": p.max})).collect();
+    Ok(Json(
+        serde_json::json!({"site": site, "metric": metric, "from": from, "to": to, "points": points, "gaps": gaps}),
+    )
+    .into_response())
+}
+
+async fn site_chart(State(st): State<FleetState>, Query(q): Q) -> Result<Response, ApiError> {
+    let (from, to) = scope(&q)?;
+    let site = q.get("site").cloned().unwrap_or_default();
+    let mut lines = Vec::new();
+    let mut all_gaps = Vec::new();
+    for (i, (metric, label)) in
+        [("site_gpu_allocated", "GPU units held"), ("site_gpu_capacity", "GPU units"), ("site_pending", "pending pods")]
+            .iter()
+            .enumerate()
+    {
+        let (points, gaps) = super::store::points(&st.pool, &site, "", metric, "", from, to)
+            .await
+            .map_err(|e| ApiError::internal("fleet chart", e))?;
+        let segs = crate::history::query::segments(&points, &gaps, st.max_step, to);
+        lines.push(charts::Line { label: (*label).to_string(), color: i, segments: segs });
+        all_gaps = gaps;
+    }
+    let dark = q.get("theme").is_some_and(|t| t == "dark");
+    let svg = charts::line_chart(&site, Unit::Count, &lines, &all_gaps, from, to, dark, (900, 320))
+        .map_err(|e| ApiError::internal("fleet chart", e))?;
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+}
+
+async fn metrics(State(st): State<FleetState>) -> Response {
+    let v = st.view.borrow().clone();
+    let mut out = String::new();
+    let gauges: [(&str, &str); 8] = [
+        ("gpudash_fleet_site_live", "1 when the site is live, 0 when stale or unreachable"),
+        ("gpudash_fleet_site_nodes", "nodes at the site (last view)"),
+        ("gpudash_fleet_site_nodes_ready", "ready nodes at the site (last view)"),
+        ("gpudash_fleet_site_gpu_capacity", "GPU units at the site (last view)"),
+        ("gpudash_fleet_site_gpu_allocated", "GPU units held at the site (last view)"),
+        ("gpudash_fleet_site_pending", "pending pods at the site (last view)"),
+        ("gpudash_fleet_site_critical", "critical diagnoses at the site (last view)"),
+        ("gpudash_fleet_site_warning", "warnings at the site (last view)"),
+    ];
+    for (i, (name, help)) in gauges.iter().enumerate() {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+        for s in &v.sites {
+            let label = s.name.replace('\\', "\\\\").replace('"', "\\\"");
+            let value = match (i, &s.totals) {
+                (0, _) => Some(u64::from(s.state == SiteState::Live)),
+                (_, None) => None,
+                (1, Some(t)) => Some(u64::from(t.nodes)),
+                (2, Some(t)) => Some(u64::from(t.nodes_ready)),
+                (3, Some(t)) => Some(t.gpu_capacity),
+                (4, Some(t)) => Some(t.gpu_allocated),
+                (5, Some(t)) => Some(u64::from(t.pending)),
+                (6, Some(t)) => Some(u64::from(t.critical)),
+                (_, Some(t)) => Some(u64::from(t.warning)),
+            };
+            // Unknown is left out, never written as 0.
+            if let Some(x) = value {
+                let _ = writeln!(
+                    out,
+                    "{name}{{site=\"{label}\",state=\"{}\"}} {x}",
+                    serde_json::to_value(s.state).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+                );
+            }
+        }
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response()
+}
+
+/// The router, under `base`.
+pub fn router(st: FleetState, site_root: &std::path::Path) -> Router {
+    let pkg = tower_http::services::ServeDir::new(site_root.join("pkg")).precompressed_br().precompressed_gzip();
+    let routes = Router::new()
+        .route("/", get(page_handler))
+        .route("/api/v1/fleet", get(fleet_json))
+        .route("/api/v1/fleet/stream", get(stream))
+        .route("/api/v1/fleet/history", get(history))
+        .route("/charts/site.svg", get(site_chart))
+        .route("/metrics", get(metrics))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(|| async { "ok" }))
+        .route("/fleet.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], page::SCRIPT) }))
+        .nest_service("/pkg", pkg)
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
+        .with_state(st.clone());
+    if st.base.is_empty() {
+        routes
+    } else {
+        Router::new().nest(&st.base, routes)
+    }
+}

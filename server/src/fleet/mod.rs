@@ -1,0 +1,142 @@
+//! `gpudash fleet`: one screen over many sites. It follows each site's `/api/v1/stream` (its
+//! bearer token, TLS verified, reconnecting with backoff), keeps each site's last view, serves a
+//! card per site sorted by trouble (`page.rs`, `view.rs`), `GET /api/v1/fleet` and `/metrics`,
+//! and records every site's series in PostgreSQL (`store.rs`). It never talks to a cluster:
+//! sites behind NAT and firewalls expose only their gpudash.
+
+pub mod http;
+pub mod page;
+pub mod sites;
+pub mod store;
+pub mod subscribe;
+pub mod view;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{anyhow, Context as _};
+
+use view::{FleetView, Known, Limits, SiteState};
+
+/// `gpudash fleet`.
+#[derive(Debug, Clone, clap::Parser)]
+pub struct FleetArgs {
+    /// The sites file (YAML: `sites: [{name, url, token_file?, ca_file?}]`).
+    #[arg(long, env = "GPUDASH_FLEET_SITES")]
+    pub sites: PathBuf,
+    /// Address to serve the fleet page on.
+    #[arg(long, env = "GPUDASH_FLEET_LISTEN", default_value = "127.0.0.1:8090")]
+    pub listen: std::net::SocketAddr,
+    /// PostgreSQL for the fleet's history (`postgres://user:password@host:5432/db`).
+    #[arg(long, env = "GPUDASH_FLEET_DATABASE_URL")]
+    pub database_url: String,
+    /// Serve under this path prefix.
+    #[arg(long, env = "GPUDASH_BASE_PATH", default_value = "")]
+    pub base_path: String,
+    /// Seconds a connected site may be silent before it is shown stale (a site sends a
+    /// keep-alive every 15 s, so keep this above 15; a dropped connection is stale at once).
+    #[arg(long, env = "GPUDASH_FLEET_STALE_AFTER", default_value_t = 30.0)]
+    pub stale_after: f64,
+    /// Seconds after its connection was lost (or it fell silent) before a site is shown
+    /// unreachable.
+    #[arg(long, env = "GPUDASH_FLEET_UNREACHABLE_AFTER", default_value_t = 120.0)]
+    pub unreachable_after: f64,
+    /// Seconds between history samples.
+    #[arg(long, env = "GPUDASH_HISTORY_RESOLUTION", default_value_t = 10.0)]
+    pub history_resolution: f64,
+    /// Directory holding pkg/ (the stylesheet).
+    #[arg(long, env = "GPUDASH_SITE_ROOT")]
+    pub site_root: Option<PathBuf>,
+}
+
+fn client(site: &sites::Site) -> anyhow::Result<reqwest::Client> {
+    let mut b =
+        reqwest::Client::builder().connect_timeout(Duration::from_secs(10)).tcp_keepalive(Duration::from_secs(30));
+    if let Some(ca) = &site.ca_file {
+        let pem = std::fs::read(ca).with_context(|| format!("site {}: ca_file {}", site.name, ca.display()))?;
+        b = b.add_root_certificate(reqwest::Certificate::from_pem(&pem)?);
+    }
+    b.build().with_context(|| format!("site {}: HTTP client", site.name))
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s.clamp(0.2, 86_400.0))
+}
+
+/// Runs the fleet service until SIGTERM or Ctrl-C.
+pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
+    let sites = sites::load(&args.sites).map_err(|e| anyhow!("{e}"))?;
+    let base = crate::cli::base_path(&args.base_path)?;
+    let pool = store::open(&args.database_url)
+        .await
+        .map_err(|e| anyhow!("fleet database: {e} — check --database-url (postgres://user:password@host:port/db)"))?;
+    let limits = Limits { stale_after: secs(args.stale_after), unreachable_after: secs(args.unreachable_after) };
+    let shared: subscribe::Shared =
+        Arc::new(Mutex::new(sites.iter().map(|s| (s.name.clone(), s.url.clone(), Known::default())).collect()));
+    let changed = Arc::new(tokio::sync::Notify::new());
+    for (i, s) in sites.iter().enumerate() {
+        tokio::spawn(subscribe::run(s.clone(), i, client(s)?, shared.clone(), changed.clone()));
+    }
+    let snapshot = |shared: &subscribe::Shared| shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let first = view::fleet(&snapshot(&shared), jiff::Timestamp::now(), limits);
+    let (tx, rx) = tokio::sync::watch::channel(Arc::new(first));
+    // The view: on every site change, and each second (a silent site turns stale by the clock).
+    let (sh, ch) = (shared.clone(), changed.clone());
+    tokio::spawn(async move {
+        loop {
+            let _ = tokio::time::timeout(Duration::from_secs(1), ch.notified()).await;
+            let next = view::fleet(&snapshot(&sh), jiff::Timestamp::now(), limits);
+            let same = |a: &FleetView, b: &FleetView| a.sites == b.sites;
+            if !same(&tx.borrow(), &next) {
+                let _ = tx.send(Arc::new(next));
+            }
+        }
+    });
+    let hcfg =
+        crate::history::Config { resolution: secs(args.history_resolution), ..crate::history::Config::default() };
+    let mut recorder = store::Recorder::open(pool.clone(), hcfg, jiff::Timestamp::now().as_second())
+        .await
+        .map_err(|e| anyhow!("fleet database: {e}"))?;
+    let (sh, rx2) = (shared.clone(), rx.clone());
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(hcfg.resolution);
+        let mut last_retain = 0i64;
+        loop {
+            tick.tick().await;
+            let now = jiff::Timestamp::now().as_second();
+            let fv = rx2.borrow().clone();
+            let known = snapshot(&sh);
+            let rows: Vec<(String, Option<Arc<app::model::ClusterView>>, bool)> = known
+                .into_iter()
+                .map(|(name, _, k)| {
+                    let live = fv.sites.iter().any(|s| s.name == name && s.state == SiteState::Live);
+                    (name, k.view, live)
+                })
+                .collect();
+            if let Err(e) = recorder.record(&rows, now).await {
+                tracing::error!(error = %e, "fleet history: a tick was not written (the next one retries)");
+            }
+            if now - last_retain >= 600 {
+                if let Err(e) = recorder.retain(now).await {
+                    tracing::error!(error = %e, "fleet history retention failed");
+                }
+                last_retain = now;
+            }
+        }
+    });
+    let max_step = i64::try_from(hcfg.heartbeat.as_secs() + 2 * hcfg.resolution.as_secs().max(1)).unwrap_or(320);
+    let st = http::FleetState { view: rx, pool, base: base.clone(), max_step };
+    let root = args.site_root.clone().unwrap_or_else(|| PathBuf::from("target/site"));
+    let app = http::router(st, &root);
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;
+    tracing::info!("gpudash fleet: {} sites, page at http://{}{base}/", sites.len(), listener.local_addr()?);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("HTTP server")
+}

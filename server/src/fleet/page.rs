@@ -1,0 +1,158 @@
+//! The fleet page, rendered on the server from the FleetView (it renders fields; the state,
+//! order and totals are decided in `view.rs`): a card per site linking to the site's own
+//! gpudash, history charts per site; `fleet.js` swaps in new cards as the stream sends them.
+//! `?kiosk=1` (large, dark, no links) and `?embed=1` (no page chrome) as on a site.
+
+use super::view::{FleetView, SiteState, SiteView};
+
+/// HTML-escapes text for element content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn clock(rfc3339: &str) -> &str {
+    rfc3339.get(11..19).unwrap_or(rfc3339)
+}
+
+fn card(s: &SiteView, kiosk: bool) -> String {
+    let (cls, badge) = match (s.state, s.stale_since.as_deref()) {
+        (SiteState::Live, _) => ("badge ok", "● live".to_string()),
+        (SiteState::Stale, Some(t)) => ("badge warn", format!("⏸ stale since {} UTC", clock(t))),
+        (SiteState::Stale, None) => ("badge warn", "⏸ stale".to_string()),
+        (SiteState::Unreachable, Some(t)) => ("badge bad", format!("✖ unreachable since {} UTC", clock(t))),
+        (SiteState::Unreachable, None) => ("badge bad", "✖ unreachable".to_string()),
+    };
+    let state = match s.state {
+        SiteState::Live => "live",
+        SiteState::Stale => "stale",
+        SiteState::Unreachable => "unreachable",
+    };
+    let title = if kiosk { esc(&s.name) } else { format!(r#"<a href="{}/">{}</a>"#, esc(&s.url), esc(&s.name)) };
+    let body = match &s.totals {
+        None => r#"<p class="muted">No view from this site yet.</p>"#.to_string(),
+        Some(t) => {
+            let families: String = s
+                .families
+                .iter()
+                .map(|f| {
+                    format!(
+                        r#"<li><span class="mono">{}</span> <b>{}/{}</b> held</li>"#,
+                        esc(&f.family),
+                        f.held,
+                        f.total
+                    )
+                })
+                .collect();
+            format!(
+                r#"<dl class="site-totals"><div><dt>nodes ready</dt><dd class="nodes">{}/{}</dd></div><div><dt>GPU units held</dt><dd class="gpus">{}/{}</dd></div><div><dt>pending</dt><dd class="pending">{}</dd></div><div><dt>critical</dt><dd class="critical">{}</dd></div><div><dt>warnings</dt><dd class="warning">{}</dd></div></dl><ul class="families">{families}</ul>"#,
+                t.nodes_ready, t.nodes, t.gpu_allocated, t.gpu_capacity, t.pending, t.critical, t.warning
+            )
+        }
+    };
+    let error = match (&s.error, s.state) {
+        (Some(e), SiteState::Stale | SiteState::Unreachable) => format!(r#"<p class="note">{}</p>"#, esc(e)),
+        _ => String::new(),
+    };
+    format!(
+        r#"<article class="card site" data-site="{}" data-state="{state}" data-revision="{}"><header class="card-head"><h2>{title}</h2><span class="{cls}">{}</span></header>{body}{error}</article>"#,
+        esc(&s.name),
+        s.revision.map(|r| r.to_string()).unwrap_or_default(),
+        esc(&badge),
+    )
+}
+
+/// The cards alone (what the stream sends).
+pub fn cards(v: &FleetView, kiosk: bool) -> String {
+    v.sites.iter().map(|s| card(s, kiosk)).collect()
+}
+
+/// The whole page.
+pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) -> String {
+    let html_class = match (kiosk, embed) {
+        (true, _) => "kiosk dark",
+        (false, true) => "embed",
+        _ => "",
+    };
+    let counts = |st: SiteState| v.sites.iter().filter(|s| s.state == st).count();
+    let header = if kiosk || embed {
+        String::new()
+    } else {
+        format!(
+            r#"<header class="top"><nav class="nav"><a class="brand" href="{base}/">gpudash fleet</a><a class="nav-link" href="{base}/api/v1/fleet">JSON</a><a class="nav-link" href="{base}/metrics">Metrics</a></nav></header>"#
+        )
+    };
+    let charts: String = if kiosk {
+        String::new()
+    } else {
+        v.sites
+            .iter()
+            .map(|s| {
+                let n = esc(&s.name);
+                format!(r#"<figure class="panel chart"><img src="{base}/charts/site.svg?site={n}&amp;range={range}" alt="GPU units and pending pods at {n} over time"/></figure>"#)
+            })
+            .collect()
+    };
+    format!(
+        r#"<!doctype html><html lang="en" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>gpudash fleet</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}"></script></head><body><div class="app">{header}<main><h1 class="page-title">Fleet · {} sites</h1><p class="status" id="fleet-status">{} live · {} stale · {} unreachable · as of {} UTC</p><section id="sites" class="cards">{}</section><h2 class="page-title">History</h2><section class="charts">{charts}</section></main></div></body></html>"#,
+        v.sites.len(),
+        counts(SiteState::Live),
+        counts(SiteState::Stale),
+        counts(SiteState::Unreachable),
+        clock(&v.generated_at),
+        cards(v, kiosk),
+    )
+}
+
+/// The script that keeps the cards live (no framework: a stream and an element swap).
+pub const SCRIPT: &str = r#"(function(){var s=document.currentScript,b=s.dataset.base||"",k=s.dataset.kiosk==="true";
+var es=new EventSource(b+"/api/v1/fleet/stream"+(k?"?kiosk=1":""));
+es.addEventListener("cards",function(e){var el=document.getElementById("sites");if(el){el.innerHTML=e.data;}});
+es.addEventListener("status",function(e){var el=document.getElementById("fleet-status");if(el){el.textContent=e.data;}});})();
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fleet::view::{Family, SiteTotals};
+
+    #[test]
+    fn cards_render_fields_escaped_and_say_their_state() {
+        let s = SiteView {
+            name: "plant-a".into(),
+            url: "https://a.example/gpu".into(),
+            state: SiteState::Stale,
+            stale_since: Some("2026-12-03T10:00:05Z".into()),
+            revision: Some(9),
+            totals: Some(SiteTotals {
+                nodes: 3,
+                nodes_ready: 2,
+                gpu_capacity: 8,
+                gpu_allocated: 5,
+                pending: 1,
+                critical: 0,
+                warning: 2,
+            }),
+            families: vec![Family { family: "<script>".into(), held: 5, total: 8 }],
+            error: Some("cannot connect: refused".into()),
+        };
+        let html = card(&s, false);
+        assert!(html.contains(r#"data-state="stale""#) && html.contains("stale since 10:00:05 UTC"));
+        assert!(html.contains(r#"<a href="https://a.example/gpu/">plant-a</a>"#));
+        assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"), "{html}");
+        assert!(html.contains(r#"<dd class="nodes">2/3</dd>"#) && html.contains(r#"<dd class="pending">1</dd>"#));
+        assert!(!card(&s, true).contains("<a href"), "kiosk: no links");
+        let never = SiteView { totals: None, state: SiteState::Unreachable, stale_since: None, ..s };
+        assert!(card(&never, false).contains("No view from this site yet"));
+    }
+}
