@@ -4,6 +4,7 @@
 #   ./bench.sh --sizes demo --clients 1 --seconds 10
 #   ./bench.sh --peer …                 # also installs and runs kubectl-view-allocations
 #   ./bench.sh --agent 60               # the node agent's RSS and CPU at 1 s sampling, binary sizes
+#   ./bench.sh --fleet 100              # gpudash fleet over 100 sites × 10 nodes under churn (PostgreSQL)
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh

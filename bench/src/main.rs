@@ -5,6 +5,7 @@
 mod agent;
 mod cluster;
 mod derive;
+mod fleet;
 mod history;
 
 use std::collections::HashMap;
@@ -418,6 +419,15 @@ async fn main() -> anyhow::Result<()> {
     let get = |k: &str, d: &str| {
         args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| d.to_string())
     };
+    if let Some(n) = args.iter().position(|a| a == "--fleet").and_then(|i| args.get(i + 1)) {
+        return fleet::run(
+            n.parse().unwrap_or(100),
+            get("--nodes", "10").parse().unwrap_or(10),
+            get("--rate", "1").parse().unwrap_or(1.0),
+            get("--seconds", "60").parse().unwrap_or(60),
+        )
+        .await;
+    }
     if let Some(s) = args.iter().position(|a| a == "--agent").and_then(|i| args.get(i + 1)) {
         return agent::run(s.parse().unwrap_or(30)).await;
     }

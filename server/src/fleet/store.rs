@@ -132,13 +132,17 @@ impl Recorder {
             if self.open_gaps.contains_key(&site) {
                 gap_ops.push((site, false));
             }
+            // The site's own rules: memory and busy move by more than a deadband, else nothing.
+            let deadbands = crate::history::recorder::deadbands(v);
             let own = crate::history::recorder::values(v).into_iter().map(|((n, m, r), x)| (n, m, r, x));
             let totals = site_values(v).into_iter().map(|(m, r, x)| (String::new(), m, r, x));
             for (node, metric, resource, x) in own.chain(totals) {
+                let band =
+                    crate::history::recorder::band(&deadbands, &(node.clone(), metric.clone(), resource.clone()));
                 let key = (name.clone(), node, metric, resource);
                 let id = self.series_id(site, &key).await?;
                 let due = match self.last.get(&id) {
-                    Some((lv, lt)) => (lv - x).abs() > f64::EPSILON || now - lt >= hb,
+                    Some((lv, lt)) => (lv - x).abs() > band.max(f64::EPSILON) || now - lt >= hb,
                     None => true,
                 };
                 if due {
@@ -262,4 +266,64 @@ pub async fn points(
 pub async fn size(pool: &PgPool) -> Result<i64, sqlx::Error> {
     let (n,): (i64,) = sqlx::query_as("SELECT pg_database_size(current_database())").fetch_one(pool).await?;
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn view(pending: u32) -> Arc<ClusterView> {
+        let mut v = ClusterView { revision: 1, ..ClusterView::default() };
+        v.totals.pending = pending;
+        v.totals.nodes = 2;
+        Arc::new(v)
+    }
+
+    async fn count(pool: &PgPool, sql: &'static str) -> i64 {
+        sqlx::query_as::<_, (i64,)>(sql).fetch_one(pool).await.map(|r| r.0).unwrap_or(-1)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn samples_gaps_restarts_rollups_and_retention_on_a_real_postgres() {
+        let pg = gpudash_tests::postgres::Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+        let pool = open(&pg.url).await.unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config { heartbeat: std::time::Duration::from_secs(300), ..Config::default() };
+        let t0 = 1_800_000_000;
+        let mut r = Recorder::open(pool.clone(), cfg, t0).await.unwrap_or_else(|e| panic!("{e}"));
+        let row = |p: u32, live: bool| vec![("s1".to_string(), Some(view(p)), live)];
+        r.record(&row(1, true), t0).await.unwrap_or_else(|e| panic!("{e}"));
+        r.record(&row(1, true), t0 + 10).await.unwrap_or_else(|e| panic!("{e}"));
+        r.record(&row(2, true), t0 + 20).await.unwrap_or_else(|e| panic!("{e}"));
+        let (pts, _) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
+        assert_eq!(
+            pts.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(),
+            [(t0, 1.0), (t0 + 20, 2.0)],
+            "on change only"
+        );
+        // Not live: a gap opens once, closes when it is live again; nothing is written meanwhile.
+        r.record(&row(2, false), t0 + 30).await.unwrap_or_else(|e| panic!("{e}"));
+        r.record(&row(9, false), t0 + 40).await.unwrap_or_else(|e| panic!("{e}"));
+        r.record(&row(3, true), t0 + 50).await.unwrap_or_else(|e| panic!("{e}"));
+        let (pts, gaps) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
+        assert_eq!(gaps.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(t0 + 30, t0 + 50)]);
+        assert!(pts.iter().all(|p| p.value != 9.0), "no value from while it was not live");
+        // A restart an hour later: the downtime is a gap, the samples are all there.
+        drop(r);
+        let r = Recorder::open(pool.clone(), cfg, t0 + 3600).await.unwrap_or_else(|e| panic!("{e}"));
+        let (pts, gaps) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
+        assert_eq!(pts.len(), 3);
+        assert!(gaps.iter().any(|g| g.2 == "fleet service not running" && g.1 == t0 + 3600), "{gaps:?}");
+        // Retention: samples beyond the full window become 10-minute rollups, then expire.
+        let samples = count(&pool, "SELECT COUNT(*) FROM samples").await;
+        assert!(samples > 0);
+        r.retain(t0 + 8 * 86_400).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(count(&pool, "SELECT COUNT(*) FROM samples").await, 0);
+        assert!(count(&pool, "SELECT COUNT(*) FROM rollups").await > 0);
+        let (pts, _) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
+        assert!(pts.iter().any(|p| p.max == Some(3.0) && p.min == Some(1.0)), "{pts:?}");
+        r.retain(t0 + 100 * 86_400).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(count(&pool, "SELECT COUNT(*) FROM rollups").await, 0);
+        assert!(size(&pool).await.unwrap_or(0) > 0);
+    }
 }

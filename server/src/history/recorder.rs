@@ -8,7 +8,8 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use super::Config;
 
-type SeriesKey = (String, String, String);
+/// (node, metric, resource).
+pub type SeriesKey = (String, String, String);
 type PodKey = (String, String, &'static str);
 
 /// What the recorder keeps between ticks (it mirrors the open rows in the database).
@@ -62,6 +63,22 @@ pub fn values(view: &ClusterView) -> Vec<(SeriesKey, f64)> {
     out.push((k("", "pending", ""), view.pending.len() as f64));
     out.push((k("", "pending_gpu", ""), view.pending.iter().filter(|p| p.gpu_request.is_some()).count() as f64));
     out
+}
+
+/// Each node's memory deadband (1/256 of its board), for [`band`].
+pub fn deadbands(view: &ClusterView) -> HashMap<String, f64> {
+    view.nodes.iter().map(|n| (n.name.clone(), n.memory.allocatable_bytes as f64 / 256.0)).collect()
+}
+
+/// How far a series must move before a new sample is written (between heartbeats): memory use
+/// by 1/256 of the board, GPU busy by two points, everything else by any change.
+pub fn band(deadbands: &HashMap<String, f64>, key: &SeriesKey) -> f64 {
+    match key.1.as_str() {
+        "mem_used" | "mem_board_used" => deadbands.get(&key.0).copied().unwrap_or(0.0),
+        // Busy moves every second: two points is noise.
+        "gpu_busy" => 2.0,
+        _ => 0.0,
+    }
 }
 
 async fn heartbeat(pool: &SqlitePool) -> Result<i64, sqlx::Error> {
@@ -162,8 +179,7 @@ impl Recorder {
                 sqlx::query("UPDATE gaps SET end = ? WHERE id = ?").bind(now).bind(id).execute(&mut *tx).await?;
             }
             let hb = self.cfg.heartbeat.as_secs() as i64;
-            let deadband: HashMap<String, f64> =
-                view.nodes.iter().map(|n| (n.name.clone(), n.memory.allocatable_bytes as f64 / 256.0)).collect();
+            let deadband = deadbands(view);
             for (key, v) in values(view) {
                 let known = self.series.contains_key(&key);
                 let id = self.series_id(&mut tx, &key).await?;
@@ -173,12 +189,7 @@ impl Recorder {
                 // Memory use moves all the time: record it when it moved by more than the
                 // deadband (1/256 of the board), so a board that idles costs heartbeats only;
                 // GPU busy likewise by more than two points.
-                let band = match key.1.as_str() {
-                    "mem_used" | "mem_board_used" => deadband.get(&key.0).copied().unwrap_or(0.0),
-                    // Busy moves every second: two points is noise.
-                    "gpu_busy" => 2.0,
-                    _ => 0.0,
-                };
+                let band = band(&deadband, &key);
                 let due = match self.last.get(&id) {
                     Some((lv, lt)) => (*lv - v).abs() > band.max(f64::EPSILON) || now - lt >= hb,
                     None => true,

@@ -1,0 +1,220 @@
+//! `gpudash-bench --fleet SITES`: the fleet service under churn. SITES site streams are served
+//! in process, each speaking `/api/v1/stream` exactly as a site does (its whole ClusterView
+//! first — derived by gpudash's own derivation from a generated 10-node cluster — then real
+//! `ViewDelta`s between revisions, keep-alives every 15 s); the release `gpudash fleet` follows
+//! them all and records into a throwaway PostgreSQL; a client reads the fleet page's stream.
+//! Measured: site change → fleet page event p50/p95/p99 (a card shows the site's new revision),
+//! the fleet service's RSS, and the database's growth (`pg_database_size`: tables and indexes,
+//! not the write-ahead log, which is recycled) per site, scaled to a day.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use app::model::{ClusterView, ViewDelta};
+use futures::StreamExt;
+use tokio::sync::broadcast;
+
+fn status_kib(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0)
+}
+
+/// A site's view derived by gpudash from a generated cluster.
+fn site_view(nodes: usize) -> ClusterView {
+    let g = crate::cluster::generate(nodes, 30);
+    let decode =
+        |kind: &str| -> Vec<serde_json::Value> { g.objects.iter().filter(|o| o["kind"] == kind).cloned().collect() };
+    let inputs = gpudash::derive::Inputs {
+        nodes: decode("Node").into_iter().filter_map(|o| serde_json::from_value(o).ok()).map(Arc::new).collect(),
+        pods: decode("Pod").into_iter().filter_map(|o| serde_json::from_value(o).ok()).map(Arc::new).collect(),
+        events: decode("Event").into_iter().filter_map(|o| serde_json::from_value(o).ok()).map(Arc::new).collect(),
+        ..gpudash::derive::Inputs::default()
+    };
+    let source = app::model::Source { synced: true, ..app::model::Source::default() };
+    gpudash::derive::derive(&inputs, &gpudash::derive::Options::default(), source, 1, jiff::Timestamp::now())
+}
+
+struct SiteFeed {
+    view: Mutex<ClusterView>,
+    tx: broadcast::Sender<bytes::Bytes>,
+}
+
+fn frame(event: &str, json: &str) -> bytes::Bytes {
+    bytes::Bytes::from(format!("event: {event}\ndata: {json}\n\n"))
+}
+
+async fn serve_site(feed: Arc<SiteFeed>) -> anyhow::Result<u16> {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let port = l.local_addr()?.port();
+    let app = axum::Router::new().route(
+        "/api/v1/stream",
+        axum::routing::get(move || {
+            let feed = feed.clone();
+            async move {
+                let rx = feed.tx.subscribe();
+                let first = {
+                    let v = feed.view.lock().unwrap_or_else(|e| e.into_inner());
+                    frame("message", &serde_json::to_string(&*v).unwrap_or_default())
+                };
+                let rest = tokio_stream::wrappers::BroadcastStream::new(rx).filter_map(|r| async move { r.ok() });
+                let body =
+                    futures::stream::once(async move { first }).chain(rest).map(Ok::<_, std::convert::Infallible>);
+                ([("content-type", "text/event-stream")], axum::body::Body::from_stream(body))
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        let _ = axum::serve(l, app).await;
+    });
+    Ok(port)
+}
+
+/// Runs the measurement and prints one table row.
+pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64) -> anyhow::Result<()> {
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+    let exe = root.join("target/release/gpudash");
+    let pg = gpudash_tests::postgres::Postgres::start()?;
+    let base = site_view(nodes);
+    let view_bytes = serde_json::to_string(&base)?.len();
+    let mut feeds = Vec::new();
+    let mut yaml = String::from("sites:\n");
+    for i in 0..sites {
+        let (tx, _) = broadcast::channel(256);
+        let feed = Arc::new(SiteFeed { view: Mutex::new(base.clone()), tx });
+        let port = serve_site(feed.clone()).await?;
+        yaml.push_str(&format!("- {{name: site-{i:03}, url: 'http://127.0.0.1:{port}'}}\n"));
+        feeds.push(feed);
+    }
+    let dir = tempfile::tempdir()?;
+    let sites_file = dir.path().join("sites.yaml");
+    std::fs::write(&sites_file, yaml)?;
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let mut fleet = tokio::process::Command::new(&exe)
+        .args(["fleet", "--sites"])
+        .arg(&sites_file)
+        .args(["--listen", &format!("127.0.0.1:{listen}"), "--database-url", &pg.url])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .context("starting gpudash fleet (./bench.sh builds it)")?;
+    let pid = fleet.id().unwrap_or(0);
+    let url = format!("http://127.0.0.1:{listen}");
+    // Until every site is live.
+    let t = Instant::now();
+    loop {
+        let live =
+            match reqwest::get(format!("{url}/api/v1/fleet")).await {
+                Ok(r) => r.json::<serde_json::Value>().await.ok().map_or(0, |v| {
+                    v["sites"].as_array().map_or(0, |s| s.iter().filter(|x| x["state"] == "live").count())
+                }),
+                Err(_) => 0,
+            };
+        if live == sites {
+            break;
+        }
+        if t.elapsed() > Duration::from_secs(120) {
+            anyhow::bail!("only {live} of {sites} sites live after 120 s");
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let idle_rss = status_kib(pid);
+    let db = sqlx::postgres::PgPoolOptions::new().max_connections(1).connect(&pg.url).await?;
+    let db_size = || async {
+        sqlx::query_as::<_, (i64,)>("SELECT pg_database_size(current_database())")
+            .fetch_one(&db)
+            .await
+            .map_or(0, |r| r.0)
+    };
+    let db0 = db_size().await;
+    // The page's stream: each event is every card; a card carries its site's revision.
+    let sent: Arc<Mutex<HashMap<(usize, u64), Instant>>> = Arc::default();
+    let lat: Arc<Mutex<Vec<Duration>>> = Arc::default();
+    let (s2, l2) = (sent.clone(), lat.clone());
+    let reader = tokio::spawn(async move {
+        let Ok(r) = reqwest::get(format!("{url}/api/v1/fleet/stream")).await else { return };
+        let mut body = r.bytes_stream();
+        let mut buf = String::new();
+        while let Some(Ok(c)) = body.next().await {
+            buf.push_str(&String::from_utf8_lossy(&c));
+            while let Some(end) = buf.find("\n\n") {
+                let block: String = buf.drain(..end + 2).collect();
+                if !block.starts_with("event: cards") {
+                    continue;
+                }
+                let now = Instant::now();
+                let mut sent = s2.lock().unwrap_or_else(|e| e.into_inner());
+                for card in block.split("data-site=\"site-").skip(1) {
+                    let i: usize = card.get(..3).and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+                    let rev = card
+                        .split("data-revision=\"")
+                        .nth(1)
+                        .and_then(|r| r.split('"').next())
+                        .and_then(|r| r.parse::<u64>().ok());
+                    let Some(rev) = rev else { continue };
+                    let seen: Vec<(usize, u64)> = sent.keys().filter(|(s, r)| *s == i && *r <= rev).copied().collect();
+                    for k in seen {
+                        if let Some(t0) = sent.remove(&k) {
+                            l2.lock().unwrap_or_else(|e| e.into_inner()).push(now - t0);
+                        }
+                    }
+                }
+            }
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Churn: each site changes `per_site_per_sec` times a second (a pod's memory use and the
+    // pending count move, as on a busy site), spread evenly.
+    let every = Duration::from_secs_f64(1.0 / (per_site_per_sec * sites as f64));
+    let t0 = Instant::now();
+    let mut n = 0u64;
+    let mut peak_rss = idle_rss;
+    while t0.elapsed() < Duration::from_secs(seconds) {
+        let i = (n as usize) % sites;
+        let feed = &feeds[i];
+        let (frame_bytes, rev) = {
+            let mut v = feed.view.lock().unwrap_or_else(|e| e.into_inner());
+            let old = v.clone();
+            v.revision += 1;
+            v.totals.pending = (v.totals.pending + 1) % 7;
+            let k = (n as usize / sites) % v.nodes.len().max(1);
+            if let Some(node) = v.nodes.get_mut(k) {
+                let mut nv = (**node).clone();
+                nv.memory.used_bytes = Some(nv.memory.used_bytes.unwrap_or(1 << 30) + 4096);
+                *node = Arc::new(nv);
+            }
+            let d = ViewDelta::between(&old, &v);
+            (frame("delta", &serde_json::to_string(&d).unwrap_or_default()), v.revision)
+        };
+        sent.lock().unwrap_or_else(|e| e.into_inner()).insert((i, rev), Instant::now());
+        let _ = feed.tx.send(frame_bytes);
+        n += 1;
+        if n % 500 == 0 {
+            peak_rss = peak_rss.max(status_kib(pid));
+        }
+        tokio::time::sleep(every).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    peak_rss = peak_rss.max(status_kib(pid));
+    // Let the recorder write its ticks, then measure the database.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    let db1 = db_size().await;
+    reader.abort();
+    let _ = fleet.kill().await;
+    let mut l = lat.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    l.sort();
+    let pct = |p: f64| {
+        l.get(((l.len() as f64 * p) as usize).min(l.len().saturating_sub(1)))
+            .map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0)
+    };
+    let wall = t0.elapsed().as_secs_f64();
+    let grown = u64::try_from(db1.saturating_sub(db0)).unwrap_or(0);
+    let per_site_day = grown as f64 / sites as f64 * (86_400.0 / wall) / (1024.0 * 1024.0);
+    println!("| fleet: {sites} sites × {nodes} nodes (view {:.0} KB), {:.1} changes/s/site | {} changes, {} seen | change→fleet page p50 / p95 / p99 **{:.0} / {:.0} / {:.0} ms** | fleet RSS idle {:.1} MiB, churn peak **{:.1} MiB** | PostgreSQL +{:.1} MiB in {wall:.0} s = **{per_site_day:.1} MiB per site per day** at this churn |",
+        view_bytes as f64 / 1000.0, per_site_per_sec, n, l.len(), pct(0.5), pct(0.95), pct(0.99),
+        idle_rss as f64 / 1024.0, peak_rss as f64 / 1024.0, grown as f64 / (1024.0 * 1024.0));
+    Ok(())
+}
