@@ -121,6 +121,9 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    // The first samples of every series are written on the recorder's first tick: measure the
+    // database's growth from after it, the steady state.
+    tokio::time::sleep(Duration::from_secs(12)).await;
     let idle_rss = status_kib(pid);
     let db = sqlx::postgres::PgPoolOptions::new().max_connections(1).connect(&pg.url).await?;
     let db_size = || async {
@@ -192,7 +195,7 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
         sent.lock().unwrap_or_else(|e| e.into_inner()).insert((i, rev), Instant::now());
         let _ = feed.tx.send(frame_bytes);
         n += 1;
-        if n % 500 == 0 {
+        if n.is_multiple_of(500) {
             peak_rss = peak_rss.max(status_kib(pid));
         }
         tokio::time::sleep(every).await;
