@@ -79,6 +79,10 @@ pub struct ServeArgs {
     /// Use demo mode when no kubeconfig or in-cluster config is found.
     #[arg(long, env = "GPUDASH_DEMO_IF_NO_CLUSTER")]
     pub demo_if_no_cluster: bool,
+    /// In demo mode, start a gpudash-agent per GPU node against the simulator's kubelet sockets
+    /// (when the agent binary is beside gpudash).
+    #[arg(long, env = "GPUDASH_DEMO_AGENTS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub demo_agents: bool,
     /// Scenario files for --demo (default: the built-in edge scenario).
     #[arg(value_name = "SCENARIO.yaml")]
     pub scenarios: Vec<PathBuf>,

@@ -144,9 +144,11 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
             let why = if args.demo { "--demo" } else { "no kubeconfig found" };
             tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
             let url = running.url().parse().context("simulator URL")?;
-            match crate::demo_agents::start(&running.sim) {
-                Ok(a) => demo_agents = Some(a),
-                Err(e) => tracing::info!("demo runs without node agents: {e:#}"),
+            if args.demo_agents {
+                match crate::demo_agents::start(&running.sim) {
+                    Ok(a) => demo_agents = Some(a),
+                    Err(e) => tracing::info!("demo runs without node agents: {e:#}"),
+                }
             }
             sim = Some(running);
             (kube::Config::new(url), SourceMode::Demo)

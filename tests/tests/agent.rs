@@ -34,9 +34,18 @@ fn agent_pid(parent: u32, node: &str) -> Option<u32> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
     let scenario = format!("{}/tests/scenarios/agent/agents.yaml", gpudash_tests::root().display());
-    let gd = Gpudash::start(&["--demo", "--agent-interval", "0.5", "--history-resolution", "0.5", &scenario])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&[
+        "--demo",
+        "--demo-agents",
+        "true",
+        "--agent-interval",
+        "0.5",
+        "--history-resolution",
+        "0.5",
+        &scenario,
+    ])
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
     let live = |v: &Value, n: &str| node(v, n)["agent"]["stale"] == false;
     let v = gd
         .wait_view(Duration::from_secs(30), |v| {

@@ -26,6 +26,9 @@ fn start(db: &std::path::Path, extra: &[&str]) -> (Proc, String) {
     let mut args: Vec<String> = vec![
         "serve".into(),
         "--demo".into(),
+        // The series a demo agent adds are not what these tests count.
+        "--demo-agents".into(),
+        "false".into(),
         "--listen".into(),
         format!("127.0.0.1:{port}"),
         "--db".into(),

@@ -82,7 +82,8 @@ async fn follow(
         k.error = None;
     });
     let mut body = resp.bytes_stream();
-    let mut buf = String::new();
+    // Bytes, not text: a character split between two chunks is decoded once its event is whole.
+    let mut buf: Vec<u8> = Vec::new();
     let mut view: Option<ClusterView> = None;
     loop {
         let chunk = match tokio::time::timeout(SILENCE, body.next()).await {
@@ -93,12 +94,13 @@ async fn follow(
         };
         let now = jiff::Timestamp::now();
         update(shared, i, |k| k.last_contact = Some(now));
-        buf.push_str(&String::from_utf8_lossy(&chunk));
+        buf.extend_from_slice(&chunk);
         if buf.len() > 64 << 20 {
             return "an event larger than 64 MiB".into();
         }
-        while let Some(end) = buf.find("\n\n") {
-            let block: String = buf.drain(..end + 2).collect();
+        while let Some(end) = buf.windows(2).position(|w| w == b"\n\n") {
+            let raw: Vec<u8> = buf.drain(..end + 2).collect();
+            let Ok(block) = String::from_utf8(raw) else { return "an event that is not UTF-8".into() };
             let Some((kind, data)) = event(&block) else { continue };
             match kind.as_str() {
                 "message" => match serde_json::from_str::<ClusterView>(&data) {

@@ -19,17 +19,15 @@ pub const BOARDS: &[(&str, &str)] = &[
 /// no recording of its own gets none: its agent reads no tegrastats).
 pub fn board_for(node: &Value) -> Option<&'static str> {
     let product = node.pointer("/metadata/labels/nvidia.com~1gpu.product").and_then(Value::as_str).unwrap_or("");
-    let kernel = node.pointer("/status/nodeInfo/kernelVersion").and_then(Value::as_str).unwrap_or("");
     if product.contains("AGX-Orin") {
         Some("agx-orin-64gb")
     } else if product.contains("Orin-Nano") {
         Some("orin-nano-8gb")
     } else if product.contains("AGX-Xavier") {
         Some("agx-xavier")
-    } else if kernel.contains("tegra") && product.is_empty() {
-        // A Jetson without feature discovery: the smallest board, the commonest in the field.
-        Some("orin-nano-8gb")
     } else {
+        // No recording of this board (or no product label to tell): playing another board's
+        // lines would show a RAM total and a load that are not this board's.
         None
     }
 }
