@@ -101,10 +101,16 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) ->
                 let n = esc(&s.name);
                 format!(r#"<figure class="panel chart"><img src="{base}/charts/site.svg?site={n}&amp;range={range}" alt="GPU units and pending pods at {n} over time"/></figure>"#)
             })
-            .collect()
+            .collect::<String>()
+    };
+    // The kiosk shows the cards alone; elsewhere each site's history follows them.
+    let charts = if charts.is_empty() {
+        String::new()
+    } else {
+        format!(r#"<h2 class="page-title">History</h2><section class="charts">{charts}</section>"#)
     };
     format!(
-        r#"<!doctype html><html lang="en" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>gpudash fleet</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}"></script></head><body><div class="app">{header}<main><h1 class="page-title">Fleet · {} sites</h1><p class="status" id="fleet-status">{} live · {} stale · {} unreachable · as of {} UTC</p><section id="sites" class="cards">{}</section><h2 class="page-title">History</h2><section class="charts">{charts}</section></main></div></body></html>"#,
+        r#"<!doctype html><html lang="en" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>gpudash fleet</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}"></script></head><body><div class="app">{header}<main><h1 class="page-title">Fleet · {} sites</h1><p class="status" id="fleet-status">{} live · {} stale · {} unreachable · as of {} UTC</p><section id="sites" class="cards">{}</section>{charts}</main></div></body></html>"#,
         v.sites.len(),
         counts(SiteState::Live),
         counts(SiteState::Stale),
