@@ -3,9 +3,8 @@
 //! checked, and what gpudash knows of each node's agent between pulls.
 
 pub use gpudash_agent::dcgm::GpuUse;
-pub use gpudash_agent::podresources::{Allocation, Devices, PodDevices};
-pub use gpudash_agent::report::{Reading, Report};
-pub use gpudash_agent::tegrastats::Sample as Tegra;
+pub use gpudash_agent::podresources::Allocation;
+pub use gpudash_agent::report::Report;
 
 /// The report format gpudash reads.
 pub const REPORT_VERSION: u32 = gpudash_agent::report::VERSION;

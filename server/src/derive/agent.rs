@@ -115,7 +115,7 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
         let use_ = dcgm.iter().find(|u| u.uuid.as_deref() == Some(p.id));
         let busy = use_.and_then(|u| u.busy_percent).map(|b| b.clamp(0.0, 100.0).round() as u32).or_else(|| {
             // The Jetson's one integrated GPU is what GR3D measures.
-            (p.id == "tegra" || p.id.starts_with("tegra")).then_some(tegra_busy).flatten()
+            p.id.starts_with("tegra").then_some(tegra_busy).flatten()
         });
         let used = use_.and_then(|u| u.memory_used_bytes);
         labels.push(match (busy, used) {

@@ -49,17 +49,6 @@ async fn fleet_json(State(st): State<FleetState>) -> Json<FleetView> {
     Json(st.view.borrow().as_ref().clone())
 }
 
-fn status_line(v: &FleetView) -> String {
-    let n = |s: SiteState| v.sites.iter().filter(|x| x.state == s).count();
-    format!(
-        "{} live · {} stale · {} unreachable · as of {} UTC",
-        n(SiteState::Live),
-        n(SiteState::Stale),
-        n(SiteState::Unreachable),
-        v.generated_at.get(11..19).unwrap_or(&v.generated_at)
-    )
-}
-
 /// An SSE event whose data may span lines.
 fn sse(event: &str, data: &str) -> bytes::Bytes {
     let mut out = format!("event: {event}\n");
@@ -74,7 +63,7 @@ async fn stream(State(st): State<FleetState>, Query(q): Q) -> Response {
     let kiosk = flag(&q, "kiosk");
     let events = WatchStream::new(st.view.clone()).map(move |v| {
         let mut b = sse("cards", &page::cards(&v, kiosk)).to_vec();
-        b.extend_from_slice(&sse("status", &status_line(&v)));
+        b.extend_from_slice(&sse("status", &page::status_line(&v)));
         Ok::<_, Infallible>(bytes::Bytes::from(b))
     });
     let keep_alive = tokio_stream::wrappers::IntervalStream::new(tokio::time::interval_at(
@@ -89,25 +78,18 @@ async fn stream(State(st): State<FleetState>, Query(q): Q) -> Response {
         .into_response()
 }
 
-fn scope(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
-    let range = q.get("range").map_or("24h", String::as_str);
-    let secs = crate::history::range_seconds(range)
-        .ok_or_else(|| ApiError::bad("range", format!("range {range:?}: use 1h, 24h, 7d or 30d")))?;
-    let to = jiff::Timestamp::now().as_second();
-    Ok((to - secs, to))
-}
-
 async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, ApiError> {
-    let (from, to) = scope(&q)?;
+    let (from, to) = crate::history::http::window(&q)?;
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let site = get("site");
     if site.is_empty() {
         return Err(ApiError::bad("site", "site= is required"));
     }
     let metric = q.get("metric").cloned().unwrap_or_else(|| "site_gpu_allocated".into());
-    let (points, gaps) = super::store::points(&st.pool, &site, &get("node"), &metric, &get("resource"), from, to)
-        .await
-        .map_err(|e| ApiError::internal("fleet history", e))?;
+    let fail = |e| ApiError::internal("fleet history", e);
+    let points =
+        super::store::points(&st.pool, &site, &get("node"), &metric, &get("resource"), from, to).await.map_err(fail)?;
+    let gaps = super::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
     let points: Vec<serde_json::Value> =
         points.iter().map(|p| serde_json::json!({"ts": p.ts, "value": p.value, "min": p.min, "max": p.max})).collect();
     Ok(Json(
@@ -117,24 +99,22 @@ async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, 
 }
 
 async fn site_chart(State(st): State<FleetState>, Query(q): Q) -> Result<Response, ApiError> {
-    let (from, to) = scope(&q)?;
+    let (from, to) = crate::history::http::window(&q)?;
     let site = q.get("site").cloned().unwrap_or_default();
+    let fail = |e| ApiError::internal("fleet chart", e);
+    let gaps = super::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
     let mut lines = Vec::new();
-    let mut all_gaps = Vec::new();
     for (i, (metric, label)) in
         [("site_gpu_allocated", "GPU units held"), ("site_gpu_capacity", "GPU units"), ("site_pending", "pending pods")]
             .iter()
             .enumerate()
     {
-        let (points, gaps) = super::store::points(&st.pool, &site, "", metric, "", from, to)
-            .await
-            .map_err(|e| ApiError::internal("fleet chart", e))?;
+        let points = super::store::points(&st.pool, &site, "", metric, "", from, to).await.map_err(fail)?;
         let segs = crate::history::query::segments(&points, &gaps, st.max_step, to);
         lines.push(charts::Line { label: (*label).to_string(), color: i, segments: segs });
-        all_gaps = gaps;
     }
     let dark = q.get("theme").is_some_and(|t| t == "dark");
-    let svg = charts::line_chart(&site, Unit::Count, &lines, &all_gaps, from, to, dark, (900, 320))
+    let svg = charts::line_chart(&site, Unit::Count, &lines, &gaps, from, to, dark, (900, 320))
         .map_err(|e| ApiError::internal("fleet chart", e))?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }

@@ -72,6 +72,18 @@ fn card(s: &SiteView, kiosk: bool) -> String {
     )
 }
 
+/// The line above the cards: how many sites are in each state, and as of when.
+pub fn status_line(v: &FleetView) -> String {
+    let n = |s: SiteState| v.sites.iter().filter(|x| x.state == s).count();
+    format!(
+        "{} live · {} stale · {} unreachable · as of {} UTC",
+        n(SiteState::Live),
+        n(SiteState::Stale),
+        n(SiteState::Unreachable),
+        clock(&v.generated_at)
+    )
+}
+
 /// The cards alone (what the stream sends).
 pub fn cards(v: &FleetView, kiosk: bool) -> String {
     v.sites.iter().map(|s| card(s, kiosk)).collect()
@@ -84,7 +96,6 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) ->
         (false, true) => "embed",
         _ => "",
     };
-    let counts = |st: SiteState| v.sites.iter().filter(|s| s.state == st).count();
     let header = if kiosk || embed {
         String::new()
     } else {
@@ -110,12 +121,9 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) ->
         format!(r#"<h2 class="page-title">History</h2><section class="charts">{charts}</section>"#)
     };
     format!(
-        r#"<!doctype html><html lang="en" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>gpudash fleet</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}"></script></head><body><div class="app">{header}<main><h1 class="page-title">Fleet · {} sites</h1><p class="status" id="fleet-status">{} live · {} stale · {} unreachable · as of {} UTC</p><section id="sites" class="cards">{}</section>{charts}</main></div></body></html>"#,
+        r#"<!doctype html><html lang="en" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>gpudash fleet</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}"></script></head><body><div class="app">{header}<main><h1 class="page-title">Fleet · {} sites</h1><p class="status" id="fleet-status">{}</p><section id="sites" class="cards">{}</section>{charts}</main></div></body></html>"#,
         v.sites.len(),
-        counts(SiteState::Live),
-        counts(SiteState::Stale),
-        counts(SiteState::Unreachable),
-        clock(&v.generated_at),
+        esc(&status_line(v)),
         cards(v, kiosk),
     )
 }

@@ -221,7 +221,7 @@ impl Recorder {
 }
 
 /// Points of one site series in `[from, to]` (rollups, then samples, the value in force at
-/// `from` first), and the site's gaps.
+/// `from` first).
 pub async fn points(
     pool: &PgPool,
     site: &str,
@@ -230,7 +230,7 @@ pub async fn points(
     resource: &str,
     from: i64,
     to: i64,
-) -> Result<(Vec<Point>, Vec<(i64, i64, String)>), sqlx::Error> {
+) -> Result<Vec<Point>, sqlx::Error> {
     let rows: Vec<(i64, f64, Option<f64>, Option<f64>)> = sqlx::query_as(
         r#"WITH s AS (SELECT se.id FROM series se JOIN sites si ON si.id = se.site
                       WHERE si.name = $1 AND se.node = $2 AND se.metric = $3 AND se.resource = $4)
@@ -249,6 +249,11 @@ pub async fn points(
     .bind(to)
     .fetch_all(pool)
     .await?;
+    Ok(rows.into_iter().map(|(ts, value, min, max)| Point { ts, value, min, max }).collect())
+}
+
+/// A site's gaps overlapping `[from, to]`; an open gap ends at `to`.
+pub async fn gaps(pool: &PgPool, site: &str, from: i64, to: i64) -> Result<Vec<(i64, i64, String)>, sqlx::Error> {
     let gaps: Vec<(i64, Option<i64>, String)> = sqlx::query_as(
         r#"SELECT g.start, g."end", g.reason FROM gaps g JOIN sites si ON si.id = g.site
            WHERE si.name = $1 AND g.start <= $3 AND (g."end" IS NULL OR g."end" >= $2) ORDER BY g.start"#,
@@ -258,8 +263,7 @@ pub async fn points(
     .bind(to)
     .fetch_all(pool)
     .await?;
-    let points = rows.into_iter().map(|(ts, value, min, max)| Point { ts, value, min, max }).collect();
-    Ok((points, gaps.into_iter().map(|(s, e, r)| (s, e.unwrap_or(to), r)).collect()))
+    Ok(gaps.into_iter().map(|(s, e, r)| (s, e.unwrap_or(to), r)).collect())
 }
 
 /// The database's size in bytes.
@@ -295,7 +299,7 @@ mod tests {
         r.record(&row(1, true), t0).await.unwrap_or_else(|e| panic!("{e}"));
         r.record(&row(1, true), t0 + 10).await.unwrap_or_else(|e| panic!("{e}"));
         r.record(&row(2, true), t0 + 20).await.unwrap_or_else(|e| panic!("{e}"));
-        let (pts, _) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
+        let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
         assert_eq!(
             pts.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(),
             [(t0, 1.0), (t0 + 20, 2.0)],
@@ -305,22 +309,24 @@ mod tests {
         r.record(&row(2, false), t0 + 30).await.unwrap_or_else(|e| panic!("{e}"));
         r.record(&row(9, false), t0 + 40).await.unwrap_or_else(|e| panic!("{e}"));
         r.record(&row(3, true), t0 + 50).await.unwrap_or_else(|e| panic!("{e}"));
-        let (pts, gaps) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
-        assert_eq!(gaps.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(t0 + 30, t0 + 50)]);
+        let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
+        let found = gaps(&pool, "s1", t0 - 1, t0 + 100).await.unwrap_or_default();
+        assert_eq!(found.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(t0 + 30, t0 + 50)]);
         assert!(pts.iter().all(|p| p.value != 9.0), "no value from while it was not live");
         // A restart an hour later: the downtime is a gap, the samples are all there.
         drop(r);
         let r = Recorder::open(pool.clone(), cfg, t0 + 3600).await.unwrap_or_else(|e| panic!("{e}"));
-        let (pts, gaps) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
+        let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
+        let found = gaps(&pool, "s1", t0 - 1, t0 + 4000).await.unwrap_or_default();
         assert_eq!(pts.len(), 3);
-        assert!(gaps.iter().any(|g| g.2 == "fleet service not running" && g.1 == t0 + 3600), "{gaps:?}");
+        assert!(found.iter().any(|g| g.2 == "fleet service not running" && g.1 == t0 + 3600), "{found:?}");
         // Retention: samples beyond the full window become 10-minute rollups, then expire.
         let samples = count(&pool, "SELECT COUNT(*) FROM samples").await;
         assert!(samples > 0);
         r.retain(t0 + 8 * 86_400).await.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(count(&pool, "SELECT COUNT(*) FROM samples").await, 0);
         assert!(count(&pool, "SELECT COUNT(*) FROM rollups").await > 0);
-        let (pts, _) = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
+        let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
         assert!(pts.iter().any(|p| p.max == Some(3.0) && p.min == Some(1.0)), "{pts:?}");
         r.retain(t0 + 100 * 86_400).await.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(count(&pool, "SELECT COUNT(*) FROM rollups").await, 0);

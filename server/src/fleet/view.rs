@@ -105,7 +105,7 @@ pub struct Limits {
 }
 
 fn ts(t: jiff::Timestamp) -> String {
-    t.round(jiff::Unit::Second).unwrap_or(t).to_string()
+    crate::derive::ts(&t)
 }
 
 /// The family a GPU resource belongs to.

@@ -35,7 +35,8 @@ impl History {
 
 type Q = Query<HashMap<String, String>>;
 
-fn window(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
+/// The `range=` window ending now (24h when not given).
+pub(crate) fn window(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
     let name = q.get("range").map_or("24h", String::as_str);
     let span = range_seconds(name).ok_or_else(|| ApiError::bad("range", "range must be one of 1h, 24h, 7d, 30d"))?;
     let to = jiff::Timestamp::now().as_second();
