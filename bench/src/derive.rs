@@ -11,14 +11,6 @@ use gpudash::pod::Pod;
 use k8s_openapi::api::core::v1::{Event, Node};
 use serde_json::Value;
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_string))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        .unwrap_or(0)
-}
-
 fn decode<K: serde::de::DeserializeOwned>(objects: &[Value], kind: &str) -> Vec<Arc<K>> {
     objects
         .iter()
@@ -57,7 +49,7 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
             o.to_string()
         })
         .collect();
-    let before = rss_kib();
+    let before = crate::rss_kib(std::process::id());
     let t = Instant::now();
     // Decoded and stripped as the watcher does it.
     let pods: Vec<Arc<Pod>> = pod_json
@@ -69,7 +61,7 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
         })
         .collect();
     let decode_time = t.elapsed();
-    let pod_kib = rss_kib().saturating_sub(before);
+    let pod_kib = crate::rss_kib(std::process::id()).saturating_sub(before);
     let mut inputs = Inputs {
         nodes: decode::<Node>(&generated.objects, "Node"),
         pods,

@@ -16,11 +16,6 @@ use app::model::{ClusterView, ViewDelta};
 use futures::StreamExt;
 use tokio::sync::broadcast;
 
-fn status_kib(pid: u32) -> u64 {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0)
-}
-
 /// A site's view derived by gpudash from a generated cluster.
 fn site_view(nodes: usize) -> ClusterView {
     let g = crate::cluster::generate(nodes, 30);
@@ -124,7 +119,7 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
     // The first samples of every series are written on the recorder's first tick: measure the
     // database's growth from after it, the steady state.
     tokio::time::sleep(Duration::from_secs(12)).await;
-    let idle_rss = status_kib(pid);
+    let idle_rss = crate::rss_kib(pid);
     let db = sqlx::postgres::PgPoolOptions::new().max_connections(1).connect(&pg.url).await?;
     let db_size = || async {
         sqlx::query_as::<_, (i64,)>("SELECT pg_database_size(current_database())")
@@ -196,12 +191,12 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
         let _ = feed.tx.send(frame_bytes);
         n += 1;
         if n.is_multiple_of(500) {
-            peak_rss = peak_rss.max(status_kib(pid));
+            peak_rss = peak_rss.max(crate::rss_kib(pid));
         }
         tokio::time::sleep(every).await;
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    peak_rss = peak_rss.max(status_kib(pid));
+    peak_rss = peak_rss.max(crate::rss_kib(pid));
     // Let the recorder write its ticks, then measure the database.
     tokio::time::sleep(Duration::from_secs(11)).await;
     let db1 = db_size().await;

@@ -7,11 +7,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use gpudash_tests::{free_port, root, site_root, Proc};
+use gpudash_tests::{free_port, root, site_root, target_dir, Proc};
 
 fn arm64_bin(name: &str) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
-    target.join("aarch64-unknown-linux-gnu/debug").join(name)
+    target_dir().join("aarch64-unknown-linux-gnu/debug").join(name)
 }
 
 fn wanted() -> bool {
