@@ -40,7 +40,10 @@ ensure_test_tools() {
   command -v curl >/dev/null || missing+=(curl)
   # The fleet tests start a throwaway PostgreSQL cluster (initdb/pg_ctl in a temp directory).
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
-  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl, postgresql: present"; fi
+  # A Japanese face, so the Japanese screenshots show text rather than empty boxes (a kiosk's
+  # own browser brings its fonts).
+  [ -e /usr/share/fonts/opentype/ipafont-gothic/ipag.ttf ] || missing+=(fonts-ipafont-gothic)
+  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl, postgresql, Japanese font: present"; fi
 }
 
 ensure_arm64() {

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::Lang;
 use crate::model::ClusterView;
 
 /// The page a path names. Routing is by path on the server; every page is a full document.
@@ -34,6 +35,19 @@ impl Page {
     /// which keeps their views and types out of the bundle every other page downloads.
     pub fn hydrates(&self) -> bool {
         !matches!(self, Self::History | Self::Fit | Self::Quotas | Self::Node(_))
+    }
+
+    /// The path below the base path that names this page (`/` for anything unknown).
+    pub fn path(&self) -> String {
+        match self {
+            Self::Overview | Self::NotFound => "/".into(),
+            Self::Node(n) => format!("/nodes/{}", percent_encode(n)),
+            Self::Pending => "/pending".into(),
+            Self::Diagnoses => "/diagnoses".into(),
+            Self::History => "/history".into(),
+            Self::Fit => "/fit".into(),
+            Self::Quotas => "/quotas".into(),
+        }
     }
 
     /// The page for a path below the base path.
@@ -79,6 +93,12 @@ pub struct Boot {
     pub embed: bool,
     /// Theme.
     pub theme: Theme,
+    /// Language of the page.
+    #[serde(default)]
+    pub lang: Lang,
+    /// Whether `?lang=` chose it (links then keep it).
+    #[serde(default)]
+    pub lang_pinned: bool,
     /// Kiosk rotation between overview and pending, seconds (0: no rotation).
     pub rotate_seconds: u32,
     /// Namespace filter.
@@ -136,10 +156,18 @@ pub fn percent_encode(s: &str) -> String {
 }
 
 impl Boot {
-    /// Builds the boot state from the request path (below the base) and query string.
-    pub fn from_request(base: &str, path: &str, query: &str, rotate_seconds: u32, view: ClusterView) -> Self {
+    /// Builds the boot state from the request path (below the base) and query string; `lang`
+    /// is the language when the query does not name one (`Accept-Language`, else `--lang`).
+    pub fn from_request(
+        base: &str,
+        path: &str,
+        query: &str,
+        rotate_seconds: u32,
+        lang: Lang,
+        view: ClusterView,
+    ) -> Self {
         let mut b =
-            Self { base: base.to_string(), page: Page::from_path(path), rotate_seconds, view, ..Self::default() };
+            Self { base: base.to_string(), page: Page::from_path(path), rotate_seconds, lang, view, ..Self::default() };
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let v = percent_decode(v);
@@ -159,6 +187,11 @@ impl Boot {
                 "label" if !v.is_empty() => b.label = Some(v),
                 "range" if ["1h", "24h", "7d", "30d"].contains(&v.as_str()) => b.range = Some(v),
                 "pod" if v.contains('/') => b.pod = Some(v),
+                "lang" => {
+                    if let Some(l) = Lang::parse(&v) {
+                        (b.lang, b.lang_pinned) = (l, true);
+                    }
+                }
                 _ => {}
             }
         }
@@ -181,6 +214,9 @@ impl Boot {
             Theme::Dark if !self.kiosk => q.push("theme=dark".into()),
             Theme::Light => q.push("theme=light".into()),
             _ => {}
+        }
+        if self.lang_pinned {
+            q.push(format!("lang={}", self.lang.code()));
         }
         if q.is_empty() {
             String::new()
@@ -205,11 +241,11 @@ impl Boot {
     /// Serialises for embedding in a `<script type="application/json">`: `<`, `>` and `&` are
     /// escaped so no cluster string can close the element.
     pub fn to_embedded_json(&self) -> String {
-        serde_json::to_string(self)
-            .unwrap_or_else(|_| "{}".into())
-            .replace('<', "\\u003c")
-            .replace('>', "\\u003e")
-            .replace('&', "\\u0026")
+        #[cfg(not(feature = "hydrate"))]
+        let json = crate::i18n::in_lang(self.lang, || serde_json::to_string(self));
+        #[cfg(feature = "hydrate")]
+        let json = serde_json::to_string(self);
+        json.unwrap_or_else(|_| "{}".into()).replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
     }
 }
 
@@ -230,11 +266,16 @@ mod tests {
 
     #[test]
     fn query_flags_parse_and_kiosk_forces_dark() {
-        let b = Boot::from_request("/gpu", "/", "kiosk=1&rotate=5&ns=vision", 20, ClusterView::default());
+        let b = Boot::from_request("/gpu", "/", "kiosk=1&rotate=5&ns=vision", 20, Lang::En, ClusterView::default());
         assert!(b.kiosk && !b.embed);
         assert_eq!((b.theme, b.rotate_seconds, b.ns.as_deref()), (Theme::Dark, 5, Some("vision")));
         assert_eq!(b.href("/pending"), "/gpu/pending?kiosk=1");
         assert_eq!(b.link("/pending#pod-ml-a"), "/gpu/pending?kiosk=1#pod-ml-a");
+        // `?lang=` wins over the negotiated language and stays on links; a bad one is ignored.
+        let b = Boot::from_request("", "/", "lang=ja-JP", 0, Lang::En, ClusterView::default());
+        assert_eq!((b.lang, b.href("/pending").as_str()), (Lang::Ja, "/pending?lang=ja"));
+        let b = Boot::from_request("", "/", "lang=fr", 0, Lang::Ja, ClusterView::default());
+        assert_eq!((b.lang, b.href("/").as_str()), (Lang::Ja, "/"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 #![recursion_limit = "512"]
 
 pub mod boot;
+pub mod i18n;
 #[cfg(feature = "hydrate")]
 mod live;
 pub mod model;

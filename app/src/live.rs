@@ -18,7 +18,8 @@ pub fn start(boot: &Boot) {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let url = format!("{}/api/v1/stream", boot.base);
+    // The page's language, not the browser's: the sentences in the view must match the page.
+    let url = format!("{}/api/v1/stream?lang={}", boot.base, boot.lang.code());
 
     // Clock: once a second, so ages and "stale since" move.
     let tick = Closure::<dyn FnMut()>::new(move || {

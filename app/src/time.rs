@@ -1,4 +1,4 @@
-//! Just enough time handling for the browser: RFC 3339 to Unix seconds and human durations,
+//! Just enough time handling for the browser: RFC 3339 to Unix seconds and clock times,
 //! without pulling a date library into the WASM bundle.
 
 /// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
@@ -44,21 +44,6 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
 }
 
-/// `2m`, `3h 5m`, `2d 4h` — two units at most.
-pub fn human_duration(secs: i64) -> String {
-    let s = secs.max(0);
-    let (d, h, m) = (s / 86_400, (s % 86_400) / 3600, (s % 3600) / 60);
-    if d > 0 {
-        format!("{d}d {h}h")
-    } else if h > 0 {
-        format!("{h}h {m}m")
-    } else if m > 0 {
-        format!("{m}m {}s", s % 60)
-    } else {
-        format!("{s}s")
-    }
-}
-
 /// `HH:MM:SS` UTC of a Unix time.
 pub fn clock(unix: i64) -> String {
     let t = unix.rem_euclid(86_400);
@@ -81,12 +66,7 @@ mod tests {
     }
 
     #[test]
-    fn durations_read_naturally() {
-        assert_eq!(human_duration(5), "5s");
-        assert_eq!(human_duration(125), "2m 5s");
-        assert_eq!(human_duration(3 * 3600 + 300), "3h 5m");
-        assert_eq!(human_duration(2 * 86_400 + 4 * 3600), "2d 4h");
-        assert_eq!(human_duration(-5), "0s");
+    fn clock_reads_utc() {
         assert_eq!(clock(3661), "01:01:01 UTC");
     }
 }

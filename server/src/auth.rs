@@ -137,15 +137,25 @@ pub async fn guard(State(access): State<Arc<Access>>, req: Request, next: Next) 
 }
 
 /// `GET /login`: the token form.
-pub async fn login_form(State(access): State<Arc<Access>>) -> Response {
+pub async fn login_form(
+    State(access): State<Arc<Access>>,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+) -> Response {
+    let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, uri.query());
+    let s = lang.s();
     let action = format!("{}/login", access.base);
     Html(format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpudash · sign in</title>\
+        "<!DOCTYPE html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title>\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{}/pkg/gpudash.css\"></head>\
 <body><main class=\"app\"><h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{action}\" class=\"filters\">\
-<label>Access token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label>\
-<button type=\"submit\">Sign in</button></form></main></body></html>",
-        access.base
+<label>{} <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label>\
+<button type=\"submit\">{}</button></form></main></body></html>",
+        lang.code(),
+        s.login_title,
+        access.base,
+        s.login_token,
+        s.login_submit
     ))
     .into_response()
 }
@@ -173,19 +183,37 @@ pub async fn login_submit(State(access): State<Arc<Access>>, headers: axum::http
             }
             r
         }
-        _ => (StatusCode::UNAUTHORIZED, Html("<!DOCTYPE html><p>Wrong token. <a href=\"login\">Try again</a>.</p>"))
-            .into_response(),
+        _ => {
+            let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, None);
+            let s = lang.s();
+            let html = format!(
+                "<!DOCTYPE html><html lang=\"{}\"><p>{} <a href=\"login\">{}</a></p></html>",
+                lang.code(),
+                s.login_wrong,
+                s.login_again
+            );
+            (StatusCode::UNAUTHORIZED, Html(html)).into_response()
+        }
     }
 }
 
 /// `GET /logout`: a button that signs out (a plain page: it needs no script).
-pub async fn logout_form(State(access): State<Arc<Access>>) -> Response {
+pub async fn logout_form(
+    State(access): State<Arc<Access>>,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+) -> Response {
+    let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, uri.query());
+    let s = lang.s();
     Html(format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpudash · sign out</title>\
+        "<!DOCTYPE html><html lang=\"{1}\"><head><meta charset=\"utf-8\"><title>{2}</title>\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{0}/pkg/gpudash.css\"></head>\
 <body><main class=\"app\"><h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{0}/logout\" class=\"filters\">\
-<button type=\"submit\">Sign out</button></form></main></body></html>",
-        access.base
+<button type=\"submit\">{3}</button></form></main></body></html>",
+        access.base,
+        lang.code(),
+        s.logout_title,
+        s.logout_submit
     ))
     .into_response()
 }

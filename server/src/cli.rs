@@ -92,6 +92,10 @@ pub struct ServeArgs {
     /// Treat nodes matching this label selector as unified-memory boards (key=value,key2).
     #[arg(long, env = "GPUDASH_UNIFIED_MEMORY_SELECTOR")]
     pub unified_memory_selector: Option<String>,
+    /// Language when neither `?lang=` nor the browser's `Accept-Language` names one: `en` or
+    /// `ja` (pins a kiosk whose browser cannot be configured).
+    #[arg(long, env = "GPUDASH_LANG", default_value = "en", value_parser = parse_lang)]
+    pub lang: app::i18n::Lang,
     /// Kiosk rotation between overview and pending, in seconds (0: off).
     #[arg(long, env = "GPUDASH_KIOSK_ROTATE", default_value_t = 20)]
     pub kiosk_rotate: u32,
@@ -215,6 +219,11 @@ pub fn frame_ancestors(list: &[String]) -> Result<Vec<String>, ConfigError> {
         out.push(raw.trim_end_matches('/').to_string());
     }
     Ok(out)
+}
+
+/// `--lang`: `en` or `ja` (a tag such as `ja-JP` is read as its language).
+fn parse_lang(s: &str) -> Result<app::i18n::Lang, String> {
+    app::i18n::Lang::parse(s).ok_or_else(|| format!("unknown language {s:?}: gpudash speaks en and ja"))
 }
 
 #[cfg(test)]

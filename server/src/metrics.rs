@@ -129,7 +129,7 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.head("gpudash_pending_pods_by_reason", "Pending pods whose scheduler message gives this (normalised) reason.");
     let mut reasons: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
     for p in &v.pending {
-        let mut seen: Vec<&str> = p.reasons.iter().map(|r| r.reason.as_str()).collect();
+        let mut seen: Vec<&str> = p.reasons.iter().map(|r| r.reason.en.as_str()).collect();
         seen.sort_unstable();
         seen.dedup();
         for r in seen {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use app::i18n::Lang;
 use app::model::ClusterView;
 use tokio::sync::watch;
 
@@ -15,16 +16,17 @@ use crate::watchers::Stores;
 pub struct Snapshot {
     /// The view.
     pub view: ClusterView,
-    /// `view` as JSON, made on first use and shared by every stream client and API request
-    /// (when every client is up to date, only deltas are ever serialised).
-    json: std::sync::OnceLock<Arc<str>>,
-    /// `view` as one server-sent event, made on first use and shared by every stream client.
-    frame: std::sync::OnceLock<bytes::Bytes>,
-    /// The changes that led here, oldest first, each as a server-sent `delta` event: (the
-    /// revision it applies to, event). Consecutive, ending at this revision; at most
-    /// [`RECENT`]. A client that skipped revisions (it was slow to read) catches up with these
-    /// instead of the whole view.
-    pub recent: Arc<std::collections::VecDeque<(u64, bytes::Bytes)>>,
+    /// `view` as JSON in each language (its sentences written in it), made on first use and
+    /// shared by every stream client and API request (when every client is up to date, only
+    /// deltas are ever serialised).
+    json: [std::sync::OnceLock<Arc<str>>; 2],
+    /// `view` as one server-sent event per language, made on first use and shared.
+    frame: [std::sync::OnceLock<bytes::Bytes>; 2],
+    /// The changes that led here, oldest first, each as a server-sent `delta` event per
+    /// language: (the revision it applies to, events). Consecutive, ending at this revision;
+    /// at most [`RECENT`]. A client that skipped revisions (it was slow to read) catches up
+    /// with these instead of the whole view.
+    pub recent: Arc<std::collections::VecDeque<(u64, [bytes::Bytes; 2])>>,
 }
 
 /// One server-sent event: `event` (None: a plain message), `id`, and one line of JSON (serde_json
@@ -49,7 +51,7 @@ pub enum CatchUp<'a> {
     /// It is up to date.
     Nothing,
     /// These deltas, in order: (the revision each applies to, JSON).
-    Deltas(std::iter::Skip<std::collections::vec_deque::Iter<'a, (u64, bytes::Bytes)>>),
+    Deltas(std::iter::Skip<std::collections::vec_deque::Iter<'a, (u64, [bytes::Bytes; 2])>>),
     /// The whole view.
     Full,
 }
@@ -60,7 +62,7 @@ pub const RECENT: usize = 64;
 impl Snapshot {
     /// Wraps a view, serialising it once.
     pub fn new(view: ClusterView) -> Self {
-        Self { view, json: std::sync::OnceLock::new(), frame: std::sync::OnceLock::new(), recent: Arc::default() }
+        Self { view, json: Default::default(), frame: Default::default(), recent: Arc::default() }
     }
 
     /// What a client that has revision `sent` (0: nothing yet) needs to reach this one.
@@ -75,13 +77,17 @@ impl Snapshot {
     }
 
     /// The full view as one server-sent event (shared: cloning `Bytes` copies nothing).
-    pub fn frame(&self) -> bytes::Bytes {
-        self.frame.get_or_init(|| sse_frame(None, self.view.revision, &self.json())).clone()
+    pub fn frame(&self, lang: Lang) -> bytes::Bytes {
+        self.frame[lang as usize].get_or_init(|| sse_frame(None, self.view.revision, &self.json(lang))).clone()
     }
 
-    /// The full view as JSON.
-    pub fn json(&self) -> Arc<str> {
-        self.json.get_or_init(|| serde_json::to_string(&self.view).unwrap_or_else(|_| "{}".into()).into()).clone()
+    /// The full view as JSON, its sentences in `lang`.
+    pub fn json(&self, lang: Lang) -> Arc<str> {
+        self.json[lang as usize]
+            .get_or_init(|| {
+                app::i18n::in_lang(lang, || serde_json::to_string(&self.view)).unwrap_or_else(|_| "{}".into()).into()
+            })
+            .clone()
     }
 }
 
@@ -93,9 +99,12 @@ pub const COALESCE: Duration = Duration::from_millis(15);
 pub fn next_snapshot(prev: &Snapshot, view: ClusterView) -> Snapshot {
     let delta = app::model::ViewDelta::between(&prev.view, &view);
     let mut recent = (*prev.recent).clone();
-    match serde_json::to_string(&delta) {
-        Ok(d) => recent.push_back((prev.view.revision, sse_frame(Some("delta"), view.revision, &d))),
-        Err(_) => recent.clear(),
+    let frame = |lang| {
+        app::i18n::in_lang(lang, || serde_json::to_string(&delta)).map(|d| sse_frame(Some("delta"), view.revision, &d))
+    };
+    match (frame(Lang::En), frame(Lang::Ja)) {
+        (Ok(en), Ok(ja)) => recent.push_back((prev.view.revision, [en, ja])),
+        _ => recent.clear(),
     }
     while recent.len() > RECENT {
         recent.pop_front();
@@ -182,7 +191,7 @@ mod tests {
         let mut n = 0;
         for (base, frame) in ds {
             assert_eq!(*base, v.revision);
-            let text = String::from_utf8_lossy(frame);
+            let text = String::from_utf8_lossy(&frame[0]);
             let (head, data) = text.split_once("data: ").unwrap_or_default();
             assert_eq!(head, format!("event: delta\nid: {}\n", base + 1));
             let d: ViewDelta = serde_json::from_str(data.trim_end()).unwrap_or_default();

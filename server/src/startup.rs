@@ -215,6 +215,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         base: base.clone(),
         leptos,
         rotate: args.kiosk_rotate,
+        lang: args.lang,
         shutdown: stop_rx,
         stream_clients: Arc::default(),
         access: Arc::new(access),

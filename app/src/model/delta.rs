@@ -212,7 +212,7 @@ mod tests {
         PendingPod {
             namespace: "ml".into(),
             name: name.into(),
-            reasons: vec![ReasonCount { reason: reason.into(), nodes: Some(1) }],
+            reasons: vec![ReasonCount { reason: reason.into(), nodes: Some(1), verbatim: false }],
             ..PendingPod::default()
         }
     }

@@ -28,8 +28,8 @@ pub struct Diagnosis {
     pub namespace: Option<String>,
     /// Name of the object.
     pub name: String,
-    /// One sentence that says what is wrong and what to do.
-    pub message: String,
+    /// One sentence that says what is wrong and what to do (in the answer's language).
+    pub message: crate::i18n::Said,
     /// Where its object is shown, below the base path (`/nodes/orin-agx-01`,
     /// `/pending#pod-vision-anomaly-detector-…`), when it is shown anywhere.
     #[serde(default)]

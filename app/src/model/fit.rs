@@ -91,7 +91,7 @@ pub struct FitResult {
     /// Per node, by name.
     pub nodes: Vec<NodeFit>,
     /// What would make it fit.
-    pub suggestions: Vec<String>,
+    pub suggestions: Vec<crate::i18n::Said>,
     /// Input error; when set, nothing else is meaningful.
     pub error: Option<FitError>,
 }

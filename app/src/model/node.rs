@@ -120,7 +120,7 @@ pub struct GpuResource {
     /// What each row of `slots` is, when the derivation knows (`GPU 0 · NVIDIA A100 80GB PCIe`
     /// for a DRA device); empty when rows are just numbered.
     #[serde(default)]
-    pub rows: Vec<String>,
+    pub rows: Vec<crate::i18n::Said>,
     /// The devices of a DRA driver on this node, each with its claims and pods (not read by the
     /// browser: the card draws `slots`; the node page shows them whole).
     #[serde(default)]
@@ -207,7 +207,7 @@ pub struct Slot {
     /// What the slot is, when the derivation names it (a MIG profile, a share of a device's
     /// memory, a claim that no pod uses).
     #[serde(default)]
-    pub label: Option<String>,
+    pub label: Option<crate::i18n::Said>,
 }
 
 /// What a slot is.

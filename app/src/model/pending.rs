@@ -17,7 +17,11 @@ pub struct GpuRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct ReasonCount {
     /// Normalised reason (`Insufficient nvidia.com/gpu`, `node(s) had untolerated taint(s)`).
-    pub reason: String,
+    pub reason: crate::i18n::Said,
+    /// Whether `reason` is the scheduler's own words, not one gpudash knows (then the same in
+    /// every language).
+    #[serde(default)]
+    pub verbatim: bool,
     /// Nodes that gave this reason; null when the message does not count them.
     pub nodes: Option<u32>,
 }

@@ -47,18 +47,20 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         format!("theme-{theme}{}{}", if boot.kiosk { " kiosk" } else { "" }, if boot.embed { " embed" } else { "" });
     let root = boot.base.clone();
     let css = format!("{}/pkg/gpudash.css", boot.base);
+    let t = boot.lang.t();
     let title = match &boot.page {
         Page::Node(n) => format!("{n} · gpudash"),
-        Page::Pending => "Pending pods · gpudash".to_string(),
-        Page::Diagnoses => "Diagnoses · gpudash".to_string(),
-        Page::History => "History · gpudash".to_string(),
-        Page::Fit => "Will it fit? · gpudash".to_string(),
-        Page::Quotas => "GPU quotas · gpudash".to_string(),
+        Page::Pending => t.title_pending.to_string(),
+        Page::Diagnoses => t.title_diagnoses.to_string(),
+        Page::History => t.title_history.to_string(),
+        Page::Fit => t.title_fit.to_string(),
+        Page::Quotas => t.title_quotas.to_string(),
         _ => "gpudash".to_string(),
     };
+    let lang = boot.lang.code();
     view! {
         <!DOCTYPE html>
-        <html lang="en" class=class>
+        <html lang=lang class=class>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>

@@ -4,12 +4,13 @@
 use leptos::prelude::*;
 
 use crate::boot::Boot;
+use crate::i18n::{fill, Say, S};
 use crate::model::{FitInput, FitResult};
 use crate::units::bytes;
 
-fn signed_bytes(v: i64) -> String {
+fn signed_bytes(v: i64, s: &S) -> String {
     if v < 0 {
-        format!("−{} (over)", bytes(v.unsigned_abs()))
+        fill(s.fit_over, &[&bytes(v.unsigned_abs())])
     } else {
         bytes(v as u64)
     }
@@ -33,25 +34,27 @@ fn Field(
 
 #[component]
 fn Verdict(r: FitResult) -> impl IntoView {
+    let lang = expect_context::<Boot>().lang;
+    let s = lang.s();
     let ok = r.placeable > 0;
     view! {
         <section class="panel fit-result" data-fits=ok.to_string()>
-            <h2>{if ok { "✓ It fits" } else { "✗ It does not fit" }}</h2>
-            <p class="fit-summary mono">{r.summary.clone()}</p>
+            <h2>{if ok { s.fit_yes } else { s.fit_no }}</h2>
+            <p class="fit-summary mono" lang="en">{r.summary.clone()}</p>
             {(!r.suggestions.is_empty()).then(|| view! {
-                <h3>"What would make it fit"</h3>
-                <ul class="suggestions">{r.suggestions.iter().map(|s| view! { <li>{s.clone()}</li> }).collect_view()}</ul>
+                <h3>{s.fit_suggestions}</h3>
+                <ul class="suggestions">{r.suggestions.iter().map(|x| view! { <li>{x.say(lang).to_string()}</li> }).collect_view()}</ul>
             })}
             <table class="table">
-                <thead><tr><th>"Node"</th><th>"Verdict"</th><th>"Reasons"</th><th>"Replicas it can take"</th><th>"Unified memory headroom after placing (requests / limits)"</th></tr></thead>
+                <thead><tr><th>{s.fit_col_node}</th><th>{s.fit_col_verdict}</th><th>{s.fit_col_reasons}</th><th>{s.fit_col_replicas}</th><th>{s.fit_col_headroom}</th></tr></thead>
                 <tbody>
                     {r.nodes.iter().map(|n| view! {
                         <tr data-node=n.node.clone() class=if n.fits { "fits" } else { "nofit" }>
                             <td class="mono">{n.node.clone()}</td>
-                            <td>{if n.fits { "✓ fits" } else { "✗ does not fit" }}</td>
-                            <td>{n.reasons.join(", ")}</td>
+                            <td>{if n.fits { s.fit_fits } else { s.fit_no_fit }}</td>
+                            <td lang="en">{n.reasons.join(", ")}</td>
                             <td>{n.capacity_for}</td>
-                            <td>{n.headroom.as_ref().map(|h| format!("{} / {} of {}", signed_bytes(h.after_requests_bytes), signed_bytes(h.after_limits_bytes), bytes(h.board_bytes))).unwrap_or_else(|| "—".into())}</td>
+                            <td>{n.headroom.as_ref().map(|h| fill(s.fit_headroom, &[&signed_bytes(h.after_requests_bytes, s), &signed_bytes(h.after_limits_bytes, s), &bytes(h.board_bytes)])).unwrap_or_else(|| "—".into())}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>
@@ -64,6 +67,7 @@ fn Verdict(r: FitResult) -> impl IntoView {
 #[component]
 pub fn FitPage() -> impl IntoView {
     let boot = expect_context::<Boot>();
+    let s = boot.lang.s();
     let (input, result): (FitInput, Option<FitResult>) = match boot.fit.clone() {
         Some((i, r)) => (i, Some(r)),
         None => (FitInput::default(), None),
@@ -72,30 +76,30 @@ pub fn FitPage() -> impl IntoView {
     let bad = move |f: &str| bad_field == f || (f == "yaml" && (bad_field.starts_with("spec") || bad_field == "kind"));
     let action = format!("{}/fit{}", boot.base, boot.keep_query());
     view! {
-        <h1 class="page-title">"Will my next model fit?"</h1>
-        <p class="muted">"Checks a workload against the cluster's current allocation with the default scheduler's filters. Nothing is created in the cluster."</p>
+        <h1 class="page-title">{s.fit_title}</h1>
+        <p class="muted">{s.fit_intro}</p>
         {result.as_ref().and_then(|r| r.error.clone()).map(|e| view! {
-            <p class="status fit-error" data-state="stale" role="alert">"▲ " <b class="mono">{e.field}</b> ": " {e.message}</p>
+            <p class="status fit-error" data-state="stale" role="alert">"▲ " <b class="mono">{e.field}</b> ": " <span lang="en">{e.message}</span></p>
         })}
         <form class="fit-form panel" method="post" action=action>
             <div class="fit-grid">
-                <Field name="gpu_resource" label="GPU resource" value=input.gpu_resource.clone() placeholder="nvidia.com/gpu" bad=bad("gpu_resource")/>
-                <Field name="gpu_count" label="GPUs per replica" value=input.gpu_count.clone() placeholder="1" bad=bad("gpu_count")/>
-                <Field name="cpu_request" label="CPU request" value=input.cpu_request.clone() placeholder="500m" bad=bad("cpu_request")/>
-                <Field name="cpu_limit" label="CPU limit" value=input.cpu_limit.clone() placeholder="2" bad=bad("cpu_limit")/>
-                <Field name="memory_request" label="Memory request" value=input.memory_request.clone() placeholder="2Gi" bad=bad("memory_request")/>
-                <Field name="memory_limit" label="Memory limit" value=input.memory_limit.clone() placeholder="4Gi" bad=bad("memory_limit")/>
-                <Field name="node_selector" label="Node selector" value=input.node_selector.clone() placeholder="kubernetes.io/arch=arm64" bad=bad("node_selector")/>
-                <Field name="tolerations" label="Tolerations" value=input.tolerations.clone() placeholder="key=value:NoSchedule" bad=bad("tolerations")/>
+                <Field name="gpu_resource" label=s.fit_gpu_resource value=input.gpu_resource.clone() placeholder="nvidia.com/gpu" bad=bad("gpu_resource")/>
+                <Field name="gpu_count" label=s.fit_gpu_count value=input.gpu_count.clone() placeholder="1" bad=bad("gpu_count")/>
+                <Field name="cpu_request" label=s.fit_cpu_request value=input.cpu_request.clone() placeholder="500m" bad=bad("cpu_request")/>
+                <Field name="cpu_limit" label=s.fit_cpu_limit value=input.cpu_limit.clone() placeholder="2" bad=bad("cpu_limit")/>
+                <Field name="memory_request" label=s.fit_memory_request value=input.memory_request.clone() placeholder="2Gi" bad=bad("memory_request")/>
+                <Field name="memory_limit" label=s.fit_memory_limit value=input.memory_limit.clone() placeholder="4Gi" bad=bad("memory_limit")/>
+                <Field name="node_selector" label=s.fit_node_selector value=input.node_selector.clone() placeholder="kubernetes.io/arch=arm64" bad=bad("node_selector")/>
+                <Field name="tolerations" label=s.fit_tolerations value=input.tolerations.clone() placeholder="key=value:NoSchedule" bad=bad("tolerations")/>
                 <Field name="runtime_class" label="runtimeClassName" value=input.runtime_class.clone() placeholder="nvidia" bad=bad("runtime_class")/>
-                <Field name="replicas" label="Replicas" value=input.replicas.clone() placeholder="1" bad=bad("replicas")/>
-                <Field name="namespace" label="Namespace" value=input.namespace.clone() placeholder="default" bad=bad("namespace")/>
+                <Field name="replicas" label=s.fit_replicas value=input.replicas.clone() placeholder="1" bad=bad("replicas")/>
+                <Field name="namespace" label=s.col_namespace value=input.namespace.clone() placeholder="default" bad=bad("namespace")/>
             </div>
             <label class="fit-yaml" data-bad=bad("yaml").to_string()>
-                <span>"…or paste a Pod or Deployment (YAML or JSON; replaces the fields above), with the ResourceClaimTemplates it uses as further --- documents"</span>
+                <span>{s.fit_yaml}</span>
                 <textarea name="yaml" rows="10" spellcheck="false">{input.yaml.clone()}</textarea>
             </label>
-            <button type="submit">"Check"</button>
+            <button type="submit">{s.fit_check}</button>
         </form>
         {result.filter(|r| r.error.is_none()).map(|r| view! { <Verdict r/> })}
     }

@@ -3,8 +3,9 @@
 use leptos::prelude::*;
 
 use crate::boot::{Boot, Page};
+use crate::i18n::{duration, fill, Lang};
 use crate::model::SourceMode;
-use crate::time::{clock, human_duration, parse_rfc3339};
+use crate::time::{clock, parse_rfc3339};
 
 use super::app::{Conn, Live};
 
@@ -53,42 +54,27 @@ pub struct Status {
 }
 
 /// Decides the status line. Staleness of the browser's own connection wins over the cluster's.
-pub fn status(live: &Live) -> Status {
+pub fn status(live: &Live, lang: Lang) -> Status {
+    let t = lang.t();
     let now = live.now.get();
     let conn = live.conn.get();
     live.view.with(|v| {
-        let ago = |t: i64| format!("since {} ({} ago)", clock(t), human_duration(now - t));
-        if let Conn::Lost(t) = conn {
-            return Status {
-                state: State::Stale,
-                text: format!("Stale {} — connection to gpudash lost, reconnecting…", ago(t)),
-            };
+        let ago = |s: i64| fill(t.status_since, &[&clock(s), &duration(now - s, lang)]);
+        if let Conn::Lost(s) = conn {
+            return Status { state: State::Stale, text: fill(t.status_conn_lost, &[&ago(s)]) };
         }
-        if let Some(t) = v.source.stale_since.as_deref().and_then(parse_rfc3339) {
+        if let Some(s) = v.source.stale_since.as_deref().and_then(parse_rfc3339) {
+            // The watch's error is the client library's own words, kept as they are.
             let err = v.source.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
-            return Status {
-                state: State::Stale,
-                text: format!("Stale {} — the cluster watch is down{err}; showing the last known state", ago(t)),
-            };
+            return Status { state: State::Stale, text: fill(t.status_watch_down, &[&ago(s), &err]) };
         }
         if !v.source.synced {
             let p = &v.source.progress;
-            return Status {
-                state: State::Connecting,
-                text: format!(
-                    "Connecting… first sync {}/{} kinds, {} objects",
-                    p.kinds_synced, p.kinds_total, p.objects
-                ),
-            };
+            let (a, b, c) = (p.kinds_synced.to_string(), p.kinds_total.to_string(), p.objects.to_string());
+            return Status { state: State::Connecting, text: fill(t.status_connecting, &[&a, &b, &c]) };
         }
-        Status {
-            state: State::Live,
-            text: format!(
-                "Live · revision {} · updated {}",
-                v.revision,
-                clock(parse_rfc3339(&v.generated_at).unwrap_or(now))
-            ),
-        }
+        let updated = clock(parse_rfc3339(&v.generated_at).unwrap_or(now));
+        Status { state: State::Live, text: fill(t.status_live, &[&v.revision.to_string(), &updated]) }
     })
 }
 
@@ -97,25 +83,24 @@ pub fn status(live: &Live) -> Status {
 pub fn Header() -> impl IntoView {
     let live = expect_context::<Live>();
     let boot = expect_context::<Boot>();
+    let lang = boot.lang;
+    let t = lang.t();
     let mode = move || live.view.with(|v| v.source.mode);
     let source = move || match mode() {
-        SourceMode::Demo => "SIMULATED cluster (demo)".to_string(),
-        SourceMode::Cluster => live.view.with(|v| format!("cluster {}", v.source.server)),
+        SourceMode::Demo => t.source_demo.to_string(),
+        SourceMode::Cluster => live.view.with(|v| fill(t.source_cluster, &[&v.source.server])),
     };
     let hydrates = boot.page.hydrates();
-    let again = if matches!(boot.page, Page::Node(_)) { "refreshes every 15 s" } else { "reload for the latest" };
+    let again = if matches!(boot.page, Page::Node(_)) { t.status_refreshes } else { t.status_reload };
     let st = Memo::new(move |_| {
-        let mut s = status(&live);
+        let mut s = status(&live, lang);
         // A page that does not hydrate is a snapshot: say so rather than "Live".
         if !hydrates && s.state == State::Live {
             s = Status {
                 state: State::Snapshot,
                 text: live.view.with(|v| {
-                    format!(
-                        "Snapshot · revision {} · as of {} ({again})",
-                        v.revision,
-                        clock(parse_rfc3339(&v.generated_at).unwrap_or(0))
-                    )
+                    let at = clock(parse_rfc3339(&v.generated_at).unwrap_or(0));
+                    fill(t.status_snapshot, &[&v.revision.to_string(), &at, again])
                 }),
             };
         }
@@ -129,23 +114,31 @@ pub fn Header() -> impl IntoView {
         let cls = if current == page { "nav-link current" } else { "nav-link" };
         (boot.href(path), cls, label)
     };
-    let (o_href, o_cls, o_label) = link("/", Page::Overview, "Overview");
-    let (p_href, p_cls, _) = link("/pending", Page::Pending, "Pending");
-    let (d_href, d_cls, _) = link("/diagnoses", Page::Diagnoses, "Diagnoses");
-    let (h_href, h_cls, h_label) = link("/history", Page::History, "History");
-    let (f_href, f_cls, f_label) = link("/fit", Page::Fit, "Will it fit?");
-    let (q_href, q_cls, q_label) = link("/quotas", Page::Quotas, "Quotas");
+    let (o_href, o_cls, o_label) = link("/", Page::Overview, t.nav_overview);
+    let (p_href, p_cls, _) = link("/pending", Page::Pending, "");
+    let (d_href, d_cls, _) = link("/diagnoses", Page::Diagnoses, "");
+    let (h_href, h_cls, h_label) = link("/history", Page::History, t.nav_history);
+    let (f_href, f_cls, f_label) = link("/fit", Page::Fit, t.nav_fit);
+    let (q_href, q_cls, q_label) = link("/quotas", Page::Quotas, t.nav_quotas);
+    // The other language: the same page and flags, with `?lang=` pinned.
+    let other = Lang::ALL.into_iter().find(|l| *l != lang).unwrap_or_default();
+    let switch = {
+        let mut b = boot.clone();
+        (b.lang, b.lang_pinned) = (other, true);
+        b.href(&boot.page.path())
+    };
     view! {
         <header class="top">
             <Show when=move || chrome>
-                <nav class="nav" aria-label="Pages">
+                <nav class="nav" aria-label=t.nav_label>
                     <span class="brand">"gpudash"</span>
                     <a class=o_cls href=o_href.clone()>{o_label}</a>
-                    <a class=p_cls href=p_href.clone()>"Pending (" {pending} ")"</a>
-                    <a class=d_cls href=d_href.clone()>"Diagnoses (" {diags} ")"</a>
+                    <a class=p_cls href=p_href.clone()>{move || fill(t.nav_pending, &[&pending().to_string()])}</a>
+                    <a class=d_cls href=d_href.clone()>{move || fill(t.nav_diagnoses, &[&diags().to_string()])}</a>
                     <a class=h_cls href=h_href.clone()>{h_label}</a>
                     <a class=q_cls href=q_href.clone()>{q_label}</a>
                     <a class=f_cls href=f_href.clone()>{f_label}</a>
+                    <a class="nav-link lang-switch" href=switch.clone() hreflang=other.code() lang=other.code() title=t.lang_label>{other.name()}</a>
                 </nav>
             </Show>
             <div class="status" data-state=move || st.get().state.as_str() role="status" aria-live="polite">

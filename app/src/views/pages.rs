@@ -4,8 +4,9 @@ use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
+use crate::i18n::{duration, fill, Say, T};
 use crate::model::{ClusterView, NodeView, Severity};
-use crate::time::{human_duration, parse_rfc3339};
+use crate::time::parse_rfc3339;
 use crate::units::bytes;
 
 use super::app::Live;
@@ -31,15 +32,16 @@ fn all_namespaces(v: &ClusterView) -> Vec<String> {
 #[component]
 fn Totals() -> impl IntoView {
     let live = expect_context::<Live>();
+    let s = expect_context::<Boot>().lang.t();
     let t = move || live.view.with(|v| v.totals.clone());
     view! {
-        <section class="totals" aria-label="Cluster totals">
-            <div class="total"><span class="num">{move || t().ready_nodes} "/" {move || t().nodes}</span><span class="lbl">"nodes ready"</span></div>
-            <div class="total"><span class="num">{move || t().gpu_allocated} "/" {move || t().gpu_allocatable}</span><span class="lbl">"GPU units held"</span></div>
-            <div class="total" data-alert=move || (t().pending > 0 || t().blocked > 0).to_string()><span class="num">{move || t().pending}</span><span class="lbl">"pending pods"</span>
-                <span class="lbl blocked">{move || (t().blocked > 0).then(|| format!("+ {} blocked by quota", t().blocked))}</span></div>
-            <div class="total" data-alert=move || (t().critical > 0).to_string()><span class="num">{move || t().critical}</span><span class="lbl">"critical"</span></div>
-            <div class="total"><span class="num">{move || t().warnings}</span><span class="lbl">"warnings"</span></div>
+        <section class="totals" aria-label=s.totals_label>
+            <div class="total"><span class="num">{move || t().ready_nodes} "/" {move || t().nodes}</span><span class="lbl">{s.totals_nodes}</span></div>
+            <div class="total"><span class="num">{move || t().gpu_allocated} "/" {move || t().gpu_allocatable}</span><span class="lbl">{s.totals_gpu}</span></div>
+            <div class="total" data-alert=move || (t().pending > 0 || t().blocked > 0).to_string()><span class="num">{move || t().pending}</span><span class="lbl">{s.totals_pending}</span>
+                <span class="lbl blocked">{move || (t().blocked > 0).then(|| fill(s.totals_blocked, &[&t().blocked.to_string()]))}</span></div>
+            <div class="total" data-alert=move || (t().critical > 0).to_string()><span class="num">{move || t().critical}</span><span class="lbl">{s.totals_critical}</span></div>
+            <div class="total"><span class="num">{move || t().warnings}</span><span class="lbl">{s.totals_warnings}</span></div>
         </section>
     }
 }
@@ -47,6 +49,7 @@ fn Totals() -> impl IntoView {
 #[component]
 fn Filters() -> impl IntoView {
     let boot = expect_context::<Boot>();
+    let t = boot.lang.t();
     let live = expect_context::<Live>();
     let namespaces = live.view.with_untracked(all_namespaces);
     let ns = boot.ns.clone().unwrap_or_default();
@@ -55,16 +58,17 @@ fn Filters() -> impl IntoView {
     view! {
         <form class="filters" method="get" action=action>
             {boot.embed.then(|| view! { <input type="hidden" name="embed" value="1"/> })}
-            <label>"Namespace "
+            {boot.lang_pinned.then(|| view! { <input type="hidden" name="lang" value=boot.lang.code()/> })}
+            <label>{t.filter_namespace}
                 <select name="ns">
-                    <option value="" selected=ns.is_empty()>"all"</option>
+                    <option value="" selected=ns.is_empty()>{t.filter_all}</option>
                     {namespaces.into_iter().map(|n| { let sel = n == ns; view! { <option value=n.clone() selected=sel>{n.clone()}</option> } }).collect_view()}
                 </select>
             </label>
-            <label>"Node label "
+            <label>{t.filter_label}
                 <input type="text" name="label" value=label placeholder="key=value"/>
             </label>
-            <button type="submit">"Filter"</button>
+            <button type="submit">{t.filter_submit}</button>
         </form>
     }
 }
@@ -75,13 +79,14 @@ pub fn OverviewPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let boot = expect_context::<Boot>();
     let (ns, label) = (boot.ns.clone(), boot.label.clone());
+    let t = boot.lang.t();
     let nodes = move || {
         live.view.with(|v| {
             v.nodes.iter().filter(|n| node_matches(n, ns.as_deref(), label.as_deref())).cloned().collect::<Vec<_>>()
         })
     };
     view! {
-        <h1 class="page-title">"GPU overview"</h1>
+        <h1 class="page-title">{t.overview_title}</h1>
         <Totals/>
         {(!boot.kiosk).then(|| view! { <Filters/> })}
         <section class="cards">
@@ -90,11 +95,11 @@ pub fn OverviewPage() -> impl IntoView {
     }
 }
 
-fn severity_label(s: Severity) -> (&'static str, &'static str) {
+fn severity_label(s: Severity, t: &T) -> (&'static str, &'static str) {
     match s {
-        Severity::Critical => ("sev critical", "✖ critical"),
-        Severity::Warning => ("sev warning", "⚠ warning"),
-        Severity::Info => ("sev info", "ℹ info"),
+        Severity::Critical => ("sev critical", t.sev_critical),
+        Severity::Warning => ("sev warning", t.sev_warning),
+        Severity::Info => ("sev info", t.sev_info),
     }
 }
 
@@ -103,6 +108,8 @@ fn severity_label(s: Severity) -> (&'static str, &'static str) {
 pub fn PendingPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let boot = expect_context::<Boot>();
+    let lang = boot.lang;
+    let t = lang.t();
     let kiosk = boot.kiosk;
     let boot_q = boot.keep_query();
     let boot_hist = boot.href("/history");
@@ -111,9 +118,9 @@ pub fn PendingPage() -> impl IntoView {
     // operator both are a model that is not running.
     let items = move || live.view.with(|v| v.pending.iter().chain(&v.blocked).cloned().collect::<Vec<_>>());
     view! {
-        <h1 class="page-title">"Pending pods"</h1>
+        <h1 class="page-title">{t.pending_title}</h1>
         <Show when=move || live.view.with(|v| v.pending.is_empty() && v.blocked.is_empty())>
-            <p class="muted big">"No pod is waiting for the scheduler."</p>
+            <p class="muted big">{t.pending_none}</p>
         </Show>
         <section class="pending-list">
             <For each=items key=crate::model::fingerprint children=move |p| {
@@ -121,46 +128,46 @@ pub fn PendingPage() -> impl IntoView {
                 let id = format!("pod-{}-{}", percent_encode(&p.namespace), percent_encode(&p.name));
                 let total = p.nodes_total;
                 let (state, prefix) = match &p.workload {
-                    Some(kind) => ("⊘ blocked by quota ", format!("{kind} {}/", p.namespace)),
-                    None => ("◔ waiting ", format!("{}/", p.namespace)),
+                    Some(kind) => (t.pending_blocked, format!("{kind} {}/", p.namespace)),
+                    None => (t.pending_waiting, format!("{}/", p.namespace)),
                 };
                 view! {
                     <article class="card pending" id=id data-pod=p.name.clone() data-blocked=p.workload.is_some().to_string()>
                         <header class="card-head">
                             <h2><span class="ns">{prefix}</span>{p.name.clone()}</h2>
-                            <span class="badge warn">{state} {move || since.map(|s| human_duration(now.get() - s)).unwrap_or_else(|| "?".into())}</span>
+                            <span class="badge warn">{move || fill(state, &[&since.map(|s| duration(now.get() - s, lang)).unwrap_or_else(|| "?".into())])}</span>
                         </header>
                         <p class="request">
                             {p.gpu_request.clone().map(|g| view! { <span class="chip want">{g.count} " × " {g.resource}</span> })}
-                            {p.memory_request_bytes.map(|m| view! { <span class="chip">{bytes(m)} " memory"</span> })}
-                            {p.scheduler.clone().map(|s| view! { <span class="chip">"scheduler: " {s}</span> })}
+                            {p.memory_request_bytes.map(|m| view! { <span class="chip">{fill(t.pending_memory, &[&bytes(m)])}</span> })}
+                            {p.scheduler.clone().map(|s| view! { <span class="chip">{fill(t.pending_scheduler, &[&s])}</span> })}
                             {p.claims.iter().map(|c| view! {
-                                <span class=format!("chip claim {}", c.state)>"claim " <b class="mono">{c.name.clone()}</b>
+                                <span class=format!("chip claim {}", c.state)>{t.pending_claim} <b class="mono">{c.name.clone()}</b>
                                     {c.device_class.clone().map(|d| view! { " · " <span class="mono">{d}</span> })}
                                     " · " {c.state.clone()}</span>
                             }).collect_view()}
                         </p>
                         <ul class="reasons">
                             {p.reasons.iter().map(|r| view! {
-                                <li class="reason"><span class="reason-text">{r.reason.clone()}</span>
+                                <li class="reason"><span class="reason-text" lang=r.verbatim.then_some("en")>{r.reason.say(lang).to_string()}</span>
                                     <span class="reason-nodes">{match (r.nodes, total) {
-                                        (Some(n), Some(t)) => format!("{n} of {t} node{}", if t == 1 { "" } else { "s" }),
-                                        (Some(n), None) => format!("{n} node{}", if n == 1 { "" } else { "s" }),
+                                        (Some(n), Some(all)) => fill(if all == 1 { t.pending_nodes_of_1 } else { t.pending_nodes_of }, &[&n.to_string(), &all.to_string()]),
+                                        (Some(n), None) => fill(if n == 1 { t.pending_nodes_1 } else { t.pending_nodes }, &[&n.to_string()]),
                                         _ => String::new(),
                                     }}</span>
                                 </li>
                             }).collect_view()}
                         </ul>
-                        {p.problems.iter().map(|d| { let (cls, lbl) = severity_label(d.severity); view! {
-                            <p class="diagnosis"><span class=cls>{lbl}</span> " " <b class="mono">{d.code.to_string()}</b> " " {d.message.clone()}</p>
+                        {p.problems.iter().map(|d| { let (cls, lbl) = severity_label(d.severity, t); view! {
+                            <p class="diagnosis"><span class=cls>{lbl}</span> " " <b class="mono">{d.code.to_string()}</b> " " {d.message.say(lang).to_string()}</p>
                         }}).collect_view()}
                         {(!kiosk).then(|| p.message.clone().map(|m| view! {
-                            <details class="raw"><summary>"Scheduler message"</summary><pre>{m}</pre></details>
+                            <details class="raw"><summary>{t.pending_raw}</summary><pre lang="en">{m}</pre></details>
                         }))}
                         {(!kiosk && p.workload.is_none()).then(|| {
                             let sep = if boot_q.is_empty() { "?" } else { "&" };
                             let href = format!("{}{sep}pod={}", boot_hist, percent_encode(&format!("{}/{}", p.namespace, p.name)));
-                            view! { <a class="timeline-link" href=href>"History of this pod"</a> }
+                            view! { <a class="timeline-link" href=href>{t.pending_history}</a> }
                         })}
                     </article>
                 }
@@ -174,15 +181,17 @@ pub fn PendingPage() -> impl IntoView {
 pub fn DiagnosesPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let boot = expect_context::<Boot>();
+    let lang = boot.lang;
+    let t = lang.t();
     let items = move || live.view.with(|v| v.diagnoses.clone());
     view! {
-        <h1 class="page-title">"Diagnoses"</h1>
+        <h1 class="page-title">{t.diagnoses_title}</h1>
         <Show when=move || live.view.with(|v| v.diagnoses.is_empty())>
-            <p class="muted big">"Nothing to report."</p>
+            <p class="muted big">{t.diagnoses_none}</p>
         </Show>
         <ul class="diagnoses">
             <For each=items key=crate::model::fingerprint children=move |d| {
-                let (cls, lbl) = severity_label(d.severity);
+                let (cls, lbl) = severity_label(d.severity, t);
                 let href = d.link.as_deref().map(|l| boot.link(l));
                 let obj = match &d.namespace { Some(ns) => format!("{} {ns}/{}", d.kind, d.name), None => format!("{} {}", d.kind, d.name) };
                 view! {
@@ -190,7 +199,7 @@ pub fn DiagnosesPage() -> impl IntoView {
                         <span class=cls>{lbl}</span>
                         <b class="mono code">{d.code.to_string()}</b>
                         {match href { Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }), None => Either::Right(view! { <span class="obj">{obj}</span> }) }}
-                        <p>{d.message.clone()}</p>
+                        <p>{d.message.say(lang).to_string()}</p>
                     </li>
                 }
             }/>
@@ -202,7 +211,8 @@ pub fn DiagnosesPage() -> impl IntoView {
 #[component]
 pub fn NotFoundPage() -> impl IntoView {
     let boot = expect_context::<Boot>();
-    view! { <h1 class="page-title">"Not found"</h1><p><a href=boot.href("/")>"Back to the overview"</a></p> }
+    let t = boot.lang.t();
+    view! { <h1 class="page-title">{t.not_found}</h1><p><a href=boot.href("/")>{t.not_found_back}</a></p> }
 }
 
 #[cfg(test)]

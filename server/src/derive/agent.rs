@@ -36,8 +36,8 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool) {
         place(g, kubelet, dcgm, tegra_busy);
         if stale {
             // What a silent agent said last is shown, and says so.
-            for l in g.rows.iter_mut().filter(|l| l.starts_with("GPU ")) {
-                l.push_str(" · stale");
+            for l in g.rows.iter_mut().filter(|l| l.en.starts_with("GPU ")) {
+                l.push(&app::say!(" · stale", " · 更新停止"));
             }
         }
     }
@@ -77,7 +77,7 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
     }
     let holder_of = |ns: &str, name: &str| g.holders.iter().position(|h| h.namespace == ns && h.name == name);
     let mut rows: Vec<Vec<Slot>> = Vec::new();
-    let mut labels = Vec::new();
+    let mut labels: Vec<app::i18n::Said> = Vec::new();
     let mut devices = Vec::new();
     let mut placed = vec![0u64; g.holders.len()];
     for (i, p) in phys.iter_mut().enumerate() {
@@ -103,9 +103,11 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
                             Slot { state, holder: u32::try_from(h).ok(), label: None }
                         }
                         // The kubelet still lists a pod the API no longer has (being removed).
-                        None => {
-                            Slot { state: SlotState::Terminating, holder: None, label: Some(format!("{ns}/{name}")) }
-                        }
+                        None => Slot {
+                            state: SlotState::Terminating,
+                            holder: None,
+                            label: Some(format!("{ns}/{name}").into()),
+                        },
                     }
                 }
                 None => Slot { state: SlotState::Free, holder: None, label: None },
@@ -118,11 +120,12 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
             p.id.starts_with("tegra").then_some(tegra_busy).flatten()
         });
         let used = use_.and_then(|u| u.memory_used_bytes);
-        labels.push(match (busy, used) {
-            (Some(b), Some(m)) => format!("GPU {i} · {b}% busy · {} used", crate::quantity::Bytes(m)),
-            (Some(b), None) => format!("GPU {i} · {b}% busy"),
-            (None, Some(m)) => format!("GPU {i} · {} used", crate::quantity::Bytes(m)),
-            (None, None) => format!("GPU {i}"),
+        let m = used.map(crate::quantity::Bytes);
+        labels.push(match (busy, m) {
+            (Some(b), Some(m)) => app::say!("GPU {i} · {b}% busy · {m} used", "GPU {i} · 使用率 {b}% · {m} 使用"),
+            (Some(b), None) => app::say!("GPU {i} · {b}% busy", "GPU {i} · 使用率 {b}%"),
+            (None, Some(m)) => app::say!("GPU {i} · {m} used", "GPU {i} · {m} 使用"),
+            (None, None) => format!("GPU {i}").into(),
         });
         rows.push(row);
         let uuid = (p.id.starts_with("GPU-") || p.id.starts_with("MIG-")).then(|| p.id.to_string());
@@ -152,7 +155,7 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
         .collect();
     if !unplaced.is_empty() {
         rows.push(unplaced);
-        labels.push("not yet reported by the kubelet".to_string());
+        labels.push(app::say!("not yet reported by the kubelet", "kubelet の報告待ち"));
     }
     // Units the node advertises that the kubelet does not offer (the device plugin marked them
     // unhealthy).
@@ -160,7 +163,7 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
     let out = g.capacity.saturating_sub(listed).min(64);
     if out > 0 {
         rows.push((0..out).map(|_| Slot { state: SlotState::Out, holder: None, label: None }).collect());
-        labels.push("out of service".to_string());
+        labels.push(app::say!("out of service", "使用不可"));
     }
     g.physical_gpus = Some(phys.len() as u64);
     g.placement_known = true;

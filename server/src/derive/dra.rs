@@ -2,6 +2,7 @@
 //! ResourceSlices of each pool's newest generation), the claims allocated each device, and the
 //! pods those claims are reserved for; the claims of pending pods. Pure: objects in, view out.
 
+use app::i18n::Said;
 use std::sync::Arc;
 
 use app::model::{DeviceClaimRef, DeviceView, GpuResource, Holder, PendingClaim, PodRef, Sharing, Slot, SlotState};
@@ -204,15 +205,19 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
         let holder = holder_index(c);
         // A claim several pods share: the slot names the first and says how many.
         let pods = c.pods().count();
-        let label = match (pods > 1, label) {
-            (true, Some(l)) => Some(format!("{l} · {pods} pods")),
-            (true, None) => Some(format!("{pods} pods share it")),
-            (false, l) => l,
+        let label: Option<Said> = match (pods > 1, label) {
+            (true, Some(l)) => Some(app::say!("{l} · {pods} pods", "{l} · Pod {pods} 個")),
+            (true, None) => Some(app::say!("{pods} pods share it", "Pod {pods} 個で共有")),
+            (false, l) => l.map(Said::same),
         };
+        let claim = claim_name(c);
         let label = match (holder, label) {
             (Some(_), l) => l,
-            (None, Some(l)) => Some(format!("{l} · claim {} · no pod", claim_name(c))),
-            (None, None) => Some(format!("claim {} · no pod", claim_name(c))),
+            (None, Some(l)) => {
+                let (le, lj) = (&l.en, &l.ja);
+                Some(app::say!("{le} · claim {claim} · no pod", "{lj} · claim {claim} · Pod なし"))
+            }
+            (None, None) => Some(app::say!("claim {claim} · no pod", "claim {claim} · Pod なし")),
         };
         Slot { state: SlotState::Held, holder, label }
     };
@@ -235,10 +240,11 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
                 row.push(used_slot(c, mem.map(bytes_text)));
             }
             if let Some(left) = total.map(|t| t.saturating_sub(consumed)).filter(|l| *l > 0) {
+                let left = bytes_text(left);
                 row.push(Slot {
                     state: SlotState::Free,
                     holder: None,
-                    label: Some(format!("{} free", bytes_text(left))),
+                    label: Some(app::say!("{left} free", "空き {left}")),
                 });
             }
         } else if let Some((c, _, _)) = dev.uses.first() {
@@ -249,11 +255,11 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
                 let profile = child.d.text(driver, "profile").unwrap_or_else(|| child.d.name.clone());
                 row.push(match child.uses.first() {
                     Some((c, _, _)) => used_slot(c, Some(profile)),
-                    None => Slot { state: SlotState::Free, holder: None, label: Some(profile) },
+                    None => Slot { state: SlotState::Free, holder: None, label: Some(Said::same(profile)) },
                 });
             }
         } else {
-            let label = shared.then(|| "shareable".to_string());
+            let label = shared.then(|| app::say!("shareable", "共有可"));
             row.push(Slot { state: SlotState::Free, holder: None, label });
         }
         // `GPU 0`, naming the device too when its name does not say the same.
@@ -262,7 +268,7 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
             Some(ix) => format!("GPU {ix} · {}", dev.d.name),
             None => dev.d.name.clone(),
         };
-        rows.push(title);
+        rows.push(Said::same(title));
         slots.push(row);
     }
 

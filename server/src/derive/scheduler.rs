@@ -121,14 +121,55 @@ fn main_part(msg: &str) -> &str {
     m
 }
 
+/// A normalised reason in both languages. The English is the scheduler's wording (the
+/// derivation matches on it); a reason this table does not know stays verbatim in both, marked
+/// so the page can say it is the scheduler's own words.
+pub fn reason(en: String, nodes: Option<u32>) -> ReasonCount {
+    let ja = match en.as_str() {
+        "node(s) had untolerated taint(s)" => Some("Node に許容されない taint があります".to_string()),
+        "node(s) didn't match Pod's node affinity/selector" => {
+            Some("Node が Pod の node affinity/selector に合いません".to_string())
+        }
+        "Too many pods" => Some("Pod 数が上限です".to_string()),
+        "node(s) were unschedulable" => Some("Node がスケジュール不可です（cordon 済み）".to_string()),
+        "node(s) were not ready" => Some("Node が Ready ではありません".to_string()),
+        "node(s) didn't have free ports for the requested pod ports" => {
+            Some("要求されたポートが Node で空いていません".to_string())
+        }
+        "cannot allocate all claims" => Some("すべての claim を割り当てられません".to_string()),
+        "resourceclaim not available on the node" => Some("ResourceClaim がこの Node では使えません".to_string()),
+        "resourceclaim in use" => Some("ResourceClaim が使用中です".to_string()),
+        "resourceclaim must be reallocated" => Some("ResourceClaim の再割り当てが必要です".to_string()),
+        "ResourceClaim not created yet" => Some("ResourceClaim がまだ作成されていません".to_string()),
+        "pod has unbound immediate PersistentVolumeClaims" => {
+            Some("Pod にバインドされていない PersistentVolumeClaim があります".to_string())
+        }
+        "node(s) didn't satisfy existing pods anti-affinity rules" => {
+            Some("既存の Pod の anti-affinity ルールを満たしません".to_string())
+        }
+        e => e
+            .strip_prefix("Insufficient ")
+            .map(|r| format!("{r} が不足しています"))
+            .or_else(|| e.strip_prefix("exceeded quota: ").map(|q| format!("クォータ {q} を超えます")))
+            .or_else(|| {
+                e.strip_prefix("DeviceClass ")
+                    .and_then(|c| c.strip_suffix(" does not exist"))
+                    .map(|c| format!("DeviceClass {c} が存在しません"))
+            }),
+    };
+    let verbatim = ja.is_none();
+    let ja = ja.unwrap_or_else(|| en.clone());
+    ReasonCount { reason: app::i18n::Said { en, ja }, nodes, verbatim }
+}
+
 fn counted(item: &str) -> ReasonCount {
     let item = item.trim();
     let digits = item.bytes().take_while(u8::is_ascii_digit).count();
     if digits > 0 && item.as_bytes().get(digits) == Some(&b' ') {
         let n = item[..digits].parse().ok();
-        ReasonCount { reason: normalise(&item[digits + 1..]), nodes: n }
+        reason(normalise(&item[digits + 1..]), n)
     } else {
-        ReasonCount { reason: normalise(item), nodes: None }
+        reason(normalise(item), None)
     }
 }
 
@@ -138,11 +179,11 @@ fn parenthesised(item: &str) -> ReasonCount {
     if let Some(open) = item.rfind(" (") {
         if let Some(inner) = item[open + 2..].strip_suffix(')') {
             if let Ok(n) = inner.trim().parse() {
-                return ReasonCount { reason: normalise(&item[..open]), nodes: Some(n) };
+                return reason(normalise(&item[..open]), Some(n));
             }
         }
     }
-    ReasonCount { reason: normalise(item), nodes: None }
+    reason(normalise(item), None)
 }
 
 /// Parses a scheduler message. Anything unrecognised becomes a single verbatim reason.
@@ -183,15 +224,15 @@ pub fn parse(message: &str) -> Parsed {
             return Parsed { nodes_total: Some(total), reasons };
         }
     }
-    Parsed { nodes_total: None, reasons: vec![ReasonCount { reason: main_part(msg).to_string(), nodes: None }] }
+    Parsed { nodes_total: None, reasons: vec![reason(main_part(msg).to_string(), None)] }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn rc(reason: &str, nodes: Option<u32>) -> ReasonCount {
-        ReasonCount { reason: reason.into(), nodes }
+    fn rc(r: &str, nodes: Option<u32>) -> ReasonCount {
+        reason(r.into(), nodes)
     }
 
     const TAINT: &str = "node(s) had untolerated taint(s)";
@@ -254,6 +295,23 @@ mod tests {
             assert_eq!(p.nodes_total, total, "{msg}");
             assert_eq!(p.reasons, reasons, "{msg}");
         }
+    }
+
+    #[test]
+    fn known_reasons_read_in_japanese_and_unknown_ones_stay_verbatim() {
+        let p = parse("0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 node(s) didn't match Pod's node affinity/selector.");
+        let ja: Vec<&str> = p.reasons.iter().map(|r| r.reason.ja.as_str()).collect();
+        assert_eq!(
+            ja,
+            [
+                "nvidia.com/gpu が不足しています",
+                "Node に許容されない taint があります",
+                "Node が Pod の node affinity/selector に合いません"
+            ]
+        );
+        assert!(p.reasons.iter().all(|r| !r.verbatim));
+        let odd = parse("skip schedule deleting pod: ml/old");
+        assert!(odd.reasons[0].verbatim && odd.reasons[0].reason.ja == "skip schedule deleting pod: ml/old");
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub struct Demand {
     /// Why no pod could be created or scheduled at all (a missing class or template).
     pub refusal: Option<String>,
     /// What the check could not evaluate, said plainly.
-    pub notes: Vec<String>,
+    pub notes: Vec<app::i18n::Said>,
     /// Extended resources a DeviceClass stands for (left out of the node's resource fit).
     pub mapped: BTreeSet<String>,
 }
@@ -167,9 +167,10 @@ pub fn demand(
                         c.spec.selectors.iter().filter_map(|s| s.cel.as_ref()).map(|e| e.expression.clone()).collect();
                     all.append(&mut selectors);
                     for s in &all {
-                        if eval(s, "", &Device::default()).is_none() && !d.notes.iter().any(|n| n.contains(s.as_str()))
+                        if eval(s, "", &Device::default()).is_none()
+                            && !d.notes.iter().any(|n| n.en.contains(s.as_str()))
                         {
-                            d.notes.push(format!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check evaluates: every device of a GPU driver is counted as matching it"));
+                            d.notes.push(app::say!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check evaluates: every device of a GPU driver is counted as matching it", "セレクター `{s}`（DeviceClass {class} またはリクエスト {name}）は what-if チェックで評価できる範囲を超えています。GPU ドライバーのデバイスはすべて合うものとして数えています"));
                         }
                     }
                     out.push(Alternative { class, selectors: all, count });

@@ -153,7 +153,7 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
         match inputs.runtime_classes.iter().find(|r| r.metadata.name.as_deref() == Some(c.as_str())) {
             None => {
                 let have = if classes.is_empty() { "none".to_string() } else { classes.join(", ") };
-                suggestions.push(format!("missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod — use an existing class or create it"));
+                suggestions.push(app::say!("missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod — use an existing class or create it", "このクラスターには RuntimeClass {c} がありません（あるのは {have}）。API サーバーは Pod を拒否します — 既存のクラスを使うか作成してください"));
                 summary_prefix = Some(format!("pod rejected: RuntimeClass \"{c}\" not found"));
             }
             Some(rc) => {
@@ -192,16 +192,20 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
         .collect();
     let demand = dra::demand(inputs, &pod, &w.templates, &w.claims, &extended);
     if let Some(r) = &demand.refusal {
-        suggestions.push(format!("{r}: fix the name, or install the DRA driver that provides the class"));
+        suggestions.push(app::say!(
+            "{r}: fix the name, or install the DRA driver that provides the class",
+            "{r}：名前を直すか、そのクラスを提供する DRA ドライバーを入れてください"
+        ));
         summary_prefix.get_or_insert_with(|| format!("pod cannot be scheduled: {r}"));
     }
     suggestions.extend(demand.notes.iter().cloned());
     let dra_index = if demand.is_empty() { Default::default() } else { dra::index(inputs) };
     let wants_nvidia = req.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0 && !demand.mapped.contains(k));
     if want_class.is_none() && wants_nvidia && classes.iter().any(|c| c.starts_with("nvidia")) {
-        suggestions.push(
-            "set runtimeClassName: nvidia — on K3s a GPU pod without it may run on the CPU without any error".into(),
-        );
+        suggestions.push(app::say!(
+            "set runtimeClassName: nvidia — on K3s a GPU pod without it may run on the CPU without any error",
+            "runtimeClassName: nvidia を設定してください — K3s では、これのない GPU の Pod がエラーなしで CPU で動くことがあります"
+        ));
     }
     let (mem_limit, unbounded) = pods::memory_limit(&pod);
     let mem_req = req.get("memory").copied().unwrap_or(0) / 1000;
@@ -295,16 +299,21 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
                 let replicas = need.div_ceil(physical).max(2);
                 let per_pod = pods::units(req.get(&res).copied().unwrap_or(0));
                 if per_pod == 1 {
-                    suggestions.push(format!("node {name} would fit with time-slicing replicas ≥ {replicas} (the models would share the GPU's compute and memory, without isolation)"));
+                    suggestions.push(app::say!("node {name} would fit with time-slicing replicas ≥ {replicas} (the models would share the GPU's compute and memory, without isolation)", "タイムスライスのレプリカを {replicas} 以上にすれば Node {name} に配置できます（モデルは GPU の計算とメモリを分離なしで共有します）"));
                 } else {
-                    suggestions
-                        .push(format!("node {name} would fit if the pod asked for 1 {res} instead of {per_pod}"));
+                    suggestions.push(app::say!(
+                        "node {name} would fit if the pod asked for 1 {res} instead of {per_pod}",
+                        "Pod が {res} を {per_pod} ではなく 1 要求すれば Node {name} に配置できます"
+                    ));
                 }
             } else if res == "memory" {
                 let free = alloc_milli(n, "memory") - u.requested.get("memory").copied().unwrap_or(0);
                 if free > 0 {
-                    suggestions
-                        .push(format!("fits on {name} if the memory request is ≤ {}", fmt_amount("memory", free)));
+                    let f = fmt_amount("memory", free);
+                    suggestions.push(app::say!(
+                        "fits on {name} if the memory request is ≤ {f}",
+                        "メモリ request が {f} 以下なら {name} に配置できます"
+                    ));
                 }
             }
         }
@@ -321,19 +330,27 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
                         )
                     })
                     .collect();
-                suggestions
-                    .push(format!("node {name} has room but taint {} — add a toleration to use it", t.join(", ")));
+                let t = t.join(", ");
+                suggestions.push(app::say!(
+                    "node {name} has room but taint {t} — add a toleration to use it",
+                    "Node {name} には余裕がありますが taint {t} があります — 使うには toleration を追加してください"
+                ));
             } else if taints.is_empty() && !affinity {
-                suggestions.push(format!("node {name} has room but does not match the pod's node selector/affinity"));
+                suggestions.push(app::say!(
+                    "node {name} has room but does not match the pod's node selector/affinity",
+                    "Node {name} には余裕がありますが、Pod の nodeSelector/affinity に合いません"
+                ));
             }
         }
         if let Some(h) = &headroom {
             if fits && h.after_limits_bytes < 0 && unbounded == 0 {
                 let max_limit = i128::from(mem_limit) + i128::from(h.after_limits_bytes);
                 if max_limit > 0 {
-                    suggestions.push(format!("fits on {name} if the memory limit is ≤ {} (otherwise limits on the board exceed its {} shared by CPU and GPU)", fmt_amount("memory", max_limit * 1000), Bytes(h.board_bytes)));
+                    let (l, b) = (fmt_amount("memory", max_limit * 1000), Bytes(h.board_bytes));
+                    suggestions.push(app::say!("fits on {name} if the memory limit is ≤ {l} (otherwise limits on the board exceed its {b} shared by CPU and GPU)", "メモリ limit が {l} 以下なら {name} に配置できます（超えるとボードの limits が CPU と GPU で共有する {b} を超えます）"));
                 } else {
-                    suggestions.push(format!("fits on {name}, but the memory limits of the pods already there exceed the board's {}: lower them before adding a model", Bytes(h.board_bytes)));
+                    let b = Bytes(h.board_bytes);
+                    suggestions.push(app::say!("fits on {name}, but the memory limits of the pods already there exceed the board's {b}: lower them before adding a model", "{name} に配置できますが、すでにある Pod のメモリ limits がボードの {b} を超えています。モデルを追加する前に下げてください"));
                 }
             }
         }
@@ -352,10 +369,10 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
             .map(|n| n.node.as_str())
             .collect();
         if !short.is_empty() {
-            suggestions.push(format!(
-                "no node has free devices for {} (nodes short only of devices: {}) — free a device (a claim held by a pod that is done, or a claim no pod uses) or add a GPU node",
-                demand.wants().join(", "),
-                short.join(", ")
+            let (w, s) = (demand.wants().join(", "), short.join(", "));
+            suggestions.push(app::say!(
+                "no node has free devices for {w} (nodes short only of devices: {s}) — free a device (a claim held by a pod that is done, or a claim no pod uses) or add a GPU node",
+                "{w} に使える空きデバイスのある Node がありません（デバイスだけが足りない Node：{s}）— デバイスを空ける（終わった Pod が持つ claim、どの Pod も使っていない claim）か、GPU Node を追加してください"
             ));
         }
     }

@@ -38,6 +38,21 @@ struct Palette {
     lines: [RGBColor; 5],
 }
 
+/// How a chart is drawn: dark or light, and in which language.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Look {
+    /// Dark theme.
+    pub dark: bool,
+    /// Language of its labels.
+    pub lang: app::i18n::Lang,
+}
+
+impl From<bool> for Look {
+    fn from(dark: bool) -> Self {
+        Self { dark, lang: app::i18n::Lang::En }
+    }
+}
+
 fn palette(dark: bool) -> Palette {
     if dark {
         Palette {
@@ -81,7 +96,7 @@ fn fmt_time(t: i64, span: i64) -> String {
     }
 }
 
-fn fmt_y(v: f64, unit: Unit) -> String {
+fn fmt_y(v: f64, unit: Unit, lang: app::i18n::Lang) -> String {
     match unit {
         Unit::Count => {
             if (v - v.round()).abs() < 1e-9 {
@@ -91,7 +106,7 @@ fn fmt_y(v: f64, unit: Unit) -> String {
             }
         }
         Unit::Bytes => app::units::bytes(v.max(0.0) as u64),
-        Unit::Seconds => app::time::human_duration(v as i64),
+        Unit::Seconds => app::i18n::duration(v as i64, lang),
         Unit::Percent => format!("{v:.0}%"),
     }
 }
@@ -141,10 +156,11 @@ pub fn line_chart(
     gaps: &[(i64, i64, String)],
     from: i64,
     to: i64,
-    dark: bool,
+    look: impl Into<Look>,
     size: (u32, u32),
 ) -> Result<String, ChartError> {
-    let p = palette(dark);
+    let look = look.into();
+    let p = palette(look.dark);
     let ymax = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|(_, v)| *v).fold(0.0f64, f64::max);
     let ymax = match (ymax <= 0.0, unit) {
         (_, Unit::Percent) => 100.0,
@@ -175,7 +191,7 @@ pub fn line_chart(
             .x_labels(7)
             .y_labels(y_labels)
             .x_label_formatter(&|t| fmt_time(*t, span))
-            .y_label_formatter(&|v| fmt_y(*v, unit))
+            .y_label_formatter(&|v| fmt_y(*v, unit, look.lang))
             .label_style(font(16))
             .axis_style(p.fg)
             .bold_line_style(p.grid)
@@ -187,7 +203,7 @@ pub fn line_chart(
                 .draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, ymax)], p.gap.filled())))
                 .map_err(draw)?;
             if e - s > span / 30 {
-                let label = format!("no data ({reason})");
+                let label = app::i18n::fill(look.lang.s().chart_no_data, &[reason]);
                 chart.draw_series(std::iter::once(Text::new(label, (*s, ymax * 0.95), font(11)))).map_err(draw)?;
             }
         }
@@ -262,8 +278,9 @@ pub async fn series_chart(
     from: i64,
     to: i64,
     max_step: i64,
-    dark: bool,
+    look: impl Into<Look>,
 ) -> Result<String, ChartError> {
+    let look = look.into();
     let gaps = query::gaps(pool, from, to).await?;
     let mut lines = Vec::new();
     for (i, (metric, resource, label)) in metrics.iter().enumerate() {
@@ -283,7 +300,7 @@ pub async fn series_chart(
             .collect();
         lines.push(Line { label: (*label).to_string(), color: i, segments: segs });
     }
-    line_chart(title, unit, &lines, &gaps, from, to, dark, (900, 320))
+    line_chart(title, unit, &lines, &gaps, from, to, look, (900, 320))
 }
 
 /// A pod's pending and running intervals as bars on two rows.
@@ -293,9 +310,11 @@ pub async fn pod_timeline(
     name: &str,
     from: i64,
     to: i64,
-    dark: bool,
+    look: impl Into<Look>,
 ) -> Result<String, ChartError> {
-    let p = palette(dark);
+    let look = look.into();
+    let s = look.lang.s();
+    let p = palette(look.dark);
     let ivs = query::pod_intervals(pool, Some((ns, name)), from, to).await?;
     let gaps = query::gaps(pool, from, to).await?;
     let to = to.max(from + 1);
@@ -317,8 +336,8 @@ pub async fn pod_timeline(
             .x_labels(7)
             .y_labels(3)
             .y_label_formatter(&|v| match *v as i64 {
-                0 => "running".into(),
-                1 => "pending".into(),
+                0 => s.chart_running.into(),
+                1 => s.chart_pending.into(),
                 _ => String::new(),
             })
             .x_label_formatter(&|t| fmt_time(*t, span))

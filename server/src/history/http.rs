@@ -120,7 +120,9 @@ pub async fn chart(
     Query(q): Q,
 ) -> Result<Response, ApiError> {
     let (from, to, pool) = scope(&h, &q).map(|(f, t, p)| (f, t, p.clone()))?;
-    let dark = q.get("theme").is_some_and(|t| t == "dark");
+    let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or_default();
+    let dark = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang };
+    let s = lang.s();
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
     let max_step = max_step.max(h.cfg.rollup_width.as_secs() as i64 * 2);
@@ -135,9 +137,9 @@ pub async fn chart(
                 Unit::Count,
                 &node,
                 &[
-                    ("gpu_allocated", &r, "allocated"),
-                    ("gpu_allocatable", &r, "allocatable"),
-                    ("gpu_capacity", &r, "capacity"),
+                    ("gpu_allocated", &r, s.chart_allocated),
+                    ("gpu_allocatable", &r, s.chart_allocatable),
+                    ("gpu_capacity", &r, s.chart_capacity),
                 ],
                 from,
                 to,
@@ -147,18 +149,18 @@ pub async fn chart(
             .await
         }
         "memory.svg" => {
-            let title = format!("{node} · memory");
+            let title = format!("{node} · {}", s.chart_memory);
             charts::series_chart(
                 &pool,
                 &title,
                 Unit::Bytes,
                 &node,
                 &[
-                    ("mem_used", "", "used"),
+                    ("mem_used", "", s.chart_used),
                     ("mem_requests", "", "requests"),
                     ("mem_limits", "", "limits"),
-                    ("mem_allocatable", "", "board / allocatable"),
-                    ("mem_board_used", "", "board use (agent)"),
+                    ("mem_allocatable", "", s.chart_board),
+                    ("mem_board_used", "", s.chart_board_used),
                 ],
                 from,
                 to,
@@ -182,7 +184,7 @@ pub async fn chart(
                         .collect();
                     let metrics: Vec<(&str, &str, &str)> =
                         labels.iter().map(|(d, l)| ("gpu_busy", d.as_str(), l.as_str())).collect();
-                    let title = format!("{node} · {r} · GPU busy");
+                    let title = format!("{node} · {r} · {}", s.chart_busy);
                     charts::series_chart(&pool, &title, Unit::Percent, &node, &metrics, from, to, max_step, dark).await
                 }
                 Err(e) => Err(e.into()),
@@ -191,10 +193,10 @@ pub async fn chart(
         "pending.svg" => {
             charts::series_chart(
                 &pool,
-                "Pending pods",
+                s.chart_pending_title,
                 Unit::Count,
                 "",
-                &[("pending", "", "pending"), ("pending_gpu", "", "pending for a GPU")],
+                &[("pending", "", s.chart_pending), ("pending_gpu", "", s.chart_pending_gpu)],
                 from,
                 to,
                 max_step,
@@ -210,7 +212,7 @@ pub async fn chart(
                 &format!("{ns} · {quota} · {key}"),
                 Unit::Count,
                 &ns,
-                &[("quota_used", &series, "used"), ("quota_hard", &series, "hard")],
+                &[("quota_used", &series, s.chart_used), ("quota_hard", &series, "hard")],
                 from,
                 to,
                 max_step,
@@ -230,7 +232,8 @@ pub async fn chart(
 }
 
 /// Wait times: each pending interval drawn at its start with its length (still waiting: up to now).
-async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, dark: bool) -> Result<String, ChartError> {
+async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, look: charts::Look) -> Result<String, ChartError> {
+    let s = look.lang.s();
     let ivs = query::pod_intervals(pool, None, from, to).await?;
     let segs: Vec<Vec<(i64, f64)>> = ivs
         .iter()
@@ -243,13 +246,13 @@ async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, dark: bool) -> Resul
         .collect();
     let gaps = query::gaps(pool, from, to).await?;
     charts::line_chart(
-        "How long pods waited to be scheduled",
+        s.alt_waits,
         Unit::Seconds,
-        &[charts::Line { label: "wait (one bar per pending pod)".into(), color: 2, segments: segs }],
+        &[charts::Line { label: s.chart_wait.into(), color: 2, segments: segs }],
         &gaps,
         from,
         to,
-        dark,
+        look,
         (900, 280),
     )
 }

@@ -209,7 +209,7 @@ impl Recorder {
             type Seen = (Option<String>, Option<(String, u64)>, String);
             let mut current: HashMap<PodKey, Seen> = HashMap::new();
             for p in &view.pending {
-                let reasons = p.reasons.iter().map(|r| r.reason.as_str()).collect::<Vec<_>>().join("; ");
+                let reasons = p.reasons.iter().map(|r| r.reason.en.as_str()).collect::<Vec<_>>().join("; ");
                 let gpu = p.gpu_request.as_ref().map(|g| (g.resource.clone(), g.count));
                 current.insert((p.namespace.clone(), p.name.clone(), "pending"), (None, gpu, reasons));
             }
@@ -287,7 +287,7 @@ impl Recorder {
                         .bind(d.kind.as_str())
                         .bind(&d.namespace)
                         .bind(&d.name)
-                        .bind(&d.message)
+                        .bind(&d.message.en)
                         .bind(now)
                         .execute(&mut *tx)
                         .await?;

@@ -67,13 +67,16 @@ pub fn fit_input(headers: &HeaderMap, body: &[u8]) -> Result<app::model::FitInpu
 pub async fn fit(
     State(st): State<AppState>,
     headers: HeaderMap,
+    uri: axum::http::Uri,
     body: axum::body::Bytes,
 ) -> Result<Response, ApiError> {
+    let lang = super::answer_lang(st.lang, &headers, uri.query());
     let input = fit_input(&headers, &body)?;
     let src = st.fit.as_ref().ok_or_else(|| ApiError::Unavailable("the what-if check is not available".into()))?;
     let r = src.run(&input);
     let code = if r.error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
-    Ok((code, axum::Json(r)).into_response())
+    let body = app::i18n::in_lang(lang, || serde_json::to_string(&r)).unwrap_or_else(|_| "{}".into());
+    Ok((code, [(header::CONTENT_TYPE, "application/json"), (header::VARY, "Accept-Language")], body).into_response())
 }
 
 /// `GET /healthz`.
@@ -91,15 +94,24 @@ pub async fn readyz(State(st): State<AppState>) -> Response {
 }
 
 fn json(body: Arc<str>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], body.to_string())
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::VARY, "Accept-Language"),
+        ],
+        body.to_string(),
+    )
         .into_response()
 }
 
-/// `GET /api/v1/cluster`.
+/// `GET /api/v1/cluster`: codes and numbers are the same in every language; the sentences
+/// (diagnosis messages, normalised reasons) follow `?lang=` or `Accept-Language`.
 #[tracing::instrument(skip_all)]
-pub async fn cluster(State(st): State<AppState>) -> Response {
+pub async fn cluster(State(st): State<AppState>, headers: HeaderMap, uri: axum::http::Uri) -> Response {
+    let lang = super::answer_lang(st.lang, &headers, uri.query());
     let snap = st.snapshots.borrow().clone();
-    json(snap.json())
+    json(snap.json(lang))
 }
 
 /// `GET /metrics`.

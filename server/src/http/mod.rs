@@ -39,6 +39,8 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     /// Kiosk rotation seconds.
     pub rotate: u32,
+    /// The language when neither `?lang=` nor `Accept-Language` names one of ours (`--lang`).
+    pub lang: app::i18n::Lang,
     /// Ends long-lived streams on shutdown.
     pub shutdown: watch::Receiver<bool>,
     /// Open stream connections (for /metrics).
@@ -74,6 +76,20 @@ impl axum::extract::FromRef<AppState> for crate::history::http::History {
 pub fn csp_base(frame_ancestors: &[String]) -> String {
     let ancestors = if frame_ancestors.is_empty() { "'none'".to_string() } else { frame_ancestors.join(" ") };
     format!("frame-ancestors {ancestors}; object-src 'none'; base-uri 'none'; form-action 'self'")
+}
+
+/// The language of an answer: `?lang=` (`ja`, `en`), else the best of ours in the request's
+/// `Accept-Language`, else the server's `--lang` (so a kiosk browser can be pinned either way).
+pub fn answer_lang(default: app::i18n::Lang, headers: &axum::http::HeaderMap, query: Option<&str>) -> app::i18n::Lang {
+    use app::i18n::Lang;
+    let from_query = query.unwrap_or("").split('&').find_map(|p| p.strip_prefix("lang=")).and_then(Lang::parse);
+    let from_header = || {
+        headers
+            .get(axum::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(Lang::from_accept_language)
+    };
+    from_query.or_else(from_header).unwrap_or(default)
 }
 
 /// Largest request body accepted (the fit check's YAML is the biggest legitimate one).
@@ -170,6 +186,7 @@ fn not_found_stateless(
     move |req: Request| {
         let path = req.uri().path().to_string();
         let sub = path.strip_prefix(base.as_str()).unwrap_or(&path).to_string();
-        std::future::ready(pages::not_found_for(&base, &sub))
+        let lang = answer_lang(app::i18n::Lang::En, req.headers(), req.uri().query());
+        std::future::ready(pages::not_found_for(&base, &sub, lang))
     }
 }

@@ -51,9 +51,11 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     let sub = path.strip_prefix(st.base.as_str()).unwrap_or(&path).to_string();
     let view = st.snapshots.borrow().view.clone();
     if Page::from_path(&sub) == Page::NotFound {
-        return not_found_page(&st.base);
+        return not_found_page(&st.base, super::answer_lang(st.lang, req.headers(), Some(&query)));
     }
-    let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, view);
+    // `?lang=` is read again by `from_request` (it pins the language on links).
+    let lang = super::answer_lang(st.lang, req.headers(), None);
+    let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, lang, view);
     boot.history_problem = st.history.problem();
     boot.fit = fit;
     let status = StatusCode::OK;
@@ -76,24 +78,27 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     }
     *resp.status_mut() = status;
     resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept-Language"));
     resp
 }
 
 /// What every unknown path and missing file gets: a few hundred bytes that embed no cluster
 /// state (the hydrating page would carry the whole view — megabytes on a large cluster — for
 /// a browser's `/favicon.ico` or a mistyped link). API paths get the JSON error.
-pub fn not_found_for(base: &str, sub: &str) -> Response {
+pub fn not_found_for(base: &str, sub: &str, lang: app::i18n::Lang) -> Response {
     if sub.starts_with("/api/") {
         return crate::error::ApiError::NotFound(format!("no such API path: {sub}")).into_response();
     }
-    not_found_page(base)
+    not_found_page(base, lang)
 }
 
-fn not_found_page(base: &str) -> Response {
+fn not_found_page(base: &str, lang: app::i18n::Lang) -> Response {
+    let t = lang.t();
+    let (code, title, back) = (lang.code(), t.not_found, t.not_found_back);
     let html = format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpudash · not found</title>\
+        "<!DOCTYPE html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><title>gpudash · {title}</title>\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{base}/pkg/gpudash.css\"></head>\
-<body><main class=\"app\"><h1 class=\"page-title\">Not found</h1><p><a href=\"{base}/\">Back to the overview</a></p></main></body></html>"
+<body><main class=\"app\"><h1 class=\"page-title\">{title}</h1><p><a href=\"{base}/\">{back}</a></p></main></body></html>"
     );
     let mut r = (StatusCode::NOT_FOUND, html).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));

@@ -24,7 +24,8 @@ impl Drop for ClientGuard {
 }
 
 /// The handler.
-pub async fn stream(State(st): State<AppState>) -> Response {
+pub async fn stream(State(st): State<AppState>, headers: axum::http::HeaderMap, uri: axum::http::Uri) -> Response {
+    let lang = super::answer_lang(st.lang, &headers, uri.query());
     let mut shutdown = st.shutdown.clone();
     st.stream_clients.fetch_add(1, Ordering::Relaxed);
     let guard = ClientGuard(st.stream_clients.clone());
@@ -37,8 +38,8 @@ pub async fn stream(State(st): State<AppState>) -> Response {
         let _alive = &guard;
         let frames: Vec<bytes::Bytes> = match snap.catch_up(sent) {
             crate::publish::CatchUp::Nothing => Vec::new(),
-            crate::publish::CatchUp::Deltas(ds) => ds.map(|(_, f)| f.clone()).collect(),
-            crate::publish::CatchUp::Full => vec![snap.frame()],
+            crate::publish::CatchUp::Deltas(ds) => ds.map(|(_, f)| f[lang as usize].clone()).collect(),
+            crate::publish::CatchUp::Full => vec![snap.frame(lang)],
         };
         sent = snap.view.revision;
         futures::stream::iter(frames)
@@ -55,7 +56,11 @@ pub async fn stream(State(st): State<AppState>) -> Response {
         })
         .map(Ok::<_, Infallible>);
     (
-        [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::VARY, "Accept-Language"),
+        ],
         axum::body::Body::from_stream(body),
     )
         .into_response()

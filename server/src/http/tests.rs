@@ -78,6 +78,7 @@ impl Setup {
             base: String::new(),
             leptos,
             rotate: 20,
+            lang: app::i18n::Lang::En,
             shutdown: stop_rx,
             stream_clients: Arc::default(),
             access: Arc::new(self.access),
@@ -282,3 +283,6 @@ async fn login_issues_an_opaque_expiring_session_secure_behind_https_and_logout_
         "a copied cookie dies at logout"
     );
 }
+
+#[path = "lang_tests.rs"]
+mod lang_tests;

@@ -5,6 +5,9 @@
 
 use app::model::{Diagnosis, NodeView, Severity, Sharing};
 
+use app::i18n::Said;
+use app::say;
+
 use super::{diag, Ctx};
 
 /// `agent-missing` and `agent-stale`. Nothing is said where no agent runs at all: the agent
@@ -17,12 +20,12 @@ pub(super) fn agent_missing_or_stale(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let name = v.name.as_str();
         match &v.agent {
             None if !v.gpu_resources.is_empty() => out.push(diag("agent-missing", Severity::Info, "Node", None, name,
-                format!("No gpudash-agent runs on {name}: which pod holds which GPU replica, and how busy its GPUs are, are not known here — check that the agent DaemonSet tolerates and selects this node."))),
+                say!("No gpudash-agent runs on {name}: which pod holds which GPU replica, and how busy its GPUs are, are not known here — check that the agent DaemonSet tolerates and selects this node.", "{name} で gpudash-agent が動いていません。どの Pod がどの GPU レプリカを持つか、GPU の使用率はここでは分かりません — agent の DaemonSet がこの Node を選び、許容しているか確認してください。"))),
             Some(a) if a.stale => {
-                let since = a.seen_at.as_deref().map_or_else(|| "it never answered".to_string(), |t| format!("last heard at {t}"));
+                let since: Said = a.seen_at.as_deref().map_or_else(|| say!("it never answered", "一度も応答がありません"), |t| say!("last heard at {t}", "最後の応答は {t}"));
                 let why = a.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
                 out.push(diag("agent-stale", Severity::Info, "Node", None, name,
-                    format!("The gpudash-agent on {name} is silent, {since}{why}: its GPU use and replica map are shown as last known, marked stale — check the agent pod's logs.")));
+                    say!("The gpudash-agent on {name} is silent, {since}{why}: its GPU use and replica map are shown as last known, marked stale — check the agent pod's logs.", "{name} の gpudash-agent が応答しません（{since}{why}）。GPU の使用状況とレプリカの対応は最後に分かった値を「更新停止」として表示しています — agent の Pod のログを確認してください。"; since)));
             }
             _ => {}
         }
@@ -48,8 +51,10 @@ pub(super) fn measured(view: &NodeView, g: &app::model::GpuResource, out: &mut V
         if holders > 1 && busy >= CONTENDED_PERCENT {
             let pods: Vec<String> = d.holders.iter().map(|h| format!("{}/{}", h.namespace, h.name)).collect();
             out.push(diag("gpu-time-slice-contention", Severity::Warning, "Node", None, name,
-                format!("GPU {i} of {} on {name} is {busy}% busy, shared by time-slicing between {holders} pods ({}): each gets a slice of its time, none its full speed — move a model to a free GPU or give it a whole one.",
-                    g.resource, pods.join(", "))));
+                {
+                    let (r, pods) = (&g.resource, pods.join(", "));
+                    say!("GPU {i} of {r} on {name} is {busy}% busy, shared by time-slicing between {holders} pods ({pods}): each gets a slice of its time, none its full speed — move a model to a free GPU or give it a whole one.", "{name} の {r} の GPU {i} は使用率 {busy}% で、{holders} 個の Pod がタイムスライスで共有しています（{pods}）。各 Pod は時間の一部しか得られず、全速では動きません — モデルを空いている GPU に移すか、GPU を専有させてください。")
+                }));
         }
     }
     true

@@ -7,6 +7,9 @@ use std::collections::BTreeSet;
 use app::model::{Code, Diagnosis, PendingPod, Severity, Sharing};
 use k8s_openapi::api::core::v1::Node;
 
+use app::i18n::Said;
+use app::say;
+
 use super::{diag, list, Ctx};
 use crate::dra::ClaimSpec;
 
@@ -34,9 +37,13 @@ pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[Pend
         .collect();
     let classes = gpu_classes.iter().copied().collect::<Vec<_>>().join(", ");
     let (severity, stakes) = if waiting.is_empty() {
-        (Severity::Warning, String::new())
+        (Severity::Warning, Said::default())
     } else {
-        (Severity::Critical, format!(" Pods waiting for a GPU claim: {}.", list(&waiting)))
+        let who = list(&waiting);
+        (
+            Severity::Critical,
+            say!(" Pods waiting for a GPU claim: {who}.", "GPU の claim を待っている Pod：{who}。"; who),
+        )
     };
     out.push(diag(
         "dra-driver-missing",
@@ -44,8 +51,10 @@ pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[Pend
         "Node",
         None,
         name,
-        format!(
-            "{name} looks like a GPU node but publishes no GPU ResourceSlice, while the cluster hands out GPUs through DRA (DeviceClass {classes}) and runs no device plugin: the DRA driver's kubelet plugin is not running there — check its DaemonSet's pods on this node (kubectl get pods -A -o wide --field-selector spec.nodeName={name}) and kubectl get resourceslices --field-selector spec.nodeName={name}.{stakes}"
+        say!(
+            "{name} looks like a GPU node but publishes no GPU ResourceSlice, while the cluster hands out GPUs through DRA (DeviceClass {classes}) and runs no device plugin: the DRA driver's kubelet plugin is not running there — check its DaemonSet's pods on this node (kubectl get pods -A -o wide --field-selector spec.nodeName={name}) and kubectl get resourceslices --field-selector spec.nodeName={name}.{stakes}",
+            "{name} は GPU Node に見えますが GPU の ResourceSlice を公開していません。クラスターは DRA で GPU を配り（DeviceClass {classes}）、device plugin は動いていません。DRA ドライバーの kubelet プラグインがそこで動いていません — この Node の DaemonSet の Pod（kubectl get pods -A -o wide --field-selector spec.nodeName={name}）と kubectl get resourceslices --field-selector spec.nodeName={name} を確認してください。{stakes}";
+            stakes
         ),
     ));
 }
@@ -76,9 +85,9 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 told.insert((ns.clone(), format!("template/{t}")));
             }
             let via = match (claim, template) {
-                (_, Some(t)) => format!("its ResourceClaimTemplate {ns}/{t}"),
-                (Some(c), None) => format!("its ResourceClaim {ns}/{c}"),
-                (None, None) => "its claim".to_string(),
+                (_, Some(t)) => say!("its ResourceClaimTemplate {ns}/{t}", "ResourceClaimTemplate {ns}/{t}"),
+                (Some(c), None) => say!("its ResourceClaim {ns}/{c}", "ResourceClaim {ns}/{c}"),
+                (None, None) => say!("its claim", "その claim"),
             };
             p.diagnoses.push(Code::from("dra-deviceclass-missing"));
             out.push(diag(
@@ -87,10 +96,14 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 "Pod",
                 Some(&ns),
                 &p.name,
-                format!(
-                    "{ns}/{} cannot be scheduled: {via} asks for DeviceClass {class}, which does not exist (kubectl get deviceclasses lists those that do) — fix the class name in the template, or install the DRA driver that provides it.",
-                    p.name
-                ),
+                {
+                    let pn = &p.name;
+                    say!(
+                        "{ns}/{pn} cannot be scheduled: {via} asks for DeviceClass {class}, which does not exist (kubectl get deviceclasses lists those that do) — fix the class name in the template, or install the DRA driver that provides it.",
+                        "{ns}/{pn} はスケジュールできません。{via} が求める DeviceClass {class} は存在しません（あるものは kubectl get deviceclasses で一覧できます）— テンプレートのクラス名を直すか、それを提供する DRA ドライバーを入れてください。";
+                        via
+                    )
+                },
             ));
         }
     }
@@ -106,7 +119,7 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 "ResourceClaim",
                 Some(ns),
                 name,
-                format!("ResourceClaim {ns}/{name} asks for DeviceClass {class}, which does not exist: it can never be allocated, and pods that use it will wait — fix the class name or install the DRA driver that provides it."),
+                say!("ResourceClaim {ns}/{name} asks for DeviceClass {class}, which does not exist: it can never be allocated, and pods that use it will wait — fix the class name or install the DRA driver that provides it.", "ResourceClaim {ns}/{name} が求める DeviceClass {class} は存在しません。割り当てられることはなく、使う Pod は待ち続けます — クラス名を直すか、それを提供する DRA ドライバーを入れてください。"),
             ));
         }
     }
@@ -122,7 +135,7 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 "ResourceClaimTemplate",
                 Some(ns),
                 name,
-                format!("ResourceClaimTemplate {ns}/{name} asks for DeviceClass {class}, which does not exist: every pod made from it will wait — fix the class name or install the DRA driver that provides it."),
+                say!("ResourceClaimTemplate {ns}/{name} asks for DeviceClass {class}, which does not exist: every pod made from it will wait — fix the class name or install the DRA driver that provides it.", "ResourceClaimTemplate {ns}/{name} が求める DeviceClass {class} は存在しません。これから作られる Pod はすべて待ち続けます — クラス名を直すか、それを提供する DRA ドライバーを入れてください。"),
             ));
         }
     }
@@ -143,10 +156,14 @@ pub(super) fn claim_unreserved(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
             "ResourceClaim",
             Some(ns),
             name,
-            format!(
-                "ResourceClaim {ns}/{name} holds {} but no pod uses it: the device stays allocated and no other claim can get it — delete the claim (kubectl -n {ns} delete resourceclaim {name}) if nothing will use it.",
-                list(&devices)
-            ),
+            {
+                let devs = list(&devices);
+                say!(
+                    "ResourceClaim {ns}/{name} holds {devs} but no pod uses it: the device stays allocated and no other claim can get it — delete the claim (kubectl -n {ns} delete resourceclaim {name}) if nothing will use it.",
+                    "ResourceClaim {ns}/{name} は {devs} を持っていますが、使っている Pod がありません。デバイスは割り当てられたままで、ほかの claim は得られません — 使う予定がなければ claim を削除してください（kubectl -n {ns} delete resourceclaim {name}）。";
+                    devs
+                )
+            },
         ));
     }
 }
@@ -165,10 +182,13 @@ pub(super) fn dual_allocator(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
                 "Node",
                 None,
                 &n.name,
-                format!(
-                    "{} offers its GPUs twice: the device plugin advertises {} nvidia.com/gpu and the DRA driver {} publishes {} device(s); the two allocators do not know of each other and can give one GPU to two pods — run one of them on this node (disable the device plugin where the DRA driver runs).",
-                    n.name, p.capacity, d.resource, d.capacity
-                ),
+                {
+                    let (nn, pc, dr, dc) = (&n.name, p.capacity, &d.resource, d.capacity);
+                    say!(
+                        "{nn} offers its GPUs twice: the device plugin advertises {pc} nvidia.com/gpu and the DRA driver {dr} publishes {dc} device(s); the two allocators do not know of each other and can give one GPU to two pods — run one of them on this node (disable the device plugin where the DRA driver runs).",
+                        "{nn} は GPU を二重に提供しています。device plugin が nvidia.com/gpu を {pc} 個公開し、DRA ドライバー {dr} がデバイスを {dc} 個公開しています。2つの割り当て機構は互いを知らず、1つの GPU を2つの Pod に渡しうるので — この Node ではどちらか一方だけを動かしてください（DRA ドライバーが動く所では device plugin を無効に）。"
+                    )
+                },
             ));
         }
     }

@@ -13,13 +13,14 @@ mod waiting;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use app::i18n::Said;
 use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, QuotaView, Severity};
 use k8s_openapi::api::core::v1::Node;
 
 use super::{node, pods, Inputs};
 use crate::pod::Pod;
 
-fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, name: &str, message: String) -> Diagnosis {
+fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, name: &str, message: Said) -> Diagnosis {
     Diagnosis {
         code: Code::from(code),
         severity,
@@ -32,12 +33,22 @@ fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, nam
 }
 
 /// Names for a sentence: the first five, then how many more.
-fn list(names: &[String]) -> String {
-    let mut s = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-    if names.len() > 5 {
-        s.push_str(&format!(" and {} more", names.len() - 5));
+fn list(names: &[String]) -> Said {
+    let s = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    let more = names.len().saturating_sub(5);
+    if more > 0 {
+        app::say!("{s} and {more} more", "{s} ほか {more} 件")
+    } else {
+        Said::same(s)
     }
-    s
+}
+
+/// Sentences joined: `; ` in English, `、` in Japanese.
+fn join(parts: &[Said]) -> Said {
+    Said {
+        en: parts.iter().map(|p| p.en.as_str()).collect::<Vec<_>>().join("; "),
+        ja: parts.iter().map(|p| p.ja.as_str()).collect::<Vec<_>>().join("。"),
+    }
 }
 
 /// What every diagnosis reads: the node objects with their views, the device-plugin pod of each

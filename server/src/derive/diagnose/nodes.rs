@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use app::model::{Diagnosis, NodeView, PendingPod, Severity, Sharing};
 use k8s_openapi::api::core::v1::Node;
 
-use super::{diag, list, wants_nvidia_gpu, Ctx};
+use app::i18n::Said;
+use app::say;
+
+use super::{diag, join, list, wants_nvidia_gpu, Ctx};
 use crate::derive::node;
 use crate::pod::Pod;
 use crate::quantity::Bytes;
@@ -28,7 +31,7 @@ pub(super) struct Troubled<'a> {
 }
 
 /// The state of a device-plugin pod in words, or `None` when it runs and is ready.
-pub(super) fn plugin_state(p: &Pod) -> Option<String> {
+pub(super) fn plugin_state(p: &Pod) -> Option<Said> {
     let (ns, name) = crate::derive::pods::key(p);
     let st = p.status.as_ref();
     let statuses = st.and_then(|s| s.container_statuses.as_deref()).unwrap_or(&[]);
@@ -38,26 +41,32 @@ pub(super) fn plugin_state(p: &Pod) -> Option<String> {
         return None;
     }
     let Some(c) = bad.or(statuses.first()) else {
-        return Some(format!("its device-plugin pod {ns}/{name} is {phase}"));
+        return Some(say!(
+            "its device-plugin pod {ns}/{name} is {phase}",
+            "device-plugin の Pod {ns}/{name} が {phase} です"
+        ));
     };
     let now = c.state.as_ref();
     let state =
         now.and_then(|s| s.waiting.as_ref().or(s.terminated.as_ref())).and_then(|w| w.reason.clone()).unwrap_or_else(
             || if now.is_some_and(|s| s.running.is_some()) { "running, not ready".into() } else { phase.into() },
         );
-    let mut s = format!("its device-plugin pod {ns}/{name} is in {state}");
+    let mut s =
+        say!("its device-plugin pod {ns}/{name} is in {state}", "device-plugin の Pod {ns}/{name} が {state} です");
     let last = c.last_state.as_ref().and_then(|l| l.terminated.as_ref());
     if c.restart_count > 0 || last.is_some() {
-        s.push_str(&format!(" (restarted {} times", c.restart_count));
+        let n = c.restart_count;
+        let mut more = say!(" (restarted {n} times", "（再起動 {n} 回");
         if let Some(t) = last {
             if let Some(code) = t.exit_code {
-                s.push_str(&format!("; last exit code {code}"));
+                more.push(&say!("; last exit code {code}", "、最後の終了コード {code}"));
             }
             if let Some(r) = &t.reason {
-                s.push_str(&format!(", {r}"));
+                more.push(&Said::same(format!(", {r}")));
             }
         }
-        s.push(')');
+        more.push(&say!(")", "）"));
+        s.push(&more);
     }
     Some(s)
 }
@@ -91,12 +100,18 @@ pub(super) fn device_plugin_and_health<'a>(
         let plugin_missing = if all_out.is_some() && plugin.is_some() && plugin_bad.is_none() {
             None
         } else if all_out.is_some() {
-            Some("advertises nvidia.com/gpu capacity but 0 allocatable")
+            Some(say!(
+                "advertises nvidia.com/gpu capacity but 0 allocatable",
+                "は nvidia.com/gpu の capacity を公開していますが allocatable が 0 です"
+            ))
         } else if node::looks_like_gpu_node(n) && !has_capacity && !dra_gpus && cx.dra_mode() {
             super::dra::driver_missing(cx, n, name, pending, out);
             continue;
         } else if node::looks_like_gpu_node(n) && !has_capacity && !dra_gpus {
-            Some("has GPU signals (labels, Jetson board) but advertises no nvidia.com/gpu")
+            Some(say!(
+                "has GPU signals (labels, Jetson board) but advertises no nvidia.com/gpu",
+                "には GPU の兆候（ラベル、Jetson ボード）がありますが nvidia.com/gpu を公開していません"
+            ))
         } else {
             None
         };
@@ -104,55 +119,62 @@ pub(super) fn device_plugin_and_health<'a>(
             let why = match (plugin, plugin_bad) {
                 (Some(p), Some(state)) => {
                     let (ns, pn) = crate::derive::pods::key(p);
-                    format!("{state} — read its log (kubectl -n {ns} logs {pn} --previous): a missing NVIDIA container runtime on the node or a plugin config it rejects are the usual causes")
+                    say!("{state} — read its log (kubectl -n {ns} logs {pn} --previous): a missing NVIDIA container runtime on the node or a plugin config it rejects are the usual causes", "{state} — ログを確認してください（kubectl -n {ns} logs {pn} --previous）。Node に NVIDIA コンテナーランタイムがない、またはプラグインが設定を受け付けない、がよくある原因です"; state)
                 }
                 (Some(p), None) => {
                     let (ns, pn) = crate::derive::pods::key(p);
-                    format!("its device-plugin pod {ns}/{pn} runs but registered no GPU — read its log (kubectl -n {ns} logs {pn}): it may not see the GPU (NVIDIA runtime or driver missing on the node)")
+                    say!("its device-plugin pod {ns}/{pn} runs but registered no GPU — read its log (kubectl -n {ns} logs {pn}): it may not see the GPU (NVIDIA runtime or driver missing on the node)", "device-plugin の Pod {ns}/{pn} は動いていますが GPU を登録していません — ログを確認してください（kubectl -n {ns} logs {pn}）。GPU が見えていない可能性があります（Node に NVIDIA ランタイムかドライバーがない）")
                 }
                 (None, _) if !cx.plugin_namespaces.is_empty() => {
                     let ns = cx.plugin_namespaces.iter().copied().collect::<Vec<_>>().join(", ");
-                    format!("no NVIDIA device-plugin pod runs on this node, though its DaemonSet runs pods on other nodes (namespace {ns}): its nodeSelector, affinity or tolerations do not match this node — compare kubectl -n {ns} get daemonset -o yaml with this node's labels and taints")
+                    say!("no NVIDIA device-plugin pod runs on this node, though its DaemonSet runs pods on other nodes (namespace {ns}): its nodeSelector, affinity or tolerations do not match this node — compare kubectl -n {ns} get daemonset -o yaml with this node's labels and taints", "DaemonSet は他の Node で Pod を動かしていますが（namespace {ns}）、この Node では NVIDIA device-plugin の Pod が動いていません。nodeSelector、affinity、tolerations がこの Node に合っていません — kubectl -n {ns} get daemonset -o yaml とこの Node のラベル・taint を比べてください")
                 }
-                (None, _) => "no NVIDIA device plugin runs anywhere in the cluster — install it (the nvidia-device-plugin Helm chart, with time-slicing on Jetson) so that the scheduler counts GPU pods".to_string(),
+                (None, _) => say!("no NVIDIA device plugin runs anywhere in the cluster — install it (the nvidia-device-plugin Helm chart, with time-slicing on Jetson) so that the scheduler counts GPU pods", "クラスターのどこにも NVIDIA device plugin が動いていません — スケジューラーが GPU の Pod を数えられるよう、インストールしてください（nvidia-device-plugin の Helm chart、Jetson ではタイムスライス付き）"),
             };
             let outside = if view.gpu_users_outside.iter().any(|u| u.sure) {
-                format!(" Meanwhile {} pod(s) use its GPU through the NVIDIA runtime without being counted (see gpu-used-outside-scheduler).", view.gpu_users_outside.iter().filter(|u| u.sure).count())
+                let n = view.gpu_users_outside.iter().filter(|u| u.sure).count();
+                say!(" Meanwhile {n} pod(s) use its GPU through the NVIDIA runtime without being counted (see gpu-used-outside-scheduler).", "その間も {n} 個の Pod が数えられないまま NVIDIA ランタイム経由で GPU を使っています（gpu-used-outside-scheduler を参照）。")
             } else {
-                String::new()
+                Said::default()
             };
             let waiting = waiting_here(None);
             let severity = if waiting { Severity::Critical } else { Severity::Warning };
-            let stakes = if waiting { " GPU pods are waiting for it." } else { "" };
+            let stakes = if waiting {
+                say!(" GPU pods are waiting for it.", "GPU の Pod がこの Node を待っています。")
+            } else {
+                Said::default()
+            };
             out.push(diag(
                 "device-plugin-missing",
                 severity,
                 "Node",
                 None,
                 name,
-                format!("{name} {what}: {why}.{stakes}{outside}"),
+                say!("{name} {what}: {why}.{stakes}{outside}", "{name} {what}：{why}。{stakes}{outside}"; what, why, stakes, outside),
             ));
             troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::PluginMissing });
             continue;
         }
         for g in nvidia.iter().filter(|g| g.out_of_service > 0) {
             let reps = g.replicas_per_gpu.max(1);
+            let (out_n, cap, res, gpus) = (g.out_of_service, g.capacity, &g.resource, g.out_of_service.div_ceil(reps));
             let units = if reps > 1 {
-                format!(
-                    "{} of {} {} replicas ({} GPU(s) × {reps})",
-                    g.out_of_service,
-                    g.capacity,
-                    g.resource,
-                    g.out_of_service.div_ceil(reps)
+                say!(
+                    "{out_n} of {cap} {res} replicas ({gpus} GPU(s) × {reps})",
+                    "{res} のレプリカ {cap} 個中 {out_n} 個（GPU {gpus} 基 × {reps}）"
                 )
             } else {
-                format!("{} of {} {}", g.out_of_service, g.capacity, g.resource)
+                say!("{out_n} of {cap} {res}", "{res} {cap} 個中 {out_n} 個")
             };
             let waiting = waiting_here(Some(&g.resource));
             let severity = if waiting { Severity::Critical } else { Severity::Warning };
-            let stakes = if waiting { " GPU pods are waiting for the lost capacity." } else { "" };
+            let stakes = if waiting {
+                say!(" GPU pods are waiting for the lost capacity.", "失われた分を GPU の Pod が待っています。")
+            } else {
+                Said::default()
+            };
             out.push(diag("gpu-unhealthy", severity, "Node", None, name,
-                format!("{units} on {name} are out of service: the device plugin found the GPU unhealthy (Xid errors, fallen off the bus) and stopped offering it — check the node's kernel log (dmesg | grep -i xid), nvidia-smi on the node and the device plugin's log; the GPU returns when the plugin sees it healthy again (often after a GPU reset or a reboot).{stakes}")));
+                say!("{units} on {name} are out of service: the device plugin found the GPU unhealthy (Xid errors, fallen off the bus) and stopped offering it — check the node's kernel log (dmesg | grep -i xid), nvidia-smi on the node and the device plugin's log; the GPU returns when the plugin sees it healthy again (often after a GPU reset or a reboot).{stakes}", "{name} の {units} が使用不可です。device plugin が GPU の異常（Xid エラー、バスからの脱落）を検出し、提供をやめました — Node のカーネルログ（dmesg | grep -i xid）、Node 上の nvidia-smi、device plugin のログを確認してください。プラグインが正常と判断すれば GPU は戻ります（GPU リセットや再起動の後が多い）。{stakes}"; units, stakes)));
             troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::Unhealthy });
         }
     }
@@ -171,19 +193,18 @@ pub(super) fn gpu_used_outside_scheduler(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>)
             |v: &[&app::model::GpuUser]| v.iter().map(|u| format!("{}/{}", u.namespace, u.name)).collect::<Vec<_>>();
         let mut parts = Vec::new();
         if !sure.is_empty() {
-            parts.push(format!(
-                "{} use it for sure ({}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)",
-                sure.len(),
-                list(&names(&sure))
-            ));
+            let (n, who) = (sure.len(), list(&names(&sure)));
+            parts.push(say!("{n} use it for sure ({who}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)", "{n} 個が確実に使っています（{who}：NVIDIA の RuntimeClass または NVIDIA_VISIBLE_DEVICES）"; who));
         }
         if !possible.is_empty() {
-            parts.push(format!("{} may use it ({}: the node's default runtime is {}, so any container whose image asks for the GPU gets it — the API cannot tell which)",
-                possible.len(), list(&names(&possible)), view.default_runtime.as_deref().unwrap_or("nvidia")));
+            let (n, who, rt) =
+                (possible.len(), list(&names(&possible)), view.default_runtime.as_deref().unwrap_or("nvidia"));
+            parts.push(say!("{n} may use it ({who}: the node's default runtime is {rt}, so any container whose image asks for the GPU gets it — the API cannot tell which)", "{n} 個が使っているかもしれません（{who}：Node の既定のランタイムが {rt} のため、イメージが GPU を求めるコンテナーはどれも GPU を得ます — API からはどれか分かりません）"; who));
         }
         let severity = if sure.is_empty() { Severity::Info } else { Severity::Warning };
+        let parts = join(&parts);
         out.push(diag("gpu-used-outside-scheduler", severity, "Node", None, name,
-            format!("Pods on {name} use its GPU without requesting a GPU resource, so the scheduler does not count them: {}. Nothing stops another model from landing here, and they share the GPU and its memory with no isolation — have GPU pods request nvidia.com/gpu through the device plugin (time-slicing replicas on Jetson) so that each is counted.", parts.join("; "))));
+            say!("Pods on {name} use its GPU without requesting a GPU resource, so the scheduler does not count them: {parts}. Nothing stops another model from landing here, and they share the GPU and its memory with no isolation — have GPU pods request nvidia.com/gpu through the device plugin (time-slicing replicas on Jetson) so that each is counted.", "{name} の Pod が GPU リソースを要求せずに GPU を使っているため、スケジューラーはそれらを数えていません：{parts}。別のモデルがここに配置されるのを止めるものはなく、GPU とそのメモリを分離なしで共有します — 各 Pod が数えられるよう、GPU の Pod には device plugin 経由で nvidia.com/gpu を要求させてください（Jetson ではタイムスライスのレプリカ）。"; parts)));
     }
 }
 
@@ -196,17 +217,17 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let Some(down) = &view.down else { continue };
         let name = view.name.as_str();
         let holders: Vec<_> = view.gpu_resources.iter().flat_map(|g| g.holders.iter().map(move |h| (g, h))).collect();
+        let since = down.since.as_deref().unwrap_or("?");
         let state = match (down.status.as_str(), &down.reason) {
-            ("Unknown", _) => "has not reported since".to_string(),
-            (_, Some(r)) => format!("is not ready ({r}) since"),
-            _ => "is not ready since".to_string(),
+            ("Unknown", _) => say!("has not reported since {since}", "は {since} から報告がありません"),
+            (_, Some(r)) => say!("is not ready ({r}) since {since}", "は {since} から Ready ではありません（{r}）"),
+            _ => say!("is not ready since {since}", "は {since} から Ready ではありません"),
         };
-        let since = down.since.as_deref().unwrap_or("an unknown time");
         if holders.is_empty() {
             let gpus = view.gpu_resources.iter().map(|g| g.capacity).sum::<u64>();
             if gpus > 0 {
                 out.push(diag("gpu-node-down", Severity::Warning, "Node", None, name,
-                    format!("{name} {state} {since}: its {gpus} GPU unit(s) are out of reach until it returns (check power, network and the K3s agent on the board).")));
+                    say!("{name} {state}: its {gpus} GPU unit(s) are out of reach until it returns (check power, network and the K3s agent on the board).", "{name} {state}。戻るまで GPU ユニット {gpus} 個は使えません（ボードの電源、ネットワーク、K3s agent を確認してください）。"; state)));
             }
             continue;
         }
@@ -214,18 +235,18 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         names.dedup();
         let terminating = holders.iter().filter(|(_, h)| h.terminating).count();
         let evict = match (&down.evict_at, terminating) {
-            (_, t) if t == holders.len() => " They are already Terminating: Kubernetes evicted them, and they stay listed until the node returns or is deleted.".to_string(),
-            (Some(at), 0) => format!(" Kubernetes evicts them at {at} (taint-based eviction), then their controllers recreate them elsewhere."),
-            (Some(at), t) => format!(" {t} already Terminating; the rest are evicted at {at} (taint-based eviction)."),
-            (None, 0) => " They tolerate the node's taint without a time limit, so Kubernetes will not move them.".to_string(),
-            (None, t) => format!(" {t} already Terminating."),
+            (_, t) if t == holders.len() => say!(" They are already Terminating: Kubernetes evicted them, and they stay listed until the node returns or is deleted.", "すでに Terminating です。Kubernetes が退避させ、Node が戻るか削除されるまで一覧に残ります。"),
+            (Some(at), 0) => say!(" Kubernetes evicts them at {at} (taint-based eviction), then their controllers recreate them elsewhere.", "Kubernetes は {at} にこれらを退避させ（taint による退避）、コントローラーが別の場所に作り直します。"),
+            (Some(at), t) => say!(" {t} already Terminating; the rest are evicted at {at} (taint-based eviction).", "{t} 個はすでに Terminating、残りは {at} に退避されます（taint による退避）。"),
+            (None, 0) => say!(" They tolerate the node's taint without a time limit, so Kubernetes will not move them.", "Node の taint を期限なしで許容しているため、Kubernetes はこれらを移動しません。"),
+            (None, t) => say!(" {t} already Terminating.", "{t} 個はすでに Terminating です。"),
         };
         // What the rest of the cluster could give them.
         let mut need: BTreeMap<&str, u64> = BTreeMap::new();
         for (g, h) in &holders {
             *need.entry(g.resource.as_str()).or_default() += h.count;
         }
-        let room: Vec<String> = need
+        let room: Vec<Said> = need
             .iter()
             .map(|(r, n)| {
                 let free = free
@@ -234,17 +255,18 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
                     .copied()
                     .unwrap_or(0);
                 if free >= *n {
-                    format!("the rest of the cluster has {free} free {r} for the {n} they hold")
+                    say!("the rest of the cluster has {free} free {r} for the {n} they hold", "使っている {n} 個に対し、クラスターの残りに空きの {r} が {free} 個あります")
                 } else if free > 0 {
-                    format!("the rest of the cluster has only {free} free {r} for the {n} they hold, so some will wait Pending")
+                    say!("the rest of the cluster has only {free} free {r} for the {n} they hold, so some will wait Pending", "使っている {n} 個に対し、クラスターの残りの空きの {r} は {free} 個だけなので、一部は Pending で待ちます")
                 } else {
-                    format!("no other node has a free {r}, so they will wait Pending until {name} returns")
+                    say!("no other node has a free {r}, so they will wait Pending until {name} returns", "空きの {r} がある Node はほかにないため、{name} が戻るまで Pending で待ちます")
                 }
             })
             .collect();
+        let (n, who, room) = (names.len(), list(&names), join(&room));
+        let gpus = if need.len() == 1 { "GPU" } else { "GPUs" };
         out.push(diag("gpu-node-down", Severity::Critical, "Node", None, name,
-            format!("{name} {state} {since}: {} pod(s) holding its GPU are not serving ({}).{evict} For the {}: {}. Check the board's power, network and K3s agent.",
-                names.len(), list(&names), if need.len() == 1 { "GPU" } else { "GPUs" }, room.join("; "))));
+            say!("{name} {state}: {n} pod(s) holding its GPU are not serving ({who}).{evict} For the {gpus}: {room}. Check the board's power, network and K3s agent.", "{name} {state}。GPU を持つ {n} 個の Pod が動いていません（{who}）。{evict}GPU について：{room}。ボードの電源、ネットワーク、K3s agent を確認してください。"; state, who, evict, room)));
     }
 }
 
@@ -254,8 +276,10 @@ pub(super) fn unified_memory_overcommit(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) 
         let name = view.name.as_str();
         if view.memory.overcommit_bytes > 0 {
             out.push(diag("unified-memory-overcommit", Severity::Warning, "Node", None, name,
-                format!("Pod memory limits on {name} add up to {}, more than the {} the board shares between CPU and GPU: lower the limits or move a model to another board.",
-                    Bytes(view.memory.limits_bytes), Bytes(view.memory.board_bytes))));
+                {
+                    let (lim, board) = (Bytes(view.memory.limits_bytes), Bytes(view.memory.board_bytes));
+                    say!("Pod memory limits on {name} add up to {lim}, more than the {board} the board shares between CPU and GPU: lower the limits or move a model to another board.", "{name} の Pod のメモリ limits の合計は {lim} で、ボードが CPU と GPU で共有する {board} を超えています。limits を下げるか、モデルを別のボードに移してください。")
+                }));
         }
     }
 }
@@ -280,7 +304,10 @@ fn contention(view: &NodeView, out: &mut Vec<Diagnosis>) {
             let pods_holding = g.holders.iter().filter(|h| !h.terminating).count() as u64;
             if pods_holding > physical {
                 out.push(diag("gpu-time-slice-contention", Severity::Info, "Node", None, name,
-                    format!("{pods_holding} pods share {physical} physical GPU(s) of {} on {name} by time-slicing: no proportional compute, no memory or fault isolation — one model's memory or crash affects the others.", g.resource)));
+                    {
+                        let r = &g.resource;
+                        say!("{pods_holding} pods share {physical} physical GPU(s) of {r} on {name} by time-slicing: no proportional compute, no memory or fault isolation — one model's memory or crash affects the others.", "{name} の {r} の物理 GPU {physical} 基を {pods_holding} 個の Pod がタイムスライスで共有しています。計算の比例配分も、メモリや障害の分離もありません — 1つのモデルのメモリ使用やクラッシュがほかに影響します。")
+                    }));
             }
         }
     }

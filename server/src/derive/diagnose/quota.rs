@@ -6,7 +6,10 @@
 
 use std::collections::HashMap;
 
-use app::model::{Diagnosis, GpuRequest, PendingPod, QuotaView, ReasonCount, Severity};
+use app::model::{Diagnosis, GpuRequest, PendingPod, QuotaView, Severity};
+
+use app::i18n::Said;
+use app::say;
 
 use super::{diag, list, Ctx};
 use crate::derive::quota::gpu_key;
@@ -97,17 +100,30 @@ pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut 
             continue;
         }
         let res = q.gpu_resource.as_str();
-        let holding = if q.pods.is_empty() { String::new() } else { format!(" (held by {})", list(&q.pods)) };
-        let cluster = match q.cluster_free {
-            Some(free) if free >= asked => format!("The cluster has {free} free {res}: only the quota stands in the way — raise the quota (kubectl -n {ns} edit resourcequota {}), free a replica in {ns}, or move the workload to a namespace with room.", q.name),
-            Some(free) if free > 0 => format!("The cluster has only {free} free {res}, fewer than one pod asks — free a replica in {ns}, or add GPU capacity and raise the quota."),
-            Some(_) => format!("The cluster has no free {res} either: the quota and the cluster are both full — free a replica in {ns}, or add GPU capacity and raise the quota."),
-            None => format!("Raise the quota (kubectl -n {ns} edit resourcequota {}) or free a device of {res} in {ns}.", q.name),
+        let qn = &q.name;
+        let holding: Said = if q.pods.is_empty() {
+            Said::default()
+        } else {
+            let who = list(&q.pods);
+            say!(" (held by {who})", "（使用中：{who}）"; who)
         };
-        let scoped = if q.scopes.is_empty() { String::new() } else { format!(" (scoped: {})", q.scopes.join("; ")) };
-        let text = format!(
-            "{kind} {ns}/{name} cannot create its pods: ResourceQuota {}{scoped} allows {ns} {} of {key} and {} are in use{holding}; each pod asks {asked}. {cluster}",
-            q.name, q.hard, q.used
+        let cluster = match q.cluster_free {
+            Some(free) if free >= asked => say!("The cluster has {free} free {res}: only the quota stands in the way — raise the quota (kubectl -n {ns} edit resourcequota {qn}), free a replica in {ns}, or move the workload to a namespace with room.", "クラスターには空きの {res} が {free} 個あり、妨げているのはクォータだけです — クォータを上げる（kubectl -n {ns} edit resourcequota {qn}）、{ns} でレプリカを空ける、または余裕のある namespace にワークロードを移してください。"),
+            Some(free) if free > 0 => say!("The cluster has only {free} free {res}, fewer than one pod asks — free a replica in {ns}, or add GPU capacity and raise the quota.", "クラスターの空きの {res} は {free} 個だけで、1つの Pod が求める数に足りません — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。"),
+            Some(_) => say!("The cluster has no free {res} either: the quota and the cluster are both full — free a replica in {ns}, or add GPU capacity and raise the quota.", "クラスターにも空きの {res} がありません。クォータもクラスターも満杯です — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。"),
+            None => say!("Raise the quota (kubectl -n {ns} edit resourcequota {qn}) or free a device of {res} in {ns}.", "クォータを上げる（kubectl -n {ns} edit resourcequota {qn}）か、{ns} で {res} のデバイスを空けてください。"),
+        };
+        let scoped: Said = if q.scopes.is_empty() {
+            Said::default()
+        } else {
+            let sc = q.scopes.join("; ");
+            say!(" (scoped: {sc})", "（スコープ：{sc}）")
+        };
+        let (hard, used) = (q.hard, q.used);
+        let text = say!(
+            "{kind} {ns}/{name} cannot create its pods: ResourceQuota {qn}{scoped} allows {ns} {hard} of {key} and {used} are in use{holding}; each pod asks {asked}. {cluster}",
+            "{kind} {ns}/{name} は Pod を作成できません。ResourceQuota {qn}{scoped} が {ns} に許す {key} は {hard} で、{used} が使用中です{holding}。各 Pod は {asked} を求めます。{cluster}";
+            scoped, holding, cluster
         );
         let d = diag("gpu-quota-exhausted", Severity::Critical, kind, Some(ns), name, text);
         out.push(d.clone());
@@ -119,7 +135,7 @@ pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut 
             gpu_request: Some(GpuRequest { resource: q.gpu_resource.clone(), count: asked }),
             message: e.message.clone(),
             nodes_total: None,
-            reasons: vec![ReasonCount { reason: format!("exceeded quota: {}", q.name), nodes: None }],
+            reasons: vec![crate::derive::scheduler::reason(format!("exceeded quota: {}", q.name), None)],
             diagnoses: vec![d.code.clone()],
             problems: vec![d],
             workload: Some(kind.to_string()),

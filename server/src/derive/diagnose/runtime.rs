@@ -5,6 +5,8 @@ use std::collections::{BTreeSet, HashSet};
 
 use app::model::{Diagnosis, Severity};
 
+use app::say;
+
 use super::{diag, Ctx};
 use crate::derive::{node, pods};
 
@@ -26,12 +28,12 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
             return;
         }
         let have = if class_list.is_empty() {
-            "this cluster has no RuntimeClass".to_string()
+            say!("this cluster has no RuntimeClass", "このクラスターには RuntimeClass がありません")
         } else {
-            format!("this cluster has {class_list}")
+            say!("this cluster has {class_list}", "このクラスターにあるのは {class_list}")
         };
         out.push(diag("runtimeclass-missing", Severity::Critical, kind, ns, name,
-            format!("Pods cannot be created: RuntimeClass \"{class}\" does not exist ({have}) — fix runtimeClassName in the pod template or create the RuntimeClass.")));
+            say!("Pods cannot be created: RuntimeClass \"{class}\" does not exist ({have}) — fix runtimeClassName in the pod template or create the RuntimeClass.", "Pod を作成できません。RuntimeClass \"{class}\" が存在しません（{have}）— Pod テンプレートの runtimeClassName を直すか、RuntimeClass を作成してください。"; have)));
     };
     for e in &cx.inputs.events {
         let Some(msg) = e.message.as_deref() else {
@@ -95,7 +97,7 @@ pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         }
         if seen.insert(key.clone()) {
             out.push(diag("runtime-handler-missing", Severity::Critical, o.kind.as_deref().unwrap_or("Pod"), o.namespace.as_deref(), &key.1,
-                format!("The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit on that node and restart K3s so it registers the nvidia runtime.")));
+                say!("The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit on that node and restart K3s so it registers the nvidia runtime.", "Node の containerd にランタイムハンドラー \"{handler}\" がありません。その Node に NVIDIA Container Toolkit を入れ、K3s を再起動して nvidia ランタイムを登録させてください。")));
         }
     }
 }
@@ -124,7 +126,7 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
         }
         let (ns, name) = pods::key(p);
         out.push(diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,
-            "Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with --default-runtime nvidia).".into()));
+            say!("Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with --default-runtime nvidia).", "NVIDIA GPU を持っていますが runtimeClassName がありません。既定のランタイムが runc の K3s では、エラーなしで CPU で動くことがあります — runtimeClassName: nvidia を設定してください（または K3s agent を --default-runtime nvidia で起動）。")));
     }
 }
 
@@ -143,8 +145,7 @@ pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
                 "Pod",
                 Some(&ns),
                 &name,
-                "The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1."
-                    .into(),
+                say!("The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.", "kubelet がこの Pod を拒否しました。タイムスライスの GPU のレプリカを2つ以上要求しています — 1 を要求してください。"),
             ));
         }
     }

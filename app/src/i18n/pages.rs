@@ -1,0 +1,112 @@
+//! The strings of the pages only the server renders (node, history, fit, quotas) and of the
+//! charts it draws.
+
+catalog! {
+    /// The server-rendered pages' strings.
+    S {
+        // Node page.
+        node_title: "Node {0}", "Node {0}";
+        node_missing: "No such node in the cluster (it may have been removed).", "クラスターにこの Node はありません（削除された可能性があります）。";
+        node_holders: "GPU holders", "GPU を使っている Pod";
+        col_namespace: "Namespace", "Namespace";
+        col_pod: "Pod", "Pod";
+        col_resource: "Resource", "リソース";
+        col_count: "Count", "数";
+        col_age: "Age", "経過時間";
+        col_runtime_class: "RuntimeClass", "RuntimeClass";
+        none: "— none —", "— なし —";
+        node_dra: "DRA devices · ", "DRA デバイス · ";
+        node_kubelet: "GPUs as the kubelet handed them out · ", "kubelet が割り当てた GPU · ";
+        col_device: "Device", "デバイス";
+        col_type: "Type", "種類";
+        col_product: "Product", "製品";
+        col_memory: "Memory", "メモリ";
+        col_uuid: "UUID", "UUID";
+        col_busy: "Busy", "使用率";
+        col_memory_used: "Memory used", "使用メモリ";
+        col_claims: "Claims", "Claim";
+        col_pods: "Pods", "Pod";
+        shared: " · shared", " · 共有";
+        free: "free", "空き";
+        share: "{0}/{1} (share {2})", "{0}/{1}（共有 {2}）";
+        no_pod: "— no pod —", "— Pod なし —";
+        replica: "{0}/{1} (replica {2})", "{0}/{1}（レプリカ {2}）";
+        node_memory: "Memory by pod", "Pod ごとのメモリ";
+        col_request: "Request", "Request";
+        col_limit: "Limit", "Limit";
+        col_used: "Used", "使用量";
+        unbounded: "unbounded", "上限なし";
+        unknown: "unknown", "不明";
+        node_conditions: "Conditions", "Condition";
+        node_labels: "GPU labels", "GPU のラベル";
+        // History page.
+        history_title: "History", "履歴";
+        history_ranges: "Time range", "期間";
+        history_pod: "Pod {0}", "Pod {0}";
+        alt_pod: "Pending and running intervals of {0}", "{0} の Pending と実行の期間";
+        alt_pending: "Number of pending pods over time", "Pending の Pod 数の推移";
+        alt_waits: "How long pods waited to be scheduled", "Pod がスケジュールされるまでの待ち時間";
+        alt_busy: "How busy each GPU of {0} on {1} was, as its agent measured", "{1} の {0} の各 GPU の使用率（agent の計測）";
+        alt_gpu: "GPU allocation of {0} on {1} over time", "{1} の {0} の GPU 割り当ての推移";
+        alt_memory: "Memory use, requests and limits on {0} over time", "{0} のメモリ使用量・requests・limits の推移";
+        // What-if page.
+        fit_title: "Will my next model fit?", "次のモデルは配置できるか？";
+        fit_intro: "Checks a workload against the cluster's current allocation with the default scheduler's filters. Nothing is created in the cluster.", "ワークロードを、クラスターの現在の割り当てに対して既定のスケジューラーのフィルターで確かめます。クラスターには何も作成しません。";
+        fit_gpu_resource: "GPU resource", "GPU リソース";
+        fit_gpu_count: "GPUs per replica", "レプリカあたりの GPU";
+        fit_cpu_request: "CPU request", "CPU request";
+        fit_cpu_limit: "CPU limit", "CPU limit";
+        fit_memory_request: "Memory request", "メモリ request";
+        fit_memory_limit: "Memory limit", "メモリ limit";
+        fit_node_selector: "Node selector", "nodeSelector";
+        fit_tolerations: "Tolerations", "tolerations";
+        fit_replicas: "Replicas", "レプリカ数";
+        fit_yaml: "…or paste a Pod or Deployment (YAML or JSON; replaces the fields above), with the ResourceClaimTemplates it uses as further --- documents", "…または Pod か Deployment を貼り付け（YAML か JSON。上の項目の代わりに使います）。使う ResourceClaimTemplate は --- で区切って続けます";
+        fit_check: "Check", "確かめる";
+        fit_yes: "✓ It fits", "✓ 配置できます";
+        fit_no: "✗ It does not fit", "✗ 配置できません";
+        fit_suggestions: "What would make it fit", "配置できるようにするには";
+        fit_col_node: "Node", "Node";
+        fit_col_verdict: "Verdict", "判定";
+        fit_col_reasons: "Reasons (scheduler's words)", "理由（スケジューラーの原文）";
+        fit_col_replicas: "Replicas it can take", "受け入れられるレプリカ数";
+        fit_col_headroom: "Unified memory headroom after placing (requests / limits)", "配置後のユニファイドメモリの余裕（requests / limits）";
+        fit_fits: "✓ fits", "✓ 可";
+        fit_no_fit: "✗ does not fit", "✗ 不可";
+        fit_headroom: "{0} / {1} of {2}", "{2} 中 {0} / {1}";
+        fit_over: "−{0} (over)", "−{0}（超過）";
+        // Charts.
+        chart_no_data: "no data ({0})", "データなし（{0}）";
+        chart_running: "running", "実行中";
+        chart_pending: "pending", "Pending";
+        chart_pending_title: "Pending pods", "Pending の Pod";
+        chart_pending_gpu: "pending for a GPU", "GPU 待ちの Pending";
+        chart_allocated: "allocated", "割り当て済み";
+        chart_allocatable: "allocatable", "割り当て可能";
+        chart_capacity: "capacity", "容量";
+        chart_memory: "memory", "メモリ";
+        chart_used: "used", "使用量";
+        chart_board: "board / allocatable", "ボード / 割り当て可能";
+        chart_board_used: "board use (agent)", "ボード実使用（agent）";
+        chart_busy: "GPU busy", "GPU 使用率";
+        chart_wait: "wait (one bar per pending pod)", "待ち時間（Pending の Pod ごとに1本）";
+        // Sign-in pages.
+        login_title: "gpudash · sign in", "gpudash · サインイン";
+        login_token: "Access token", "アクセストークン";
+        login_submit: "Sign in", "サインイン";
+        login_wrong: "Wrong token.", "トークンが違います。";
+        login_again: "Try again", "もう一度";
+        logout_title: "gpudash · sign out", "gpudash · サインアウト";
+        logout_submit: "Sign out", "サインアウト";
+        // Quotas page.
+        quotas_title: "GPU quotas", "GPU クォータ";
+        quotas_blocked: "{0} workload(s) cannot create their pods: a quota refuses them", "{0} 件のワークロードが Pod を作成できません（クォータが拒否）";
+        quotas_none: "No ResourceQuota limits a GPU resource here.", "GPU リソースを制限する ResourceQuota はありません。";
+        quotas_free: "{0} free {1} in the cluster", "クラスターで空いている {1}: {0}";
+        quotas_class: "DeviceClass {0}", "DeviceClass {0}";
+        quotas_no_pod: "no pod holds it now", "今使っている Pod はありません";
+        quotas_full: "✖ full", "✖ 上限";
+        quotas_used: "{0} / {1} used", "{0} / {1} 使用中";
+        quotas_alt: "{0} use over 24 h", "{0} の24時間の使用量";
+    }
+}

@@ -1,0 +1,77 @@
+use super::*;
+
+/// The placeholders a template uses, sorted.
+fn placeholders(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = s
+        .match_indices('{')
+        .filter_map(|(i, _)| s.get(i..i + 3).filter(|p| p.ends_with('}') && p.as_bytes()[1].is_ascii_digit()))
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out
+}
+
+fn check(entries: Vec<(&'static str, &'static str, &'static str)>) {
+    for (key, en, ja) in entries {
+        assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{key}: an empty text");
+        assert_eq!(placeholders(en), placeholders(ja), "{key}: the two languages use different placeholders");
+        assert!(!en.chars().any(is_japanese), "{key}: Japanese in the English text");
+    }
+}
+
+/// Hiragana, katakana, CJK ideographs, full-width forms.
+pub fn is_japanese(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}' | '\u{3000}'..='\u{303f}')
+}
+
+#[test]
+fn every_entry_has_both_languages_with_the_same_placeholders() {
+    check(T::entries());
+    #[cfg(not(feature = "hydrate"))]
+    check(S::entries());
+}
+
+#[test]
+fn accept_language_picks_the_best_of_ours() {
+    assert_eq!(Lang::from_accept_language("ja,en-US;q=0.8"), Some(Lang::Ja));
+    assert_eq!(Lang::from_accept_language("en-US,en;q=0.9,ja;q=0.8"), Some(Lang::En));
+    assert_eq!(Lang::from_accept_language("fr-FR, ja-JP;q=0.5"), Some(Lang::Ja));
+    assert_eq!(Lang::from_accept_language("ja;q=0, en;q=0.1"), Some(Lang::En));
+    assert_eq!(Lang::from_accept_language("de, *;q=0.5"), None);
+    assert_eq!(Lang::from_accept_language(""), None);
+    assert_eq!(Lang::from_accept_language("ja;q=bogus"), None);
+    assert_eq!(Lang::parse("JA-jp"), Some(Lang::Ja));
+}
+
+#[test]
+fn templates_fill_in_any_order_and_survive_odd_braces() {
+    assert_eq!(fill("{1}中 {0}", &["a", "b"]), "b中 a");
+    assert_eq!(fill("{x} {0", &["a"]), "{x} {0");
+    assert_eq!(fill("{3}", &["a"]), "");
+    assert_eq!(fill("日本{0}語", &["x"]), "日本x語");
+}
+
+#[test]
+fn durations_in_both_languages() {
+    assert_eq!(duration(242, Lang::En), "4m 2s");
+    assert_eq!(duration(242, Lang::Ja), "4分2秒");
+    assert_eq!(fill(T::JA.pending_waiting, &[&duration(242, Lang::Ja)]), "◔ 4分2秒待機中");
+    assert_eq!(duration(3 * 3600 + 300, Lang::Ja), "3時間5分");
+    assert_eq!(duration(2 * 86_400 + 4 * 3600, Lang::En), "2d 4h");
+    assert_eq!(duration(2 * 86_400 + 4 * 3600, Lang::Ja), "2日4時間");
+    assert_eq!(duration(-5, Lang::Ja), "0秒");
+}
+
+#[cfg(not(feature = "hydrate"))]
+#[test]
+fn a_said_sentence_is_written_in_the_answer_language() {
+    let n = 3;
+    let s = crate::say!("{n} pods wait", "{n} 個の Pod が待機中");
+    assert_eq!(serde_json::to_string(&s).ok().as_deref(), Some("\"3 pods wait\""));
+    let ja = in_lang(Lang::Ja, || serde_json::to_string(&s).ok());
+    assert_eq!(ja.as_deref(), Some("\"3 個の Pod が待機中\""));
+    // Back to English after, and a string read back is the same in both.
+    assert_eq!(lang_now(), Lang::En);
+    let back: Said = serde_json::from_str("\"x\"").unwrap_or_default();
+    assert_eq!(back, Said::same("x"));
+}
