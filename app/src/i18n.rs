@@ -115,6 +115,13 @@ pub fn fill(template: &str, args: &[&str]) -> String {
     out
 }
 
+/// Whether a character is Japanese script: hiragana, katakana, CJK ideographs, full-width forms
+/// and Japanese punctuation (the language tests look for it on English pages and count it on
+/// Japanese ones).
+pub fn is_japanese(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}' | '\u{3000}'..='\u{303f}')
+}
+
 /// `2m 5s` / `2分5秒`: a duration in two units at most.
 pub fn duration(secs: i64, lang: Lang) -> String {
     let s = secs.max(0);

@@ -145,19 +145,13 @@ pub async fn login_form(
     let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, uri.query());
     let s = lang.s();
     let action = format!("{}/login", access.base);
-    Html(format!(
-        "<!DOCTYPE html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{}</title>\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{}/pkg/gpudash.css\"></head>\
-<body><main class=\"app\"><h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{action}\" class=\"filters\">\
+    let body = format!(
+        "<h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{action}\" class=\"filters\">\
 <label>{} <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label>\
-<button type=\"submit\">{}</button></form></main></body></html>",
-        lang.code(),
-        s.login_title,
-        access.base,
-        s.login_token,
-        s.login_submit
-    ))
-    .into_response()
+<button type=\"submit\">{}</button></form>",
+        s.login_token, s.login_submit
+    );
+    Html(crate::http::pages::plain_page(&access.base, lang, s.login_title, &body)).into_response()
 }
 
 /// `POST /login`: checks the token and starts a session.
@@ -205,17 +199,12 @@ pub async fn logout_form(
 ) -> Response {
     let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, uri.query());
     let s = lang.s();
-    Html(format!(
-        "<!DOCTYPE html><html lang=\"{1}\"><head><meta charset=\"utf-8\"><title>{2}</title>\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{0}/pkg/gpudash.css\"></head>\
-<body><main class=\"app\"><h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{0}/logout\" class=\"filters\">\
-<button type=\"submit\">{3}</button></form></main></body></html>",
-        access.base,
-        lang.code(),
-        s.logout_title,
-        s.logout_submit
-    ))
-    .into_response()
+    let body = format!(
+        "<h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{}/logout\" class=\"filters\">\
+<button type=\"submit\">{}</button></form>",
+        access.base, s.logout_submit
+    );
+    Html(crate::http::pages::plain_page(&access.base, lang, s.logout_title, &body)).into_response()
 }
 
 /// `POST /logout`: ends the session and clears the cookie.

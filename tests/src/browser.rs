@@ -54,3 +54,12 @@ pub async fn shot(c: &Client, name: &str) -> anyhow::Result<()> {
     std::fs::write(screenshot_dir().join(name), png)?;
     Ok(())
 }
+
+/// Makes the page's viewport itself `w`×`h` (a window's size includes the browser's frame).
+pub async fn viewport(c: &Client, w: u32, h: u32) -> anyhow::Result<()> {
+    c.set_window_size(w, h).await?;
+    let inner = c.execute("return window.innerHeight", vec![]).await?.as_u64().unwrap_or(u64::from(h));
+    let twice = 2 * u64::from(h);
+    c.set_window_size(w, u32::try_from(twice - inner.min(twice)).unwrap_or(h)).await?;
+    Ok(())
+}

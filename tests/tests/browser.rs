@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use fantoccini::Locator;
-use gpudash_tests::browser::{hydrated, shot, text, wait_text};
+use gpudash_tests::browser::{hydrated, shot, text, viewport, wait_text};
 use gpudash_tests::{root, with_browser, Gpudash};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,10 +100,7 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         shot(&c, "history.png").await?;
 
         // Kiosk at 1920×1080: dark, no controls, rotates to the pending page by itself.
-        c.set_window_size(1920, 1080).await?;
-        // Make the viewport itself 1920×1080 (the window size includes the browser's frame).
-        let inner = c.execute("return window.innerHeight", vec![]).await?.as_u64().unwrap_or(1080);
-        c.set_window_size(1920, u32::try_from(2160 - inner.min(2160)).unwrap_or(1080)).await?;
+        viewport(&c, 1920, 1080).await?;
         c.goto(&format!("{url}/?kiosk=1")).await?;
         hydrated(&c).await?;
         let class = c.execute("return document.documentElement.className", vec![]).await?;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 use fantoccini::Client;
-use gpudash_tests::browser::{hydrated, shot, text, wait_text};
+use gpudash_tests::browser::{hydrated, shot, text, viewport, wait_text};
 use gpudash_tests::{with_browser, Gpudash};
 
 /// Every element of a card, total or status line that sticks out of its box, or whose text is
@@ -44,9 +44,7 @@ async fn overview_pending_and_kiosk_in_japanese_fit_a_1920x1080_screen() {
     let gd = Gpudash::start(&["--demo", "--kiosk-rotate", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
     let url = gd.url.clone();
     let result = with_browser(|c| async move {
-        c.set_window_size(1920, 1080).await?;
-        let inner = c.execute("return window.innerHeight", vec![]).await?.as_u64().unwrap_or(1080);
-        c.set_window_size(1920, u32::try_from(2160 - inner.min(2160)).unwrap_or(1080)).await?;
+        viewport(&c, 1920, 1080).await?;
 
         // Overview: the page, its header and the cards in Japanese; the switch offers English.
         c.goto(&format!("{url}/?lang=ja")).await?;

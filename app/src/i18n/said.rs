@@ -24,9 +24,12 @@ impl Said {
         Self { ja: en.clone(), en }
     }
 
-    /// Whether both are empty.
-    pub fn is_empty(&self) -> bool {
-        self.en.is_empty() && self.ja.is_empty()
+    /// Sentences or items joined, each language with its own separator.
+    pub fn join(parts: &[Said], en_sep: &str, ja_sep: &str) -> Self {
+        Self {
+            en: parts.iter().map(|p| p.en.as_str()).collect::<Vec<_>>().join(en_sep),
+            ja: parts.iter().map(|p| p.ja.as_str()).collect::<Vec<_>>().join(ja_sep),
+        }
     }
 
     /// Appends to both.

@@ -19,11 +19,6 @@ fn check(entries: Vec<(&'static str, &'static str, &'static str)>) {
     }
 }
 
-/// Hiragana, katakana, CJK ideographs, full-width forms.
-pub fn is_japanese(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}' | '\u{3000}'..='\u{303f}')
-}
-
 #[test]
 fn every_entry_has_both_languages_with_the_same_placeholders() {
     check(T::entries());

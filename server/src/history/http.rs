@@ -121,7 +121,7 @@ pub async fn chart(
 ) -> Result<Response, ApiError> {
     let (from, to, pool) = scope(&h, &q).map(|(f, t, p)| (f, t, p.clone()))?;
     let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or_default();
-    let dark = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang };
+    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang };
     let s = lang.s();
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
@@ -144,7 +144,7 @@ pub async fn chart(
                 from,
                 to,
                 max_step,
-                dark,
+                look,
             )
             .await
         }
@@ -165,7 +165,7 @@ pub async fn chart(
                 from,
                 to,
                 max_step,
-                dark,
+                look,
             )
             .await
         }
@@ -185,7 +185,7 @@ pub async fn chart(
                     let metrics: Vec<(&str, &str, &str)> =
                         labels.iter().map(|(d, l)| ("gpu_busy", d.as_str(), l.as_str())).collect();
                     let title = format!("{node} · {r} · {}", s.chart_busy);
-                    charts::series_chart(&pool, &title, Unit::Percent, &node, &metrics, from, to, max_step, dark).await
+                    charts::series_chart(&pool, &title, Unit::Percent, &node, &metrics, from, to, max_step, look).await
                 }
                 Err(e) => Err(e.into()),
             }
@@ -200,7 +200,7 @@ pub async fn chart(
                 from,
                 to,
                 max_step,
-                dark,
+                look,
             )
             .await
         }
@@ -216,12 +216,12 @@ pub async fn chart(
                 from,
                 to,
                 max_step,
-                dark,
+                look,
             )
             .await
         }
-        "waits.svg" => waits_chart(&pool, from, to, dark).await,
-        "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, dark).await,
+        "waits.svg" => waits_chart(&pool, from, to, look).await,
+        "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, look).await,
         _ => {
             return Err(ApiError::NotFound(
                 "charts: gpu.svg, busy.svg, memory.svg, pending.svg, waits.svg, pod.svg, quota.svg".into(),

@@ -2,6 +2,8 @@
 //! no user-visible English sentence left on a Japanese page (Kubernetes words, commands and
 //! the cluster's own names aside), no Japanese on an English one, no unfilled placeholder.
 
+use app::i18n::is_japanese;
+
 use super::*;
 
 /// Words that stay as operators type them: Kubernetes kinds and fields, units, product and
@@ -194,10 +196,6 @@ fn english_left(text: &str, data: &std::collections::HashSet<String>) -> Vec<Str
     .filter(|w| !ALLOWED.contains(w) && !data.contains(*w))
     .map(str::to_string)
     .collect()
-}
-
-fn is_japanese(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}' | '\u{3000}'..='\u{303f}')
 }
 
 /// The demo cluster's names (nodes, namespaces, pods, resources, products, labels, conditions),

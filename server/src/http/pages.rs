@@ -92,13 +92,25 @@ pub fn not_found_for(base: &str, sub: &str, lang: app::i18n::Lang) -> Response {
     not_found_page(base, lang)
 }
 
+/// A small document outside the app (not found, sign-in, sign-out): the stylesheet, a title,
+/// and `body` inside the app's frame. `title` and `body` are markup written by gpudash.
+pub fn plain_page(base: &str, lang: app::i18n::Lang, title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{title}</title>\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{base}/pkg/gpudash.css\"></head>\
+<body><main class=\"app\">{body}</main></body></html>",
+        lang.code()
+    )
+}
+
 fn not_found_page(base: &str, lang: app::i18n::Lang) -> Response {
     let t = lang.t();
-    let (code, title, back) = (lang.code(), t.not_found, t.not_found_back);
-    let html = format!(
-        "<!DOCTYPE html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><title>gpudash · {title}</title>\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{base}/pkg/gpudash.css\"></head>\
-<body><main class=\"app\"><h1 class=\"page-title\">{title}</h1><p><a href=\"{base}/\">{back}</a></p></main></body></html>"
+    let (title, back) = (t.not_found, t.not_found_back);
+    let html = plain_page(
+        base,
+        lang,
+        &format!("gpudash · {title}"),
+        &format!("<h1 class=\"page-title\">{title}</h1><p><a href=\"{base}/\">{back}</a></p>"),
     );
     let mut r = (StatusCode::NOT_FOUND, html).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));

@@ -43,12 +43,9 @@ fn list(names: &[String]) -> Said {
     }
 }
 
-/// Sentences joined: `; ` in English, `、` in Japanese.
+/// Sentences joined: `; ` in English, `。` in Japanese.
 fn join(parts: &[Said]) -> Said {
-    Said {
-        en: parts.iter().map(|p| p.en.as_str()).collect::<Vec<_>>().join("; "),
-        ja: parts.iter().map(|p| p.ja.as_str()).collect::<Vec<_>>().join("。"),
-    }
+    Said::join(parts, "; ", "。")
 }
 
 /// What every diagnosis reads: the node objects with their views, the device-plugin pod of each

@@ -80,10 +80,7 @@ pub(super) fn insufficient_gpu(
                     say!("{o} of {c} on {n} out of service", "{n} の {c} 個中 {o} 個が使用不可")
                 })
                 .collect();
-            let parts = Said {
-                en: parts.iter().map(|p| p.en.as_str()).collect::<Vec<_>>().join(", "),
-                ja: parts.iter().map(|p| p.ja.as_str()).collect::<Vec<_>>().join("、"),
-            };
+            let parts = Said::join(&parts, ", ", "、");
             say!("Waiting for {want} {res}: the GPU it needs has failed — {parts} (the device plugin marked it unhealthy; see gpu-unhealthy) and the rest is held. Bring the GPU back (check the node's kernel log for Xid errors, nvidia-smi, the device plugin's log) or free a unit elsewhere.", "{res} を {want} 個待っています。必要な GPU が故障しています — {parts}（device plugin が異常と判断。gpu-unhealthy を参照）、残りは使用中です。GPU を戻す（Node のカーネルログの Xid エラー、nvidia-smi、device plugin のログを確認）か、ほかでユニットを空けてください。"; parts)
         } else {
             let shared = with_res.iter().any(|(_, g)| g.sharing == Sharing::TimeSlicing);
