@@ -2,6 +2,10 @@
 # Runs gpudash: against the cluster of the current kubeconfig when there is one, otherwise in
 # demo mode with the built-in simulated K3s edge cluster. The first log line says which.
 # Extra arguments go to `gpudash serve` (e.g. ./run.sh --listen 0.0.0.0:8080).
+#
+# ./run.sh --local-cluster [args…]: a real control plane (kube-apiserver, controller-manager,
+# scheduler on kine/SQLite, kwok as the kubelets; built from Go modules once) shaped like the
+# demo cluster, and gpudash against it; its kubeconfig is target/control-plane/kubeconfig.
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh
@@ -10,5 +14,12 @@ ensure_rust
 build_site
 say "building gpudash (release)"
 cargo build --release -p gpudash
+if [ "${1:-}" = "--local-cluster" ]; then
+  shift
+  ensure_control_plane
+  say "building the local-cluster runner"
+  cargo build -q -p gpudash-tests --bin gpudash-local-cluster
+  exec target/debug/gpudash-local-cluster target/release/gpudash -- "$@"
+fi
 say "starting: open http://${GPUDASH_LISTEN:-127.0.0.1:8080}/"
 exec target/release/gpudash serve --demo-if-no-cluster --site-root target/site "$@"

@@ -9,6 +9,7 @@ cd "$(dirname "$0")"
 ensure_rust
 ensure_test_tools
 ensure_arm64
+ensure_control_plane
 build_site
 # The same package set as the test run below, so that dependencies are built once with one
 # feature set and the end-to-end tests find target/debug/gpudash.
@@ -23,7 +24,8 @@ export GPUDASH_ARM64_SMOKE=1
 # One cargo invocation for every package, so that features unify once (app gets `ssr` from the
 # server) and nothing is built twice.
 say "tests: simulator, view model and views, server (quantities, derivation, scheduler messages,"
-say "database), end-to-end (kubectl, Python client, kube-rs watcher, gpudash serve, headless Chromium)"
+say "database), end-to-end (kubectl, Python client, kube-rs watcher, gpudash serve, headless Chromium,"
+say "a real control plane: kine, kube-apiserver, controller-manager, scheduler, kwok)"
 # The soak tests (stream clients, kiosk browser) run for several minutes in the full run.
 export GPUDASH_SOAK_SECONDS="${GPUDASH_SOAK_SECONDS:-180}"
 log=$(mktemp)

@@ -38,6 +38,8 @@ ensure_test_tools() {
   # The image's kubectl is newer than Debian's: install Debian's only where none exists.
   command -v kubectl >/dev/null || missing+=(kubernetes-client)
   command -v curl >/dev/null || missing+=(curl)
+  # The real control plane's service-account key is made with openssl.
+  command -v openssl >/dev/null || missing+=(openssl)
   # The fleet tests start a throwaway PostgreSQL cluster (initdb/pg_ctl in a temp directory).
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
   # A Japanese face, so the Japanese screenshots show text rather than empty boxes (a kiosk's
@@ -75,4 +77,10 @@ build_site() {
   ensure_wasm_opt
   say "building the browser bundle (cargo xtask site)"
   cargo xtask site
+}
+
+ensure_control_plane() {
+  # kube-apiserver, controller-manager, scheduler, kubectl, kine and kwok, built from Go modules
+  # once per machine (scripts/control-plane.sh; a cold build is long, a cached one instant).
+  scripts/control-plane.sh build >/dev/null
 }

@@ -3,6 +3,8 @@
 //! chromedriver. Every process is killed on drop; the browser is closed even when a test fails.
 
 pub mod browser;
+pub mod control_plane;
+pub mod demo_shape;
 pub mod postgres;
 
 use std::future::Future;
@@ -53,15 +55,21 @@ pub struct Proc {
     child: Child,
     /// The log file (stdout and stderr).
     pub log: PathBuf,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl Proc {
     /// Starts `program args…`, logging to a temp file.
     pub fn spawn(program: &Path, args: &[String]) -> anyhow::Result<Self> {
         let dir = tempfile::tempdir()?;
-        let log = dir.path().join("out.log");
-        let f = std::fs::File::create(&log)?;
+        let mut p = Self::spawn_logged(program, args, &dir.path().join("out.log"))?;
+        p._dir = Some(dir);
+        Ok(p)
+    }
+
+    /// Starts `program args…`, appending its output to `log` (kept after the process ends).
+    pub fn spawn_logged(program: &Path, args: &[String], log: &Path) -> anyhow::Result<Self> {
+        let f = std::fs::OpenOptions::new().create(true).append(true).open(log)?;
         let child = Command::new(program)
             .args(args)
             .stdin(Stdio::null())
@@ -69,7 +77,7 @@ impl Proc {
             .stderr(f)
             .spawn()
             .with_context(|| format!("spawning {}", program.display()))?;
-        Ok(Self { child, log, _dir: dir })
+        Ok(Self { child, log: log.to_path_buf(), _dir: None })
     }
 
     /// What the process printed so far.

@@ -35,6 +35,27 @@ pub fn status(code: StatusCode, reason: &str, message: impl Into<String>) -> Res
     (code, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
+/// The real API server's 404 for a missing object: the resource named with its group
+/// (`deployments.apps "x" not found`) and `details` naming it.
+fn not_found(r: &crate::resources::Resource, name: &str) -> Response {
+    let qualified = if r.group.is_empty() { r.plural.to_string() } else { format!("{}.{}", r.plural, r.group) };
+    let mut details = json!({"name": name, "kind": r.plural});
+    if !r.group.is_empty() {
+        details["group"] = json!(r.group);
+    }
+    let body = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": format!("{qualified} \"{name}\" not found"),
+        "reason": "NotFound",
+        "details": details,
+        "code": 404,
+    });
+    (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
 fn json_response(v: &Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], v.to_string()).into_response()
 }
@@ -101,11 +122,7 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
                         as_table.unwrap_or(table::Include::Metadata),
                     )),
                     Some(o) => json_response(&o),
-                    None => status(
-                        StatusCode::NOT_FOUND,
-                        "NotFound",
-                        format!("{} \"{}\" not found", resource.def().plural, name),
-                    ),
+                    None => not_found(resource.def(), &name),
                 }
             }
             Target::Collection { resource, ns } => collection(&shared, resource, ns, &q, watch, as_table),

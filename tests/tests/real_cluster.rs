@@ -1,0 +1,270 @@
+//! gpudash against a real control plane (kine/SQLite, kube-apiserver, kube-controller-manager,
+//! kube-scheduler, kwok as the kubelets; `scripts/control-plane.sh build`), run as a user runs
+//! it: the project's manifests accepted by the real API server's schemas, its ServiceAccount's
+//! RBAC applied, gpudash started with that ServiceAccount's token. The real scheduler places a
+//! Deployment's models on a time-sliced Jetson and leaves the fifth Pending in its own words;
+//! gpudash's view is held to that. The API server is then killed (-9) and restarted on the same
+//! datastore: gpudash says stale, then recovers to the view a fresh gpudash derives. The audit
+//! log shows that gpudash only ever read, and that a list of 5,000 pods came in pages.
+//!
+//! One plane for the binary (its start costs seconds), so this is one test in steps.
+
+use std::time::Duration;
+
+use gpudash_tests::control_plane::{audit_entries, ControlPlane};
+use gpudash_tests::Gpudash;
+use serde_json::{json, Value};
+
+const SA: &str = "system:serviceaccount:gpudash:gpudash";
+
+fn items(v: &Value, key: &str) -> Vec<Value> {
+    v[key].as_array().cloned().unwrap_or_default()
+}
+
+fn node<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    v["nodes"].as_array()?.iter().find(|n| n["name"] == name)
+}
+
+/// The parts of a view that depend on the cluster alone (no revision, clock or source state).
+fn cluster_part(v: &Value) -> Value {
+    let mut pending = items(v, "pending");
+    pending.sort_by_key(|p| format!("{}/{}", p["namespace"], p["name"]));
+    let mut nodes = items(v, "nodes");
+    nodes.sort_by_key(|n| n["name"].to_string());
+    let mut diagnoses = items(v, "diagnoses");
+    diagnoses.sort_by_key(|d| format!("{}{}{}", d["code"], d["namespace"], d["name"]));
+    json!({"nodes": nodes, "pending": pending, "diagnoses": diagnoses})
+}
+
+/// A kwok node shaped like a time-sliced Jetson AGX Orin as K3s registers it: the labels a
+/// kubelet and gpu-feature-discovery set; the GPU capacity comes later by a status patch.
+fn jetson(name: &str) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {
+            "name": name,
+            "annotations": {"kwok.x-k8s.io/node": "fake", "k3s.io/node-args": "[\"agent\"]"},
+            "labels": {
+                "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64",
+                "node.kubernetes.io/instance-type": "k3s", "type": "kwok",
+                "nvidia.com/gpu.count": "1", "nvidia.com/gpu.replicas": "4",
+                "nvidia.com/gpu.sharing-strategy": "time-slicing",
+                "nvidia.com/gpu.product": "Orin-SHARED", "nvidia.com/gpu.memory": "62841"
+            }
+        },
+        "spec": {}
+    })
+}
+
+fn models(ns: &str, replicas: u32) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "detector", "namespace": ns},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "detector"}},
+            "template": {
+                "metadata": {"labels": {"app": "detector"}},
+                "spec": {
+                    "runtimeClassName": "nvidia",
+                    "containers": [{
+                        "name": "triton", "image": "nvcr.io/nvidia/tritonserver:24.08-py3-igpu",
+                        "resources": {
+                            "requests": {"cpu": "500m", "memory": "4Gi", "nvidia.com/gpu": "1"},
+                            "limits": {"memory": "6Gi", "nvidia.com/gpu": "1"}
+                        }
+                    }]
+                }
+            }
+        }
+    })
+}
+
+/// Applies only the access objects of the plain manifests (namespace, ServiceAccount, role,
+/// binding): the Deployment itself would run gpudash in the cluster, which the test does here.
+fn apply_rbac(plane: &ControlPlane) {
+    use serde::Deserialize;
+    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/manifests/gpudash.yaml")).unwrap();
+    let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&text)
+        .filter_map(|d| serde_yaml::Value::deserialize(d).ok())
+        .filter_map(|d| serde_json::to_value(d).ok())
+        .filter(|d| ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"].contains(&d["kind"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(docs.len(), 4, "the manifests' access objects");
+    plane.apply(&docs).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
+    let mut plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+
+    // The version stamped at build is the one the API server reports.
+    let version: Value = serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).unwrap()).unwrap();
+    let go_mod = std::fs::read_to_string(gpudash_tests::root().join("tests/control-plane/go.mod")).unwrap();
+    let want = go_mod
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("k8s.io/kubernetes v"))
+        .map(|v| format!("v{}", v.split_whitespace().next().unwrap_or("")))
+        .unwrap();
+    assert_eq!(version["serverVersion"]["gitVersion"], want, "{version}");
+
+    // Every manifest is accepted by the real API server's schemas and admission.
+    let manifests = gpudash_tests::root().join("deploy/manifests/gpudash.yaml");
+    let out = plane.kubectl(&["apply", "--dry-run=server", "-f", &manifests.display().to_string()]);
+    assert!(out.is_err(), "the namespace does not exist yet, so namespaced objects are refused: {out:?}");
+    apply_rbac(&plane);
+    let out = plane
+        .kubectl(&["apply", "--dry-run=server", "-f", &manifests.display().to_string()])
+        .unwrap_or_else(|e| panic!("the plain manifests refused by the real API server: {e}"));
+    assert!(out.contains("deployment.apps/gpudash") && out.contains("(server dry run)"), "{out}");
+
+    // Its ServiceAccount may only read.
+    let can = plane.kubectl(&["auth", "can-i", "--list", &format!("--as={SA}")]).unwrap();
+    let self_reviews = ["selfsubjectreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews"];
+    for line in can.lines().skip(1) {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let Some(verbs) = cols.last() else { continue };
+        let verbs: Vec<&str> = verbs.trim_matches(['[', ']']).split(' ').collect();
+        let write = verbs.iter().any(|v| !["get", "list", "watch"].contains(v));
+        let review = self_reviews.iter().any(|r| line.starts_with(r));
+        assert!(!write || review, "gpudash's ServiceAccount may do more than read: {line}\n{can}");
+    }
+    for (resource, verb) in [("nodes", "watch"), ("pods", "list"), ("events", "watch"), ("runtimeclasses.node.k8s.io", "list")] {
+        let yes = plane.kubectl(&["auth", "can-i", verb, resource, &format!("--as={SA}")]).unwrap_or_default();
+        assert_eq!(yes.trim(), "yes", "{verb} {resource}");
+    }
+    for (resource, verb) in [("pods", "delete"), ("nodes", "patch"), ("secrets", "get")] {
+        let no = plane.kubectl(&["auth", "can-i", verb, resource, &format!("--as={SA}")]);
+        assert!(no.is_err(), "gpudash may {verb} {resource}");
+    }
+
+    // A time-sliced Jetson: kwok plays its kubelet; the GPU capacity arrives as the device
+    // plugin reports it, by a status patch.
+    plane.apply(&[jetson("orin-agx-1")]).unwrap();
+    let gpu = json!({"status": {
+        "capacity": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"},
+        "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}
+    }});
+    plane
+        .wait_until("the Jetson Ready with its GPU patched in", Duration::from_secs(60), |p| {
+            let _ = p.kubectl(&["patch", "node", "orin-agx-1", "--subresource=status", "--type=merge", "-p", &gpu.to_string()]);
+            p.kubectl(&["get", "node", "orin-agx-1", "-o", "jsonpath={.status.allocatable.nvidia\\.com/gpu} {.status.conditions[?(@.type==\"Ready\")].status}"])
+                .is_ok_and(|s| s == "4 True")
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    plane
+        .apply(&[
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vision"}}),
+        ])
+        .unwrap();
+    plane.apply(&[models("vision", 5)]).unwrap();
+
+    // gpudash with the ServiceAccount's token, as it runs in the cluster.
+    let token = plane.kubectl(&["create", "token", "gpudash", "-n", "gpudash", "--duration=2h"]).unwrap();
+    let kc = plane.kubeconfig_for_token(token.trim(), "gpudash.kubeconfig").unwrap();
+    let kc = kc.display().to_string();
+    let gd = Gpudash::start(&["--kubeconfig", &kc, "--watch-stall", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let v = gd
+        .wait_view(Duration::from_secs(90), |v| {
+            v["source"]["synced"] == true
+                && node(v, "orin-agx-1").is_some_and(|n| n["gpu_resources"][0]["allocated"] == 4)
+                && items(v, "pending").iter().any(|p| !items(p, "reasons").is_empty())
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
+
+    // The board: one GPU of four replicas, every replica held by one of the Deployment's pods.
+    let g = &node(&v, "orin-agx-1").unwrap()["gpu_resources"][0];
+    assert_eq!(g["resource"], "nvidia.com/gpu", "{g}");
+    assert_eq!((&g["capacity"], &g["allocatable"], &g["allocated"]), (&json!(4), &json!(4), &json!(4)), "{g}");
+    assert_eq!((&g["physical_gpus"], &g["replicas_per_gpu"], &g["sharing"]), (&json!(1), &json!(4), &json!("time-slicing")), "{g}");
+    let holders = items(g, "holders");
+    assert_eq!(holders.len(), 4, "{g}");
+    assert!(holders.iter().all(|h| h["namespace"] == "vision" && h["name"].as_str().unwrap_or("").starts_with("detector-")));
+    assert!(node(&v, "orin-agx-1").unwrap()["ready"] == true);
+
+    // The fifth model: the real scheduler's message, normalised.
+    let pending = items(&v, "pending");
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let p = &pending[0];
+    let message = p["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("0/1 nodes are available: 1 Insufficient nvidia.com/gpu."), "the real scheduler said: {message}");
+    assert_eq!(p["reasons"], json!([{"reason": "Insufficient nvidia.com/gpu", "nodes": 1, "verbatim": false}]), "{p}");
+    assert_eq!(p["nodes_total"], 1, "{p}");
+    assert_eq!(p["gpu_request"], json!({"resource": "nvidia.com/gpu", "count": 1}), "{p}");
+    assert!(items(p, "diagnoses").contains(&json!("insufficient-gpu")), "{p}");
+    let d = items(&v, "diagnoses").into_iter().find(|d| d["code"] == "insufficient-gpu").unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(d["name"], p["name"], "{d}");
+
+    // The API server killed (-9) and started again on the same datastore: stale, then the view a
+    // fresh gpudash derives.
+    plane.kill_apiserver();
+    gd.wait_view(Duration::from_secs(30), |v| !v["source"]["stale_since"].is_null())
+        .await
+        .unwrap_or_else(|e| panic!("gpudash never said stale with the API server gone: {e}"));
+    plane.apply(&[]).expect_err("the API server is down");
+    plane.restart_apiserver().await.unwrap_or_else(|e| panic!("{e}"));
+    // A change made after the restart must reach it too.
+    plane.kubectl(&["scale", "deployment/detector", "-n", "vision", "--replicas=6"]).unwrap();
+    let recovered = gd
+        .wait_view(Duration::from_secs(60), |v| {
+            v["source"]["stale_since"].is_null() && v["source"]["synced"] == true && items(v, "pending").len() == 2
+        })
+        .await
+        .unwrap_or_else(|e| panic!("gpudash did not recover: {e}\n{}", plane.logs(20)));
+    let fresh = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
+    let fresh_view = fresh
+        .wait_view(Duration::from_secs(60), |v| {
+            v["source"]["synced"] == true && items(v, "pending").iter().filter(|p| !items(p, "reasons").is_empty()).count() == 2
+        })
+        .await
+        .unwrap();
+    let again = gd.json("/api/v1/cluster").await.unwrap();
+    assert_eq!(cluster_part(&again), cluster_part(&fresh_view), "after the restart: {recovered}");
+    drop(fresh);
+
+    // 5,000 pods, each holding one GPU of a large board that has no kubelet (nothing runs
+    // them, so the machine is spared 5,000 status updates): the server pages the list, and
+    // gpudash counts every one.
+    plane
+        .apply(&[
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bulk"}}),
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bulk-board", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}}),
+        ])
+        .unwrap();
+    let many = json!({"status": {"capacity": {"nvidia.com/gpu": "5000", "pods": "6000"}, "allocatable": {"nvidia.com/gpu": "5000", "pods": "6000"}}});
+    plane.kubectl(&["patch", "node", "bulk-board", "--subresource=status", "--type=merge", "-p", &many.to_string()]).unwrap();
+    for chunk in 0..10 {
+        let pods: Vec<Value> = (chunk * 500..(chunk + 1) * 500)
+            .map(|i| {
+                json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("batch-{i:04}"), "namespace": "bulk"},
+                       "spec": {"nodeName": "bulk-board", "containers": [{"name": "c", "image": "busybox",
+                                "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})
+            })
+            .collect();
+        plane.kubectl_stdin(&["create", "-f", "-"], &json!({"apiVersion": "v1", "kind": "List", "items": pods}).to_string()).unwrap();
+    }
+    let bulk = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
+    let v = bulk
+        .wait_view(Duration::from_secs(120), |v| {
+            node(v, "bulk-board").is_some_and(|n| n["gpu_resources"][0]["allocated"] == 5000)
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(items(&node(&v, "bulk-board").unwrap()["gpu_resources"][0], "holders").len(), 5000);
+    drop(bulk);
+
+    // Everything gpudash's ServiceAccount asked was a read; its pod list came in pages.
+    let text = std::fs::read_to_string(&plane.audit_log).unwrap();
+    let ours = audit_entries(&plane.audit_log).into_iter().filter(|e| e.0 == SA).collect::<Vec<_>>();
+    assert!(ours.len() > 10, "gpudash's requests are in the audit log");
+    let writes: Vec<_> = ours.iter().filter(|e| !["get", "list", "watch"].contains(&e.1.as_str())).collect();
+    assert!(writes.is_empty(), "gpudash wrote: {writes:?}");
+    let paged = text
+        .lines()
+        .filter(|l| l.contains(SA) && l.contains("\"/api/v1/pods?") && l.contains("continue="))
+        .count();
+    assert!(paged >= 9, "a 5,000-pod list at 500 a page takes ten requests; saw {paged} continued");
+}

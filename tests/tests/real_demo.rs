@@ -1,0 +1,69 @@
+//! The demo cluster made real (what `./run.sh --local-cluster` runs): the built-in edge
+//! scenario's nodes, device plugins and workloads created through a real API server, placed by
+//! the real scheduler, the missing RuntimeClass refused by real admission — and gpudash tells
+//! the same story as in demo mode, in the real components' own words.
+
+use std::time::Duration;
+
+use gpudash_tests::control_plane::ControlPlane;
+use gpudash_tests::{demo_shape, Gpudash};
+use serde_json::Value;
+
+fn items(v: &Value, key: &str) -> Vec<Value> {
+    v[key].as_array().cloned().unwrap_or_default()
+}
+
+fn gpu<'a>(v: &'a Value, node: &str, resource: &str) -> Option<&'a Value> {
+    let n = v["nodes"].as_array()?.iter().find(|n| n["name"] == node)?;
+    n["gpu_resources"].as_array()?.iter().find(|g| g["resource"] == resource)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
+    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(gpudash_tests::root().join("sim/scenarios/edge.yaml")).unwrap();
+    let shape = demo_shape::from_scenario(&text).unwrap();
+    assert_eq!(shape.nodes.len(), 6, "the demo's six nodes");
+    plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
+    let kc = plane.kubeconfig.display().to_string();
+    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+
+    let v = gd
+        .wait_view(Duration::from_secs(120), |v| {
+            v["source"]["synced"] == true
+                && items(v, "nodes").len() == 6
+                && items(v, "nodes").iter().all(|n| n["ready"] == true)
+                && gpu(v, "orin-agx-01", "nvidia.com/gpu").is_some_and(|g| g["allocated"] == 4)
+                && items(v, "diagnoses").iter().any(|d| d["code"] == "runtimeclass-missing")
+                && items(v, "pending").iter().filter(|p| !items(p, "reasons").is_empty()).count() >= 2
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
+
+    // The time-sliced AGX Orin: four models on four replicas of one GPU.
+    let agx = gpu(&v, "orin-agx-01", "nvidia.com/gpu").unwrap();
+    assert_eq!((&agx["physical_gpus"], &agx["replicas_per_gpu"]), (&1.into(), &4.into()), "{agx}");
+    assert_eq!(items(agx, "holders").len(), 4, "{agx}");
+    // The Orin Nano is full with its one model; the second model aimed at it waits, and the
+    // real scheduler's words name the GPU among its reasons.
+    assert_eq!(gpu(&v, "orin-nano-01", "nvidia.com/gpu").unwrap()["allocated"], 1);
+    let waiting: Vec<&Value> = v["pending"].as_array().into_iter().flatten().collect();
+    let anomaly = waiting
+        .iter()
+        .find(|p| p["name"].as_str().unwrap_or("").starts_with("anomaly-detector-"))
+        .unwrap_or_else(|| panic!("anomaly-detector is not Pending: {waiting:?}"));
+    let message = anomaly["message"].as_str().unwrap_or("");
+    assert!(message.starts_with("0/6 nodes are available:"), "the real scheduler said: {message}");
+    assert!(
+        items(anomaly, "reasons").iter().any(|r| r["reason"] == "Insufficient nvidia.com/gpu"),
+        "{anomaly}"
+    );
+    let total: u64 = items(anomaly, "reasons").iter().filter_map(|r| r["nodes"].as_u64()).sum();
+    assert!(total >= 6, "every node is accounted for in the reasons: {anomaly}");
+    // pose-estimator names a RuntimeClass that does not exist: real admission refuses its pods,
+    // the ReplicaSet controller says so, gpudash names the Deployment.
+    let rc = items(&v, "diagnoses").into_iter().find(|d| d["code"] == "runtimeclass-missing").unwrap();
+    assert!(rc["message"].as_str().unwrap_or("").contains("nvidia-legacy") || rc["name"].as_str().unwrap_or("").starts_with("pose-estimator"), "{rc}");
+    // The x86 server: one whole A100 and seven MIG slices, as its device plugin reported.
+    assert!(gpu(&v, "gpu-x86-01", "nvidia.com/mig-1g.5gb").is_some(), "{}", v["nodes"]);
+}
