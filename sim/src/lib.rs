@@ -396,7 +396,11 @@ fn fill_times(mut obj: Value) -> Value {
             }
         }
     }
-    if obj.get("kind").and_then(Value::as_str) == Some("Event") {
+    // A scenario's event without times happened now; one with an eventTime was made through
+    // events.k8s.io (the scheduler and controllers do so), and the real API server leaves its
+    // firstTimestamp and lastTimestamp empty.
+    let event_time = obj.get("eventTime").is_some_and(|t| !t.is_null());
+    if obj.get("kind").and_then(Value::as_str) == Some("Event") && !event_time {
         for f in ["firstTimestamp", "lastTimestamp"] {
             if obj.get(f).is_none_or(Value::is_null) {
                 obj[f] = json!(now);

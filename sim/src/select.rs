@@ -98,7 +98,12 @@ impl LabelSelector {
                 let head = p[..open].trim();
                 let close = p.rfind(')').filter(|c| *c > open && p[*c + 1..].trim().is_empty());
                 let Some(close) = close else {
-                    return Err(bad());
+                    // The API server's lexer reaches the end still inside the set.
+                    return Err(if p.contains(')') {
+                        bad()
+                    } else {
+                        SelectorError::BadLabel("found '', expected: ',' or ')'".into())
+                    });
                 };
                 let values: Vec<String> = p[open + 1..close].split(',').map(|v| v.trim().to_string()).collect();
                 if values.iter().any(|v| !valid_value(v)) {
@@ -258,6 +263,12 @@ mod tests {
         for sel in ["app in (yolo", "app=yo lo", "app foo (x)", "=x", "app in yolo)"] {
             assert!(LabelSelector::parse(sel).is_err(), "{sel}");
         }
+    }
+
+    #[test]
+    fn an_unclosed_set_is_refused_in_the_api_servers_words() {
+        let e = LabelSelector::parse("app in (nothing").map(|_| ()).unwrap_err().to_string();
+        assert_eq!(e, "unable to parse requirement: found '', expected: ',' or ')'");
     }
 
     #[test]

@@ -209,8 +209,28 @@ impl Store {
         let Some(old) = self.objects[resource.0].remove(&(ns.to_string(), name.to_string())) else {
             return false;
         };
-        self.rv += 1;
         let mut last = (*old).clone();
+        let mut old = old;
+        // A pod bound to a node is deleted as the API server deletes it: first marked (its
+        // deletionTimestamp set, a MODIFIED event), then removed once its kubelet — or a
+        // forced delete — lets go (DELETED, carrying the mark).
+        let bound = resource.def().kind == "Pod" && last.pointer("/spec/nodeName").is_some_and(|n| !n.is_null());
+        if bound && last.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null) {
+            self.rv += 1;
+            last["metadata"]["deletionTimestamp"] = json!(now_rfc3339());
+            last["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            last["metadata"]["resourceVersion"] = json!(self.rv.to_string());
+            let marked = Arc::new(last.clone());
+            self.record(Change {
+                rv: self.rv,
+                resource,
+                kind: ChangeType::Modified,
+                object: marked.clone(),
+                old: Some(old),
+            });
+            old = marked;
+        }
+        self.rv += 1;
         last["metadata"]["resourceVersion"] = json!(self.rv.to_string());
         self.record(Change {
             rv: self.rv,
@@ -302,5 +322,23 @@ mod tests {
         s.expire();
         assert!(s.floor() > s.rv());
         assert!(s.changes_since(0, pods).is_empty());
+    }
+
+    #[test]
+    fn a_bound_pod_is_marked_for_deletion_before_it_goes_as_the_api_server_does() {
+        let mut s = Store::new();
+        let pods = by_kind("v1", "Pod").unwrap_or_default();
+        let mut bound = pod("a");
+        bound["spec"] = json!({"nodeName": "orin-1"});
+        s.apply(pods, bound);
+        s.apply(pods, pod("b"));
+        assert!(s.delete(pods, "ml", "a"));
+        assert!(s.delete(pods, "ml", "b"));
+        let kinds: Vec<ChangeType> = s.changes_since(0, pods).iter().map(|c| c.kind).collect();
+        use ChangeType::*;
+        assert_eq!(kinds, vec![Added, Added, Modified, Deleted, Deleted]);
+        let marked = &s.changes_since(0, pods)[2].object;
+        assert_eq!(marked["metadata"]["deletionGracePeriodSeconds"], 0);
+        assert!(marked["metadata"]["deletionTimestamp"].is_string());
     }
 }

@@ -235,10 +235,11 @@ impl ControlPlane {
         plane.wait_http(4, &format!("http://127.0.0.1:{kwok_port}/healthz"), Duration::from_secs(60)).await?;
         // The namespace controller and service-account tokens need the default namespace's
         // service account; wait until the controllers made it (they run).
-        plane.wait_until("the default ServiceAccount", Duration::from_secs(60), |p| {
-            p.kubectl(&["get", "serviceaccount", "default", "-n", "default"]).is_ok()
-        })
-        .await?;
+        plane
+            .wait_until("the default ServiceAccount", Duration::from_secs(60), |p| {
+                p.kubectl(&["get", "serviceaccount", "default", "-n", "default"]).is_ok()
+            })
+            .await?;
         Ok(plane)
     }
 
@@ -278,7 +279,15 @@ impl ControlPlane {
         for (n, patch) in &shape.nodes {
             let name = n["metadata"]["name"].as_str().unwrap_or("").to_string();
             self.wait_until(&format!("node {name} Ready with its resources"), Duration::from_secs(60), |p| {
-                let _ = p.kubectl(&["patch", "node", &name, "--subresource=status", "--type=merge", "-p", &patch.to_string()]);
+                let _ = p.kubectl(&[
+                    "patch",
+                    "node",
+                    &name,
+                    "--subresource=status",
+                    "--type=merge",
+                    "-p",
+                    &patch.to_string(),
+                ]);
                 p.kubectl(&["get", "node", &name, "-o", "json"])
                     .ok()
                     .and_then(|t| serde_json::from_str(&t).ok())
@@ -288,6 +297,19 @@ impl ControlPlane {
         }
         if !shape.workloads.is_empty() {
             self.apply(&shape.workloads)?;
+        }
+        let want = shape.placed_pods;
+        self.wait_until(
+            &format!("the {want} pods the scenario had placed bound by the scheduler"),
+            Duration::from_secs(90),
+            |p| {
+                p.kubectl(&["get", "pods", "-A", "-o", "jsonpath={.items[*].spec.nodeName}"])
+                    .is_ok_and(|t| t.split_whitespace().count() >= want)
+            },
+        )
+        .await?;
+        if !shape.waiting.is_empty() {
+            self.apply(&shape.waiting)?;
         }
         Ok(())
     }
@@ -329,12 +351,7 @@ impl ControlPlane {
     }
 
     /// Polls `ok` (run off the async workers) until it holds or `limit` passes.
-    pub async fn wait_until(
-        &self,
-        what: &str,
-        limit: Duration,
-        ok: impl Fn(&Self) -> bool,
-    ) -> anyhow::Result<()> {
+    pub async fn wait_until(&self, what: &str, limit: Duration, ok: impl Fn(&Self) -> bool) -> anyhow::Result<()> {
         let t = Instant::now();
         while t.elapsed() < limit {
             if tokio::task::block_in_place(|| ok(self)) {
@@ -384,7 +401,8 @@ impl ControlPlane {
     fn check_alive(&self, i: usize) -> anyhow::Result<()> {
         let c = &self.components[i];
         // `exited` needs `&mut`; a dead process is found through /proc instead.
-        let alive = c.proc.as_ref().is_some_and(|p| Path::new(&format!("/proc/{}", p.pid())).exists() && !zombie(p.pid()));
+        let alive =
+            c.proc.as_ref().is_some_and(|p| Path::new(&format!("/proc/{}", p.pid())).exists() && !zombie(p.pid()));
         if alive {
             Ok(())
         } else {
@@ -477,12 +495,7 @@ pub fn audit_entries(log: &Path) -> Vec<(String, String, String, String)> {
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .map(|e| {
             let s = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
-            (
-                s(&e["user"]["username"]),
-                s(&e["verb"]),
-                s(&e["objectRef"]["resource"]),
-                s(&e["objectRef"]["namespace"]),
-            )
+            (s(&e["user"]["username"]), s(&e["verb"]), s(&e["objectRef"]["resource"]), s(&e["objectRef"]["namespace"]))
         })
         .collect()
 }

@@ -21,8 +21,13 @@ pub struct Shape {
     pub setup: Vec<Value>,
     /// Nodes to create (kwok's), each with the status patch that gives it its resources.
     pub nodes: Vec<(Value, Value)>,
-    /// Workloads: Deployments, DaemonSets and bare Pods.
+    /// Workloads whose pods the scenario had bound: Deployments, DaemonSets and bare Pods.
     pub workloads: Vec<Value>,
+    /// How many pods `workloads` make (all of them bound once the scheduler has placed them).
+    pub placed_pods: usize,
+    /// Workloads created once those are placed: what the scenario had Pending, and its own
+    /// Deployments (so a model that waits in the demo waits here, not the one it raced).
+    pub waiting: Vec<Value>,
 }
 
 /// Reads a scenario file's objects (lists flattened; timelines, events and metrics left out).
@@ -62,7 +67,7 @@ fn as_written(o: &Value) -> Value {
 fn shape(objects: &[Value]) -> Shape {
     let mut s = Shape::default();
     // Deployments and DaemonSets by key, with the pods they stand for.
-    let mut deployments: BTreeMap<(String, String), (Value, u32)> = BTreeMap::new();
+    let mut deployments: BTreeMap<(String, String), (Value, u32, bool)> = BTreeMap::new();
     let mut daemonsets: BTreeMap<(String, String), (Value, Vec<String>)> = BTreeMap::new();
     for o in objects {
         let kind = o["kind"].as_str().unwrap_or("");
@@ -74,7 +79,7 @@ fn shape(objects: &[Value]) -> Shape {
                 }
             }
             "RuntimeClass" | "ResourceQuota" | "DeviceClass" => s.setup.push(as_written(o)),
-            "Deployment" => s.workloads.push(as_written(o)),
+            "Deployment" => s.waiting.push(as_written(o)),
             "Node" => s.nodes.push(node(o)),
             "Pod" => {
                 let ns = o["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
@@ -99,6 +104,7 @@ fn shape(objects: &[Value]) -> Shape {
                                    "spec": {"replicas": 0, "selector": {"matchLabels": labels},
                                             "template": {"metadata": {"labels": labels}, "spec": spec}}}),
                             0,
+                            bound.is_some(),
                         )
                     });
                     e.1 += 1;
@@ -118,22 +124,34 @@ fn shape(objects: &[Value]) -> Shape {
                     if let Some(node) = &bound {
                         spec["nodeSelector"]["kubernetes.io/hostname"] = json!(node);
                     }
-                    s.workloads.push(json!({"apiVersion": "v1", "kind": "Pod",
-                        "metadata": {"name": name, "namespace": ns, "labels": labels}, "spec": spec}));
+                    let p = json!({"apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": name, "namespace": ns, "labels": labels}, "spec": spec});
+                    if bound.is_some() {
+                        s.placed_pods += 1;
+                        s.workloads.push(p);
+                    } else {
+                        s.waiting.push(p);
+                    }
                 }
             }
             _ => {}
         }
     }
-    for (_, (mut d, n)) in deployments {
+    for (_, (mut d, n, bound)) in deployments {
         d["spec"]["replicas"] = json!(n);
-        s.workloads.push(d);
+        if bound {
+            s.placed_pods += n as usize;
+            s.workloads.push(d);
+        } else {
+            s.waiting.push(d);
+        }
     }
     for (_, (mut d, nodes)) in daemonsets {
         // Only the boards that ran it in the scenario (a board without its device plugin stays
         // without it).
         d["spec"]["template"]["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
             {"nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": nodes}]}]}}});
+        s.placed_pods += nodes.len();
         s.workloads.push(d);
     }
     s
@@ -148,7 +166,8 @@ fn node(o: &Value) -> (Value, Value) {
         spec.remove("providerID");
     }
     let st = &o["status"];
-    let patch = json!({"status": {"capacity": st["capacity"], "allocatable": st["allocatable"], "nodeInfo": st["nodeInfo"]}});
+    let patch =
+        json!({"status": {"capacity": st["capacity"], "allocatable": st["allocatable"], "nodeInfo": st["nodeInfo"]}});
     (n, patch)
 }
 

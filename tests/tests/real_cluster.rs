@@ -88,7 +88,10 @@ fn apply_rbac(plane: &ControlPlane) {
     let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&text)
         .filter_map(|d| serde_yaml::Value::deserialize(d).ok())
         .filter_map(|d| serde_json::to_value(d).ok())
-        .filter(|d| ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"].contains(&d["kind"].as_str().unwrap_or("")))
+        .filter(|d| {
+            ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"]
+                .contains(&d["kind"].as_str().unwrap_or(""))
+        })
         .collect();
     assert_eq!(docs.len(), 4, "the manifests' access objects");
     plane.apply(&docs).unwrap_or_else(|e| panic!("{e}"));
@@ -129,7 +132,9 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         let review = self_reviews.iter().any(|r| line.starts_with(r));
         assert!(!write || review, "gpudash's ServiceAccount may do more than read: {line}\n{can}");
     }
-    for (resource, verb) in [("nodes", "watch"), ("pods", "list"), ("events", "watch"), ("runtimeclasses.node.k8s.io", "list")] {
+    for (resource, verb) in
+        [("nodes", "watch"), ("pods", "list"), ("events", "watch"), ("runtimeclasses.node.k8s.io", "list")]
+    {
         let yes = plane.kubectl(&["auth", "can-i", verb, resource, &format!("--as={SA}")]).unwrap_or_default();
         assert_eq!(yes.trim(), "yes", "{verb} {resource}");
     }
@@ -147,9 +152,23 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     }});
     plane
         .wait_until("the Jetson Ready with its GPU patched in", Duration::from_secs(60), |p| {
-            let _ = p.kubectl(&["patch", "node", "orin-agx-1", "--subresource=status", "--type=merge", "-p", &gpu.to_string()]);
-            p.kubectl(&["get", "node", "orin-agx-1", "-o", "jsonpath={.status.allocatable.nvidia\\.com/gpu} {.status.conditions[?(@.type==\"Ready\")].status}"])
-                .is_ok_and(|s| s == "4 True")
+            let _ = p.kubectl(&[
+                "patch",
+                "node",
+                "orin-agx-1",
+                "--subresource=status",
+                "--type=merge",
+                "-p",
+                &gpu.to_string(),
+            ]);
+            p.kubectl(&[
+                "get",
+                "node",
+                "orin-agx-1",
+                "-o",
+                "jsonpath={.status.allocatable.nvidia\\.com/gpu} {.status.conditions[?(@.type==\"Ready\")].status}",
+            ])
+            .is_ok_and(|s| s == "4 True")
         })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -179,10 +198,16 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     let g = &node(&v, "orin-agx-1").unwrap()["gpu_resources"][0];
     assert_eq!(g["resource"], "nvidia.com/gpu", "{g}");
     assert_eq!((&g["capacity"], &g["allocatable"], &g["allocated"]), (&json!(4), &json!(4), &json!(4)), "{g}");
-    assert_eq!((&g["physical_gpus"], &g["replicas_per_gpu"], &g["sharing"]), (&json!(1), &json!(4), &json!("time-slicing")), "{g}");
+    assert_eq!(
+        (&g["physical_gpus"], &g["replicas_per_gpu"], &g["sharing"]),
+        (&json!(1), &json!(4), &json!("time-slicing")),
+        "{g}"
+    );
     let holders = items(g, "holders");
     assert_eq!(holders.len(), 4, "{g}");
-    assert!(holders.iter().all(|h| h["namespace"] == "vision" && h["name"].as_str().unwrap_or("").starts_with("detector-")));
+    assert!(holders
+        .iter()
+        .all(|h| h["namespace"] == "vision" && h["name"].as_str().unwrap_or("").starts_with("detector-")));
     assert!(node(&v, "orin-agx-1").unwrap()["ready"] == true);
 
     // The fifth model: the real scheduler's message, normalised.
@@ -190,12 +215,16 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     assert_eq!(pending.len(), 1, "{pending:?}");
     let p = &pending[0];
     let message = p["message"].as_str().unwrap_or_default();
-    assert!(message.starts_with("0/1 nodes are available: 1 Insufficient nvidia.com/gpu."), "the real scheduler said: {message}");
+    assert!(
+        message.starts_with("0/1 nodes are available: 1 Insufficient nvidia.com/gpu."),
+        "the real scheduler said: {message}"
+    );
     assert_eq!(p["reasons"], json!([{"reason": "Insufficient nvidia.com/gpu", "nodes": 1, "verbatim": false}]), "{p}");
     assert_eq!(p["nodes_total"], 1, "{p}");
     assert_eq!(p["gpu_request"], json!({"resource": "nvidia.com/gpu", "count": 1}), "{p}");
     assert!(items(p, "diagnoses").contains(&json!("insufficient-gpu")), "{p}");
-    let d = items(&v, "diagnoses").into_iter().find(|d| d["code"] == "insufficient-gpu").unwrap_or_else(|| panic!("{v}"));
+    let d =
+        items(&v, "diagnoses").into_iter().find(|d| d["code"] == "insufficient-gpu").unwrap_or_else(|| panic!("{v}"));
     assert_eq!(d["name"], p["name"], "{d}");
 
     // The API server killed (-9) and started again on the same datastore: stale, then the view a
@@ -217,7 +246,8 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     let fresh = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     let fresh_view = fresh
         .wait_view(Duration::from_secs(60), |v| {
-            v["source"]["synced"] == true && items(v, "pending").iter().filter(|p| !items(p, "reasons").is_empty()).count() == 2
+            v["source"]["synced"] == true
+                && items(v, "pending").iter().filter(|p| !items(p, "reasons").is_empty()).count() == 2
         })
         .await
         .unwrap();
@@ -235,7 +265,9 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         ])
         .unwrap();
     let many = json!({"status": {"capacity": {"nvidia.com/gpu": "5000", "pods": "6000"}, "allocatable": {"nvidia.com/gpu": "5000", "pods": "6000"}}});
-    plane.kubectl(&["patch", "node", "bulk-board", "--subresource=status", "--type=merge", "-p", &many.to_string()]).unwrap();
+    plane
+        .kubectl(&["patch", "node", "bulk-board", "--subresource=status", "--type=merge", "-p", &many.to_string()])
+        .unwrap();
     for chunk in 0..10 {
         let pods: Vec<Value> = (chunk * 500..(chunk + 1) * 500)
             .map(|i| {
@@ -244,7 +276,12 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
                                 "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})
             })
             .collect();
-        plane.kubectl_stdin(&["create", "-f", "-"], &json!({"apiVersion": "v1", "kind": "List", "items": pods}).to_string()).unwrap();
+        plane
+            .kubectl_stdin(
+                &["create", "-f", "-"],
+                &json!({"apiVersion": "v1", "kind": "List", "items": pods}).to_string(),
+            )
+            .unwrap();
     }
     let bulk = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     let v = bulk
@@ -262,9 +299,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     assert!(ours.len() > 10, "gpudash's requests are in the audit log");
     let writes: Vec<_> = ours.iter().filter(|e| !["get", "list", "watch"].contains(&e.1.as_str())).collect();
     assert!(writes.is_empty(), "gpudash wrote: {writes:?}");
-    let paged = text
-        .lines()
-        .filter(|l| l.contains(SA) && l.contains("\"/api/v1/pods?") && l.contains("continue="))
-        .count();
+    let paged =
+        text.lines().filter(|l| l.contains(SA) && l.contains("\"/api/v1/pods?") && l.contains("continue=")).count();
     assert!(paged >= 9, "a 5,000-pod list at 500 a page takes ten requests; saw {paged} continued");
 }

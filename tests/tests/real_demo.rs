@@ -54,16 +54,17 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
         .unwrap_or_else(|| panic!("anomaly-detector is not Pending: {waiting:?}"));
     let message = anomaly["message"].as_str().unwrap_or("");
     assert!(message.starts_with("0/6 nodes are available:"), "the real scheduler said: {message}");
-    assert!(
-        items(anomaly, "reasons").iter().any(|r| r["reason"] == "Insufficient nvidia.com/gpu"),
-        "{anomaly}"
-    );
+    assert!(items(anomaly, "reasons").iter().any(|r| r["reason"] == "Insufficient nvidia.com/gpu"), "{anomaly}");
     let total: u64 = items(anomaly, "reasons").iter().filter_map(|r| r["nodes"].as_u64()).sum();
     assert!(total >= 6, "every node is accounted for in the reasons: {anomaly}");
     // pose-estimator names a RuntimeClass that does not exist: real admission refuses its pods,
     // the ReplicaSet controller says so, gpudash names the Deployment.
     let rc = items(&v, "diagnoses").into_iter().find(|d| d["code"] == "runtimeclass-missing").unwrap();
-    assert!(rc["message"].as_str().unwrap_or("").contains("nvidia-legacy") || rc["name"].as_str().unwrap_or("").starts_with("pose-estimator"), "{rc}");
+    assert!(
+        rc["message"].as_str().unwrap_or("").contains("nvidia-legacy")
+            || rc["name"].as_str().unwrap_or("").starts_with("pose-estimator"),
+        "{rc}"
+    );
     // The x86 server: one whole A100 and seven MIG slices, as its device plugin reported.
     assert!(gpu(&v, "gpu-x86-01", "nvidia.com/mig-1g.5gb").is_some(), "{}", v["nodes"]);
 }

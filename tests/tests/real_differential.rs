@@ -36,8 +36,8 @@ fn normalise(v: &mut Value) {
     }
 }
 
-/// A table without its AGE column (ages differ by the seconds between the two reads) nor its
-/// LAST SEEN column (events).
+/// A table without the columns that are ages (AGE, and the events' LAST SEEN and FIRST SEEN):
+/// they differ by the seconds between the two reads.
 fn table(text: &str) -> Vec<Vec<String>> {
     let lines: Vec<&str> = text.lines().collect();
     let Some(head) = lines.first() else { return Vec::new() };
@@ -60,8 +60,10 @@ fn table(text: &str) -> Vec<Vec<String>> {
             .collect()
     };
     let header = cut(head);
-    let keep: Vec<usize> = (0..header.len()).filter(|&j| !["AGE", "LAST SEEN"].contains(&header[j].as_str())).collect();
-    let mut rows: Vec<Vec<String>> = lines.iter().map(|l| cut(l)).map(|r| keep.iter().map(|&j| r[j].clone()).collect()).collect();
+    let keep: Vec<usize> =
+        (0..header.len()).filter(|&j| !["AGE", "LAST SEEN", "FIRST SEEN"].contains(&header[j].as_str())).collect();
+    let mut rows: Vec<Vec<String>> =
+        lines.iter().map(|l| cut(l)).map(|r| keep.iter().map(|&j| r[j].clone()).collect()).collect();
     rows[1..].sort();
     rows
 }
@@ -121,9 +123,23 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
                                 "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}}});
     plane
         .wait_until("the node Ready with its GPU", Duration::from_secs(60), |p| {
-            let _ = p.kubectl(&["patch", "node", "orin-diff", "--subresource=status", "--type=merge", "-p", &gpu.to_string()]);
-            p.kubectl(&["get", "node", "orin-diff", "-o", "jsonpath={.status.allocatable.nvidia\\.com/gpu} {.status.conditions[?(@.type==\"Ready\")].status}"])
-                .is_ok_and(|s| s == "4 True")
+            let _ = p.kubectl(&[
+                "patch",
+                "node",
+                "orin-diff",
+                "--subresource=status",
+                "--type=merge",
+                "-p",
+                &gpu.to_string(),
+            ]);
+            p.kubectl(&[
+                "get",
+                "node",
+                "orin-diff",
+                "-o",
+                "jsonpath={.status.allocatable.nvidia\\.com/gpu} {.status.conditions[?(@.type==\"Ready\")].status}",
+            ])
+            .is_ok_and(|s| s == "4 True")
         })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -145,9 +161,15 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
         .unwrap();
     plane
         .wait_until("four models Running and one Pending with its event", Duration::from_secs(60), |p| {
-            let phases = p.kubectl(&["get", "pods", "-n", "diff", "-o", "jsonpath={.items[*].status.phase}"]).unwrap_or_default();
-            let events = p.kubectl(&["get", "events", "-n", "diff", "--field-selector", "reason=FailedScheduling", "-o", "name"]).unwrap_or_default();
-            phases.matches("Running").count() == 4 && phases.matches("Pending").count() == 1 && !events.trim().is_empty()
+            let phases = p
+                .kubectl(&["get", "pods", "-n", "diff", "-o", "jsonpath={.items[*].status.phase}"])
+                .unwrap_or_default();
+            let events = p
+                .kubectl(&["get", "events", "-n", "diff", "--field-selector", "reason=FailedScheduling", "-o", "name"])
+                .unwrap_or_default();
+            phases.matches("Running").count() == 4
+                && phases.matches("Pending").count() == 1
+                && !events.trim().is_empty()
         })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -155,7 +177,11 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     tokio::time::sleep(Duration::from_secs(3)).await;
 
     // The real objects as the real server prints them, loaded into an empty simulator.
+    // The simulator prints as a server of the real one's release prints.
     let sim = Simulator::new(Scenario::default());
+    let version: Value = serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).unwrap()).unwrap();
+    let minor: u32 = version["serverVersion"]["minor"].as_str().unwrap_or("").trim_end_matches('+').parse().unwrap();
+    sim.set_kubernetes_minor(minor);
     for kind in KINDS {
         let list: Value = serde_json::from_str(&plane.kubectl(&["get", kind, "-A", "-o", "json"]).unwrap()).unwrap();
         for item in list["items"].as_array().into_iter().flatten() {
@@ -192,8 +218,14 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     };
 
     // Tables, objects, selectors.
-    for (kind, scope) in [("nodes", None), ("runtimeclasses", None), ("pods", Some("diff")), ("replicasets", Some("diff")),
-                          ("deployments", Some("diff")), ("events", Some("diff"))] {
+    for (kind, scope) in [
+        ("nodes", None),
+        ("runtimeclasses", None),
+        ("pods", Some("diff")),
+        ("replicasets", Some("diff")),
+        ("deployments", Some("diff")),
+        ("events", Some("diff")),
+    ] {
         let mut args = vec!["get", kind];
         if let Some(ns) = scope {
             args.extend(["-n", ns]);
@@ -214,13 +246,22 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     ] {
         both(&[&["get", "pods", "-n", "diff", "-o", "name"], sel.as_slice()].concat(), &as_names, &mut diverged);
     }
-    both(&["get", "events", "-n", "diff", "--field-selector", "reason=FailedScheduling", "-o", "name"], &as_names, &mut diverged);
-    both(&["get", "nodes", "-l", "nvidia.com/gpu.sharing-strategy=time-slicing", "-o", "name"], &as_names, &mut diverged);
+    both(
+        &["get", "events", "-n", "diff", "--field-selector", "reason=FailedScheduling", "-o", "name"],
+        &as_names,
+        &mut diverged,
+    );
+    both(
+        &["get", "nodes", "-l", "nvidia.com/gpu.sharing-strategy=time-slicing", "-o", "name"],
+        &as_names,
+        &mut diverged,
+    );
 
-    // Discovery: each kind the simulator serves is described as the real server describes it.
+    // Discovery: each kind the simulator serves is described as the real server describes it
+    // (metrics.k8s.io aside: K3s bundles metrics-server, this plane runs none).
     let real_res = table(&kubectl(&real, &["api-resources"]).unwrap());
     let sim_res = table(&kubectl(&sim_kc, &["api-resources"]).unwrap());
-    for row in &sim_res[1..] {
+    for row in sim_res[1..].iter().filter(|r| !r.iter().any(|c| c.starts_with("metrics.k8s.io/"))) {
         if !real_res.contains(row) {
             diverged.push(format!("api-resources: the simulator's {row:?} is not the real server's"));
         }
@@ -242,29 +283,49 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     let real_http = plane.http_client().unwrap();
     let sim_http = reqwest::Client::new();
     plane.apply(&[json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "idle-board"}})]).unwrap();
-    running.sim.apply(serde_json::from_str(&plane.kubectl(&["get", "node", "idle-board", "-o", "json"]).unwrap()).unwrap()).unwrap();
-    let rv = |t: &str| serde_json::from_str::<Value>(t).unwrap()["metadata"]["resourceVersion"].as_str().unwrap_or("0").to_string();
+    running
+        .sim
+        .apply(serde_json::from_str(&plane.kubectl(&["get", "node", "idle-board", "-o", "json"]).unwrap()).unwrap())
+        .unwrap();
+    let rv = |t: &str| {
+        serde_json::from_str::<Value>(t).unwrap()["metadata"]["resourceVersion"].as_str().unwrap_or("0").to_string()
+    };
     let real_rv = rv(&plane.kubectl(&["get", "pods", "-n", "diff", "-o", "json"]).unwrap());
     let sim_rv = running.sim.resource_version().to_string();
     let path = "/api/v1/namespaces/diff/pods?watch=1&fieldSelector=metadata.name%3Dwatched&resourceVersion=";
-    let real_watch = tokio::spawn(watch_events(real_http.clone(), format!("{}{path}{real_rv}", plane.server), Duration::from_secs(8)));
-    let sim_watch = tokio::spawn(watch_events(sim_http.clone(), format!("{}{path}{sim_rv}", running.url()), Duration::from_secs(8)));
+    let real_watch = tokio::spawn(watch_events(
+        real_http.clone(),
+        format!("{}{path}{real_rv}", plane.server),
+        Duration::from_secs(8),
+    ));
+    let sim_watch = tokio::spawn(watch_events(
+        sim_http.clone(),
+        format!("{}{path}{sim_rv}", running.url()),
+        Duration::from_secs(8),
+    ));
     tokio::time::sleep(Duration::from_millis(500)).await;
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "watched", "namespace": "diff", "labels": {"step": "one"}},
                      "spec": {"nodeName": "idle-board", "containers": [{"name": "c", "image": "busybox"}]}});
     plane.apply(&[pod]).unwrap();
-    let created: Value = serde_json::from_str(&plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).unwrap()).unwrap();
+    let created: Value =
+        serde_json::from_str(&plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).unwrap()).unwrap();
     running.sim.apply(created).unwrap();
     plane.kubectl(&["label", "pod", "watched", "-n", "diff", "step=two", "--overwrite"]).unwrap();
-    let labelled: Value = serde_json::from_str(&plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).unwrap()).unwrap();
+    let labelled: Value =
+        serde_json::from_str(&plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).unwrap()).unwrap();
     running.sim.apply(labelled).unwrap();
     plane.kubectl(&["delete", "pod", "watched", "-n", "diff", "--grace-period=0", "--force"]).unwrap();
     running.sim.delete("Pod", "diff", "watched");
     let shape_of = |events: Vec<Value>| -> Vec<(String, String, String)> {
         events
             .iter()
-            .map(|e| (e["type"].as_str().unwrap_or("").to_string(), e["object"]["metadata"]["name"].to_string(),
-                      e["object"]["metadata"]["labels"]["step"].to_string()))
+            .map(|e| {
+                (
+                    e["type"].as_str().unwrap_or("").to_string(),
+                    e["object"]["metadata"]["name"].to_string(),
+                    e["object"]["metadata"]["labels"]["step"].to_string(),
+                )
+            })
             .collect()
     };
     let (real_events, sim_events) = (shape_of(real_watch.await.unwrap()), shape_of(sim_watch.await.unwrap()));
@@ -279,8 +340,22 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
         e["object"]["message"] = json!(m);
         e
     };
-    let real_gone = expired(watch_events(real_http, format!("{}/api/v1/pods?watch=1&resourceVersion=1", plane.server), Duration::from_secs(3)).await);
-    let sim_gone = expired(watch_events(sim_http, format!("{}/api/v1/pods?watch=1&resourceVersion=1", running.url()), Duration::from_secs(3)).await);
+    let real_gone = expired(
+        watch_events(
+            real_http,
+            format!("{}/api/v1/pods?watch=1&resourceVersion=1", plane.server),
+            Duration::from_secs(3),
+        )
+        .await,
+    );
+    let sim_gone = expired(
+        watch_events(
+            sim_http,
+            format!("{}/api/v1/pods?watch=1&resourceVersion=1", running.url()),
+            Duration::from_secs(3),
+        )
+        .await,
+    );
     if real_gone != sim_gone || real_gone["object"]["code"] != 410 {
         diverged.push(format!("watch from an expired version:\n  real: {real_gone}\n  sim:  {sim_gone}"));
     }

@@ -140,7 +140,7 @@ pub(crate) fn list(
     }
     if let Some(include) = as_table {
         let rows: Vec<&Value> = items.iter().map(AsRef::as_ref).collect();
-        let t = table(resource, &rows, meta, include);
+        let t = table(resource, &rows, meta, include, shared.minor());
         return ([(header::CONTENT_TYPE, "application/json")], t.to_string()).into_response();
     }
     // Serialise by hand to avoid cloning every object into a new Value tree.

@@ -120,6 +120,7 @@ pub async fn k8s(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, he
                         &[o.as_ref()],
                         serde_json::json!({"resourceVersion": o.pointer("/metadata/resourceVersion").cloned().unwrap_or_default()}),
                         as_table.unwrap_or(table::Include::Metadata),
+                        shared.minor(),
                     )),
                     Some(o) => json_response(&o),
                     None => not_found(resource.def(), &name),

@@ -83,8 +83,9 @@ pub(crate) async fn run_watch(
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
 ) {
     let as_table = opts.as_table;
+    let minor = shared.minor();
     let event_line = move |kind: &str, o: &Value| match as_table {
-        Some(include) if kind != "ERROR" => event_line(kind, &table_event(resource, o, include)),
+        Some(include) if kind != "ERROR" => event_line(kind, &table_event(resource, o, include, minor)),
         _ => event_line(kind, o),
     };
     let mut closed = shared.faults.close_signal();

@@ -24,7 +24,8 @@ async fn main() -> anyhow::Result<()> {
     let Some(gpudash) = ours.first().map(PathBuf::from) else {
         bail!("usage: gpudash-local-cluster GPUDASH_BINARY [SCENARIO.yaml] [-- gpudash serve args…]")
     };
-    let scenario = ours.get(1).map(PathBuf::from).unwrap_or_else(|| gpudash_tests::root().join("sim/scenarios/edge.yaml"));
+    let scenario =
+        ours.get(1).map(PathBuf::from).unwrap_or_else(|| gpudash_tests::root().join("sim/scenarios/edge.yaml"));
     let text = std::fs::read_to_string(&scenario).with_context(|| format!("reading {}", scenario.display()))?;
     let shape = demo_shape::from_scenario(&text).with_context(|| format!("{}", scenario.display()))?;
 
@@ -40,7 +41,11 @@ async fn main() -> anyhow::Result<()> {
         scenario.display()
     );
     plane.create_shape(&shape).await?;
-    eprintln!("==> kubectl: {} --kubeconfig {} get pods -A", gpudash_tests::control_plane::kubectl_bin().display(), kubeconfig.display());
+    eprintln!(
+        "==> kubectl: {} --kubeconfig {} get pods -A",
+        gpudash_tests::control_plane::kubectl_bin().display(),
+        kubeconfig.display()
+    );
 
     let mut serve: Vec<String> = vec!["serve".into(), "--kubeconfig".into(), kubeconfig.display().to_string()];
     if !serve_args.iter().any(|a| a.starts_with("--site-root")) {
@@ -54,7 +59,10 @@ async fn main() -> anyhow::Result<()> {
         .position(|a| a == "--listen")
         .and_then(|i| serve_args.get(i + 1).cloned())
         .unwrap_or_else(|| "127.0.0.1:8080".into());
-    eprintln!("==> gpudash (log: {}): open http://{listen}/ — Ctrl-C stops gpudash and the control plane", log.display());
+    eprintln!(
+        "==> gpudash (log: {}): open http://{listen}/ — Ctrl-C stops gpudash and the control plane",
+        log.display()
+    );
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));

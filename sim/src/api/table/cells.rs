@@ -113,7 +113,7 @@ fn pod_cells(o: &Value, now: jiff::Timestamp) -> Vec<Value> {
     ]
 }
 
-fn node_cells(o: &Value, now: jiff::Timestamp) -> Vec<Value> {
+fn node_cells(o: &Value, now: jiff::Timestamp, minor: u32) -> Vec<Value> {
     let conds = o.pointer("/status/conditions").and_then(Value::as_array);
     let ready = conds.into_iter().flatten().find(|c| c["type"] == "Ready").and_then(|c| c["status"].as_str());
     let mut status = match ready {
@@ -150,9 +150,19 @@ fn node_cells(o: &Value, now: jiff::Timestamp) -> Vec<Value> {
         or_none(addr("InternalIP").as_deref()),
         or_none(addr("ExternalIP").as_deref()),
         json!(s(o, "/status/nodeInfo/osImage").unwrap_or("<unknown>")),
-        json!(s(o, "/status/nodeInfo/kernelVersion").unwrap_or("<unknown>")),
+        json!(kernel(o, minor)),
         json!(s(o, "/status/nodeInfo/containerRuntimeVersion").unwrap_or("<unknown>")),
     ]
+}
+
+/// The KERNEL-VERSION cell: since 1.36 the API server adds the architecture
+/// (`5.15.148-tegra (arm64)`), as its printer does when `nodeInfo.architecture` is set.
+fn kernel(o: &Value, minor: u32) -> String {
+    let k = s(o, "/status/nodeInfo/kernelVersion").unwrap_or("<unknown>");
+    match s(o, "/status/nodeInfo/architecture").filter(|a| !a.is_empty() && minor >= 36) {
+        Some(arch) => format!("{k} ({arch})"),
+        None => k.to_string(),
+    }
 }
 
 fn event_cells(o: &Value, now: jiff::Timestamp) -> Vec<Value> {
@@ -160,10 +170,13 @@ fn event_cells(o: &Value, now: jiff::Timestamp) -> Vec<Value> {
     let last = s(o, "/series/lastObservedTime").or_else(|| s(o, "/lastTimestamp")).or(first);
     let kind = s(o, "/involvedObject/kind").unwrap_or("").to_lowercase();
     let object = format!("{kind}/{}", s(o, "/involvedObject/name").unwrap_or(""));
-    let source = match (s(o, "/source/component"), s(o, "/source/host")) {
-        (Some(c), Some(h)) => format!("{c}, {h}"),
-        (Some(c), None) => c.to_string(),
-        (None, _) => s(o, "/reportingComponent").unwrap_or("").to_string(),
+    // As the API server's printer: the source's component, else the reporting controller; then
+    // the source's host, else the reporting instance.
+    let nonempty = |p: &str| s(o, p).filter(|v| !v.is_empty());
+    let component = nonempty("/source/component").or_else(|| nonempty("/reportingComponent")).unwrap_or("");
+    let source = match nonempty("/source/host").or_else(|| nonempty("/reportingInstance")) {
+        Some(h) => format!("{component}, {h}"),
+        None => component.to_string(),
     };
     let count = o.pointer("/series/count").or_else(|| o.get("count")).and_then(Value::as_i64).unwrap_or(1);
     vec![
@@ -229,14 +242,14 @@ fn selector(o: &Value) -> String {
     labels.into_iter().flatten().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(""))).collect::<Vec<_>>().join(",")
 }
 
-pub(super) fn cells(kind: &str, o: &Value, now: jiff::Timestamp) -> Vec<Value> {
+pub(super) fn cells(kind: &str, o: &Value, now: jiff::Timestamp, minor: u32) -> Vec<Value> {
     let name = json!(s(o, "/metadata/name").unwrap_or(""));
     let age = json!(since(s(o, "/metadata/creationTimestamp"), now));
     let n = |p: &str| json!(o.pointer(p).and_then(Value::as_i64).unwrap_or(0));
     let mut row = match kind {
         "Event" => return event_cells(o, now),
         "Pod" => pod_cells(o, now),
-        "Node" => node_cells(o, now),
+        "Node" => node_cells(o, now, minor),
         "Namespace" => vec![json!(s(o, "/status/phase").unwrap_or("Active")), age],
         "ResourceQuota" => vec![age, json!(quota_list(o, false)), json!(quota_list(o, true))],
         "ReplicaSet" => {

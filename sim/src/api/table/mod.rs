@@ -129,13 +129,14 @@ fn row_object(o: &Value, include: Include) -> Value {
 }
 
 /// A watch event's object in the `Table` form: one row (the API server does the same).
-pub(crate) fn table_event(resource: ResourceId, o: &Value, include: Include) -> Value {
+pub(crate) fn table_event(resource: ResourceId, o: &Value, include: Include, minor: u32) -> Value {
     let rv = o.pointer("/metadata/resourceVersion").cloned().unwrap_or_default();
-    table(resource, &[o], json!({"resourceVersion": rv}), include)
+    table(resource, &[o], json!({"resourceVersion": rv}), include, minor)
 }
 
-/// The `Table` for some objects of one resource.
-pub(crate) fn table(resource: ResourceId, items: &[&Value], meta: Value, include: Include) -> Value {
+/// The `Table` for some objects of one resource, printed as a server of Kubernetes 1.`minor`
+/// prints them.
+pub(crate) fn table(resource: ResourceId, items: &[&Value], meta: Value, include: Include, minor: u32) -> Value {
     let kind = resource.def().kind;
     let now = jiff::Timestamp::now();
     let defs: Vec<Value> = columns(kind)
@@ -151,7 +152,7 @@ pub(crate) fn table(resource: ResourceId, items: &[&Value], meta: Value, include
     let rows: Vec<Value> = items
         .iter()
         .map(|o| {
-            let mut row = json!({"cells": cells(kind, o, now)});
+            let mut row = json!({"cells": cells(kind, o, now, minor)});
             let obj = row_object(o, include);
             if !obj.is_null() {
                 row["object"] = obj;
@@ -180,7 +181,7 @@ mod tests {
     fn rows_have_one_cell_per_column() {
         for kind in ["Pod", "Node", "Event", "ResourceSlice", "ResourceClaim", "DeviceClass", "ReplicaSet"] {
             let r = crate::resources::by_kind_name(kind).unwrap_or_else(|| panic!("{kind}"));
-            let t = table(r, &[&json!({"metadata": {"name": "x"}})], json!({}), Include::Metadata);
+            let t = table(r, &[&json!({"metadata": {"name": "x"}})], json!({}), Include::Metadata, 34);
             assert_eq!(
                 t["rows"][0]["cells"].as_array().map_or(0, Vec::len),
                 t["columnDefinitions"].as_array().map_or(99, Vec::len),
@@ -194,7 +195,7 @@ mod tests {
                 {"name": "a", "ready": true, "restartCount": 2, "state": {"running": {}}},
                 {"name": "b", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}
         });
-        let t = table(by_kind("v1", "Pod").unwrap_or_else(|| panic!("Pod")), &[&pod], json!({}), Include::Metadata);
+        let t = table(by_kind("v1", "Pod").unwrap_or_else(|| panic!("Pod")), &[&pod], json!({}), Include::Metadata, 34);
         let cells = &t["rows"][0]["cells"];
         assert_eq!(cells[1], "1/2");
         assert_eq!(cells[2], "CrashLoopBackOff");
