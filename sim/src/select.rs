@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn an_unclosed_set_is_refused_in_the_api_servers_words() {
-        let e = LabelSelector::parse("app in (nothing").map(|_| ()).unwrap_err().to_string();
+        let e = LabelSelector::parse("app in (nothing").map(|_| ()).expect_err("an unclosed set").to_string();
         assert_eq!(e, "unable to parse requirement: found '', expected: ',' or ')'");
     }
 

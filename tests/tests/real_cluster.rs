@@ -84,7 +84,8 @@ fn models(ns: &str, replicas: u32) -> Value {
 /// binding): the Deployment itself would run gpudash in the cluster, which the test does here.
 fn apply_rbac(plane: &ControlPlane) {
     use serde::Deserialize;
-    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/manifests/gpudash.yaml")).unwrap();
+    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/manifests/gpudash.yaml"))
+        .expect("real control plane step");
     let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&text)
         .filter_map(|d| serde_yaml::Value::deserialize(d).ok())
         .filter_map(|d| serde_json::to_value(d).ok())
@@ -102,13 +103,16 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     let mut plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
 
     // The version stamped at build is the one the API server reports.
-    let version: Value = serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).unwrap()).unwrap();
-    let go_mod = std::fs::read_to_string(gpudash_tests::root().join("tests/control-plane/go.mod")).unwrap();
+    let version: Value =
+        serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).expect("real control plane step"))
+            .expect("real control plane step");
+    let go_mod = std::fs::read_to_string(gpudash_tests::root().join("tests/control-plane/go.mod"))
+        .expect("real control plane step");
     let want = go_mod
         .lines()
         .find_map(|l| l.trim().strip_prefix("k8s.io/kubernetes v"))
         .map(|v| format!("v{}", v.split_whitespace().next().unwrap_or("")))
-        .unwrap();
+        .expect("real control plane step");
     assert_eq!(version["serverVersion"]["gitVersion"], want, "{version}");
 
     // Every manifest is accepted by the real API server's schemas and admission.
@@ -122,7 +126,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     assert!(out.contains("deployment.apps/gpudash") && out.contains("(server dry run)"), "{out}");
 
     // Its ServiceAccount may only read.
-    let can = plane.kubectl(&["auth", "can-i", "--list", &format!("--as={SA}")]).unwrap();
+    let can = plane.kubectl(&["auth", "can-i", "--list", &format!("--as={SA}")]).expect("real control plane step");
     let self_reviews = ["selfsubjectreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews"];
     for line in can.lines().skip(1) {
         let cols: Vec<&str> = line.split_whitespace().collect();
@@ -145,7 +149,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
 
     // A time-sliced Jetson: kwok plays its kubelet; the GPU capacity arrives as the device
     // plugin reports it, by a status patch.
-    plane.apply(&[jetson("orin-agx-1")]).unwrap();
+    plane.apply(&[jetson("orin-agx-1")]).expect("real control plane step");
     let gpu = json!({"status": {
         "capacity": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"},
         "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}
@@ -177,12 +181,14 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
             json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vision"}}),
         ])
-        .unwrap();
-    plane.apply(&[models("vision", 5)]).unwrap();
+        .expect("real control plane step");
+    plane.apply(&[models("vision", 5)]).expect("real control plane step");
 
     // gpudash with the ServiceAccount's token, as it runs in the cluster.
-    let token = plane.kubectl(&["create", "token", "gpudash", "-n", "gpudash", "--duration=2h"]).unwrap();
-    let kc = plane.kubeconfig_for_token(token.trim(), "gpudash.kubeconfig").unwrap();
+    let token = plane
+        .kubectl(&["create", "token", "gpudash", "-n", "gpudash", "--duration=2h"])
+        .expect("real control plane step");
+    let kc = plane.kubeconfig_for_token(token.trim(), "gpudash.kubeconfig").expect("real control plane step");
     let kc = kc.display().to_string();
     let gd = Gpudash::start(&["--kubeconfig", &kc, "--watch-stall", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
     let v = gd
@@ -195,7 +201,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
 
     // The board: one GPU of four replicas, every replica held by one of the Deployment's pods.
-    let g = &node(&v, "orin-agx-1").unwrap()["gpu_resources"][0];
+    let g = &node(&v, "orin-agx-1").expect("real control plane step")["gpu_resources"][0];
     assert_eq!(g["resource"], "nvidia.com/gpu", "{g}");
     assert_eq!((&g["capacity"], &g["allocatable"], &g["allocated"]), (&json!(4), &json!(4), &json!(4)), "{g}");
     assert_eq!(
@@ -208,7 +214,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     assert!(holders
         .iter()
         .all(|h| h["namespace"] == "vision" && h["name"].as_str().unwrap_or("").starts_with("detector-")));
-    assert!(node(&v, "orin-agx-1").unwrap()["ready"] == true);
+    assert!(node(&v, "orin-agx-1").expect("real control plane step")["ready"] == true);
 
     // The fifth model: the real scheduler's message, normalised.
     let pending = items(&v, "pending");
@@ -236,22 +242,22 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     plane.apply(&[]).expect_err("the API server is down");
     plane.restart_apiserver().await.unwrap_or_else(|e| panic!("{e}"));
     // A change made after the restart must reach it too.
-    plane.kubectl(&["scale", "deployment/detector", "-n", "vision", "--replicas=6"]).unwrap();
+    plane.kubectl(&["scale", "deployment/detector", "-n", "vision", "--replicas=6"]).expect("real control plane step");
     let recovered = gd
         .wait_view(Duration::from_secs(60), |v| {
             v["source"]["stale_since"].is_null() && v["source"]["synced"] == true && items(v, "pending").len() == 2
         })
         .await
         .unwrap_or_else(|e| panic!("gpudash did not recover: {e}\n{}", plane.logs(20)));
-    let fresh = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
+    let fresh = Gpudash::start(&["--kubeconfig", &kc]).await.expect("real control plane step");
     let fresh_view = fresh
         .wait_view(Duration::from_secs(60), |v| {
             v["source"]["synced"] == true
                 && items(v, "pending").iter().filter(|p| !items(p, "reasons").is_empty()).count() == 2
         })
         .await
-        .unwrap();
-    let again = gd.json("/api/v1/cluster").await.unwrap();
+        .expect("real control plane step");
+    let again = gd.json("/api/v1/cluster").await.expect("real control plane step");
     assert_eq!(cluster_part(&again), cluster_part(&fresh_view), "after the restart: {recovered}");
     drop(fresh);
 
@@ -263,11 +269,11 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bulk"}}),
             json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bulk-board", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}}),
         ])
-        .unwrap();
+        .expect("real control plane step");
     let many = json!({"status": {"capacity": {"nvidia.com/gpu": "5000", "pods": "6000"}, "allocatable": {"nvidia.com/gpu": "5000", "pods": "6000"}}});
     plane
         .kubectl(&["patch", "node", "bulk-board", "--subresource=status", "--type=merge", "-p", &many.to_string()])
-        .unwrap();
+        .expect("real control plane step");
     for chunk in 0..10 {
         let pods: Vec<Value> = (chunk * 500..(chunk + 1) * 500)
             .map(|i| {
@@ -281,20 +287,23 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
                 &["create", "-f", "-"],
                 &json!({"apiVersion": "v1", "kind": "List", "items": pods}).to_string(),
             )
-            .unwrap();
+            .expect("real control plane step");
     }
-    let bulk = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
+    let bulk = Gpudash::start(&["--kubeconfig", &kc]).await.expect("real control plane step");
     let v = bulk
         .wait_view(Duration::from_secs(120), |v| {
             node(v, "bulk-board").is_some_and(|n| n["gpu_resources"][0]["allocated"] == 5000)
         })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(items(&node(&v, "bulk-board").unwrap()["gpu_resources"][0], "holders").len(), 5000);
+    assert_eq!(
+        items(&node(&v, "bulk-board").expect("real control plane step")["gpu_resources"][0], "holders").len(),
+        5000
+    );
     drop(bulk);
 
     // Everything gpudash's ServiceAccount asked was a read; its pod list came in pages.
-    let text = std::fs::read_to_string(&plane.audit_log).unwrap();
+    let text = std::fs::read_to_string(&plane.audit_log).expect("real control plane step");
     let ours = audit_entries(&plane.audit_log).into_iter().filter(|e| e.0 == SA).collect::<Vec<_>>();
     assert!(ours.len() > 10, "gpudash's requests are in the audit log");
     let writes: Vec<_> = ours.iter().filter(|e| !["get", "list", "watch"].contains(&e.1.as_str())).collect();

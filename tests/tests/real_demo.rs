@@ -21,8 +21,9 @@ fn gpu<'a>(v: &'a Value, node: &str, resource: &str) -> Option<&'a Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
     let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
-    let text = std::fs::read_to_string(gpudash_tests::root().join("sim/scenarios/edge.yaml")).unwrap();
-    let shape = demo_shape::from_scenario(&text).unwrap();
+    let text = std::fs::read_to_string(gpudash_tests::root().join("sim/scenarios/edge.yaml"))
+        .expect("real control plane step");
+    let shape = demo_shape::from_scenario(&text).expect("real control plane step");
     assert_eq!(shape.nodes.len(), 6, "the demo's six nodes");
     plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
     let kc = plane.kubeconfig.display().to_string();
@@ -41,12 +42,12 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
 
     // The time-sliced AGX Orin: four models on four replicas of one GPU.
-    let agx = gpu(&v, "orin-agx-01", "nvidia.com/gpu").unwrap();
+    let agx = gpu(&v, "orin-agx-01", "nvidia.com/gpu").expect("real control plane step");
     assert_eq!((&agx["physical_gpus"], &agx["replicas_per_gpu"]), (&1.into(), &4.into()), "{agx}");
     assert_eq!(items(agx, "holders").len(), 4, "{agx}");
     // The Orin Nano is full with its one model; the second model aimed at it waits, and the
     // real scheduler's words name the GPU among its reasons.
-    assert_eq!(gpu(&v, "orin-nano-01", "nvidia.com/gpu").unwrap()["allocated"], 1);
+    assert_eq!(gpu(&v, "orin-nano-01", "nvidia.com/gpu").expect("real control plane step")["allocated"], 1);
     let waiting: Vec<&Value> = v["pending"].as_array().into_iter().flatten().collect();
     let anomaly = waiting
         .iter()
@@ -59,7 +60,10 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
     assert!(total >= 6, "every node is accounted for in the reasons: {anomaly}");
     // pose-estimator names a RuntimeClass that does not exist: real admission refuses its pods,
     // the ReplicaSet controller says so, gpudash names the Deployment.
-    let rc = items(&v, "diagnoses").into_iter().find(|d| d["code"] == "runtimeclass-missing").unwrap();
+    let rc = items(&v, "diagnoses")
+        .into_iter()
+        .find(|d| d["code"] == "runtimeclass-missing")
+        .expect("real control plane step");
     assert!(
         rc["message"].as_str().unwrap_or("").contains("nvidia-legacy")
             || rc["name"].as_str().unwrap_or("").starts_with("pose-estimator"),

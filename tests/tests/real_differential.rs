@@ -118,7 +118,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
                                 "nvidia.com/gpu.sharing-strategy": "time-slicing"}},
         "spec": {}
     });
-    plane.apply(&[node]).unwrap();
+    plane.apply(&[node]).expect("real control plane step");
     let gpu = json!({"status": {"capacity": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"},
                                 "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}}});
     plane
@@ -148,7 +148,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "diff"}}),
             json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
         ])
-        .unwrap();
+        .expect("real control plane step");
     plane
         .apply(&[json!({
             "apiVersion": "apps/v1", "kind": "Deployment",
@@ -158,7 +158,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
                                   "spec": {"runtimeClassName": "nvidia", "containers": [{"name": "triton", "image": "tritonserver:24.08",
                                            "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}
         })])
-        .unwrap();
+        .expect("real control plane step");
     plane
         .wait_until("four models Running and one Pending with its event", Duration::from_secs(60), |p| {
             let phases = p
@@ -179,11 +179,20 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     // The real objects as the real server prints them, loaded into an empty simulator.
     // The simulator prints as a server of the real one's release prints.
     let sim = Simulator::new(Scenario::default());
-    let version: Value = serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).unwrap()).unwrap();
-    let minor: u32 = version["serverVersion"]["minor"].as_str().unwrap_or("").trim_end_matches('+').parse().unwrap();
+    let version: Value =
+        serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).expect("real control plane step"))
+            .expect("real control plane step");
+    let minor: u32 = version["serverVersion"]["minor"]
+        .as_str()
+        .unwrap_or("")
+        .trim_end_matches('+')
+        .parse()
+        .expect("real control plane step");
     sim.set_kubernetes_minor(minor);
     for kind in KINDS {
-        let list: Value = serde_json::from_str(&plane.kubectl(&["get", kind, "-A", "-o", "json"]).unwrap()).unwrap();
+        let list: Value =
+            serde_json::from_str(&plane.kubectl(&["get", kind, "-A", "-o", "json"]).expect("real control plane step"))
+                .expect("real control plane step");
         for item in list["items"].as_array().into_iter().flatten() {
             let keep = item["metadata"]["namespace"].as_str().is_none_or(|ns| ns == "diff")
                 && (!["namespaces"].contains(kind) || item["metadata"]["name"] == "diff");
@@ -192,13 +201,13 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
             }
         }
     }
-    let running = start(sim, ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
+    let running = start(sim, ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.expect("real control plane step");
     let sim_kc = plane.dir().join("sim.kubeconfig");
-    std::fs::write(&sim_kc, running.kubeconfig()).unwrap();
+    std::fs::write(&sim_kc, running.kubeconfig()).expect("real control plane step");
     let real = plane.kubeconfig.clone();
 
     let mut diverged: Vec<String> = Vec::new();
-    let mut both = |args: &[&str], how: &dyn Fn(&str) -> Value, diverged: &mut Vec<String>| {
+    let both = |args: &[&str], how: &dyn Fn(&str) -> Value, diverged: &mut Vec<String>| {
         let a = kubectl(&real, args).map(|t| how(&t));
         let b = kubectl(&sim_kc, args).map(|t| how(&t));
         if a != b {
@@ -259,8 +268,8 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
 
     // Discovery: each kind the simulator serves is described as the real server describes it
     // (metrics.k8s.io aside: K3s bundles metrics-server, this plane runs none).
-    let real_res = table(&kubectl(&real, &["api-resources"]).unwrap());
-    let sim_res = table(&kubectl(&sim_kc, &["api-resources"]).unwrap());
+    let real_res = table(&kubectl(&real, &["api-resources"]).expect("real control plane step"));
+    let sim_res = table(&kubectl(&sim_kc, &["api-resources"]).expect("real control plane step"));
     for row in sim_res[1..].iter().filter(|r| !r.iter().any(|c| c.starts_with("metrics.k8s.io/"))) {
         if !real_res.contains(row) {
             diverged.push(format!("api-resources: the simulator's {row:?} is not the real server's"));
@@ -280,17 +289,27 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
 
     // Watch: a create, an update and a delete, seen as the same events in the same order; and
     // a watch from a compacted version refused the same way (410 Expired inside the stream).
-    let real_http = plane.http_client().unwrap();
+    let real_http = plane.http_client().expect("real control plane step");
     let sim_http = reqwest::Client::new();
-    plane.apply(&[json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "idle-board"}})]).unwrap();
+    plane
+        .apply(&[json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "idle-board"}})])
+        .expect("real control plane step");
     running
         .sim
-        .apply(serde_json::from_str(&plane.kubectl(&["get", "node", "idle-board", "-o", "json"]).unwrap()).unwrap())
-        .unwrap();
+        .apply(
+            serde_json::from_str(
+                &plane.kubectl(&["get", "node", "idle-board", "-o", "json"]).expect("real control plane step"),
+            )
+            .expect("real control plane step"),
+        )
+        .expect("real control plane step");
     let rv = |t: &str| {
-        serde_json::from_str::<Value>(t).unwrap()["metadata"]["resourceVersion"].as_str().unwrap_or("0").to_string()
+        serde_json::from_str::<Value>(t).expect("real control plane step")["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or("0")
+            .to_string()
     };
-    let real_rv = rv(&plane.kubectl(&["get", "pods", "-n", "diff", "-o", "json"]).unwrap());
+    let real_rv = rv(&plane.kubectl(&["get", "pods", "-n", "diff", "-o", "json"]).expect("real control plane step"));
     let sim_rv = running.sim.resource_version().to_string();
     let path = "/api/v1/namespaces/diff/pods?watch=1&fieldSelector=metadata.name%3Dwatched&resourceVersion=";
     let real_watch = tokio::spawn(watch_events(
@@ -306,15 +325,23 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "watched", "namespace": "diff", "labels": {"step": "one"}},
                      "spec": {"nodeName": "idle-board", "containers": [{"name": "c", "image": "busybox"}]}});
-    plane.apply(&[pod]).unwrap();
-    let created: Value =
-        serde_json::from_str(&plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).unwrap()).unwrap();
-    running.sim.apply(created).unwrap();
-    plane.kubectl(&["label", "pod", "watched", "-n", "diff", "step=two", "--overwrite"]).unwrap();
-    let labelled: Value =
-        serde_json::from_str(&plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).unwrap()).unwrap();
-    running.sim.apply(labelled).unwrap();
-    plane.kubectl(&["delete", "pod", "watched", "-n", "diff", "--grace-period=0", "--force"]).unwrap();
+    plane.apply(&[pod]).expect("real control plane step");
+    let created: Value = serde_json::from_str(
+        &plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).expect("real control plane step"),
+    )
+    .expect("real control plane step");
+    running.sim.apply(created).expect("real control plane step");
+    plane
+        .kubectl(&["label", "pod", "watched", "-n", "diff", "step=two", "--overwrite"])
+        .expect("real control plane step");
+    let labelled: Value = serde_json::from_str(
+        &plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).expect("real control plane step"),
+    )
+    .expect("real control plane step");
+    running.sim.apply(labelled).expect("real control plane step");
+    plane
+        .kubectl(&["delete", "pod", "watched", "-n", "diff", "--grace-period=0", "--force"])
+        .expect("real control plane step");
     running.sim.delete("Pod", "diff", "watched");
     let shape_of = |events: Vec<Value>| -> Vec<(String, String, String)> {
         events
@@ -328,7 +355,10 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
             })
             .collect()
     };
-    let (real_events, sim_events) = (shape_of(real_watch.await.unwrap()), shape_of(sim_watch.await.unwrap()));
+    let (real_events, sim_events) = (
+        shape_of(real_watch.await.expect("real control plane step")),
+        shape_of(sim_watch.await.expect("real control plane step")),
+    );
     if real_events != sim_events {
         diverged.push(format!("watch create/update/delete:\n  real: {real_events:?}\n  sim:  {sim_events:?}"));
     }
