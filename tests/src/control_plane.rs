@@ -90,11 +90,12 @@ impl ControlPlane {
     /// Starts kine, the API server, the controller-manager, the scheduler and kwok, and waits
     /// until each is ready.
     pub async fn start() -> anyhow::Result<Self> {
-        Self::start_with(&[]).await
+        Self::start_with(&[], &[]).await
     }
 
-    /// As `start`, with extra kube-apiserver flags (e.g. a short `--etcd-compaction-interval`).
-    pub async fn start_with(apiserver_extra: &[&str]) -> anyhow::Result<Self> {
+    /// As `start`, with extra kine flags (e.g. `--compact-interval=2s`) and kube-apiserver
+    /// flags (e.g. `--watch-cache=false`).
+    pub async fn start_with(kine_extra: &[&str], apiserver_extra: &[&str]) -> anyhow::Result<Self> {
         for b in ["kine", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"] {
             binary(b)?;
         }
@@ -115,7 +116,10 @@ impl ControlPlane {
                     // K3s's default datastore: SQLite through kine, in WAL mode.
                     format!("--endpoint=sqlite://{}?_journal=WAL&cache=shared&_busy_timeout=30000", path("state.db")),
                     "--metrics-bind-address=0".into(),
-                ],
+                ]
+                .into_iter()
+                .chain(kine_extra.iter().map(|s| s.to_string()))
+                .collect(),
                 log: d.join("kine.log"),
                 proc: None,
             },

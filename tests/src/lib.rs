@@ -5,6 +5,7 @@
 pub mod browser;
 pub mod control_plane;
 pub mod demo_shape;
+pub mod helm;
 pub mod postgres;
 
 use std::future::Future;
@@ -368,9 +369,32 @@ pub fn scenario_files(dir: &str, expect: usize) -> Vec<String> {
     files
 }
 
+/// The kubectl the tests run: the one on the PATH, unless the control plane's (built with it,
+/// `target/control-plane/bin/kubectl`) is newer — a machine without an image kubectl has only
+/// Debian's 1.20.
+pub fn kubectl_program() -> PathBuf {
+    static CHOSEN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CHOSEN
+        .get_or_init(|| {
+            let minor = |p: &Path| -> Option<u32> {
+                let out = Command::new(p).args(["version", "--client", "-o", "json"]).output().ok()?;
+                let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+                v["clientVersion"]["minor"].as_str()?.trim_end_matches('+').parse().ok()
+            };
+            let built = control_plane::kubectl_bin();
+            let path = PathBuf::from("kubectl");
+            match (minor(&path), built.exists().then(|| minor(&built)).flatten()) {
+                (Some(p), Some(b)) if b > p => built,
+                (None, Some(_)) => built,
+                _ => path,
+            }
+        })
+        .clone()
+}
+
 /// Runs kubectl with a kubeconfig; returns whether it succeeded and its stdout and stderr.
 pub fn kubectl(kc: &Path, args: &[&str]) -> (bool, String) {
-    let out = std::process::Command::new("kubectl")
+    let out = std::process::Command::new(kubectl_program())
         .arg("--kubeconfig")
         .arg(kc)
         .args(args)

@@ -1,5 +1,6 @@
-//! Real clients accept the simulator: kubectl v1.32 reads nodes, pods, events, RuntimeClasses
-//! and metrics, watches a timeline change, and has its write refused and logged.
+//! Real clients accept the simulator: kubectl (the newer of the machine's and the control
+//! plane's, v1.36 here) reads nodes, pods, events, RuntimeClasses and metrics, watches a
+//! timeline change, and has its write refused and logged.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -43,7 +44,7 @@ async fn kubectl_watch_sees_a_timeline_change() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
-    let mut child = Command::new("kubectl")
+    let mut child = Command::new(gpudash_tests::kubectl_program())
         .arg("--kubeconfig")
         .arg(&kc)
         .args(["get", "pods", "-A", "-w"])

@@ -30,7 +30,7 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
 
     // kubectl reads the quotas from the simulator as from an API server.
     let (_dir, kc) = kubeconfig_file(&sim.url());
-    let out = Command::new("kubectl")
+    let out = Command::new(gpudash_tests::kubectl_program())
         .arg("--kubeconfig")
         .arg(&kc)
         .args(["get", "resourcequota", "-A"])
@@ -41,7 +41,7 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
     for q in ["gpu-quota", "gpu-high-priority", "dra-gpus"] {
         assert!(listing.contains(q), "{q} not in:\n{listing}");
     }
-    let out = Command::new("kubectl")
+    let out = Command::new(gpudash_tests::kubectl_program())
         .arg("--kubeconfig")
         .arg(&kc)
         .args(["get", "quota", "gpu-quota", "-n", "team-a", "-o", "jsonpath={.status.used}"])

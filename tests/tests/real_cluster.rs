@@ -124,6 +124,26 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         .kubectl(&["apply", "--dry-run=server", "-f", &manifests.display().to_string()])
         .unwrap_or_else(|e| panic!("the plain manifests refused by the real API server: {e}"));
     assert!(out.contains("deployment.apps/gpudash") && out.contains("(server dry run)"), "{out}");
+    // And so is the rendered chart: defaults, then the ingress and a Jetson agent switched on.
+    plane
+        .apply(&[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "edge-ops"}})])
+        .expect("real control plane step");
+    for overrides in [
+        "",
+        "ingress: {enabled: true, className: traefik, host: dash.example}\nextraArgs: [--base-path, /gpu]\n\
+         agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: true, dcgm: false, dcgmUrl: x, \
+         resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}",
+    ] {
+        let docs: Vec<Value> = gpudash_tests::helm::chart(overrides, "gpudash", "edge-ops")
+            .into_iter()
+            .filter_map(|d| serde_json::to_value(d).ok())
+            .collect();
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
+        let out = plane
+            .kubectl_stdin(&["apply", "--dry-run=server", "-n", "edge-ops", "-f", "-"], &list.to_string())
+            .unwrap_or_else(|e| panic!("the rendered chart ({overrides:?}) refused by the real API server: {e}"));
+        assert!(out.contains("daemonset.apps/") && out.contains("(server dry run)"), "{out}");
+    }
 
     // Its ServiceAccount may only read.
     let can = plane.kubectl(&["auth", "can-i", "--list", &format!("--as={SA}")]).expect("real control plane step");
@@ -311,4 +331,14 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     let paged =
         text.lines().filter(|l| l.contains(SA) && l.contains("\"/api/v1/pods?") && l.contains("continue=")).count();
     assert!(paged >= 9, "a 5,000-pod list at 500 a page takes ten requests; saw {paged} continued");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_component_that_cannot_start_is_named_with_the_end_of_its_log() {
+    let Err(e) = ControlPlane::start_with(&[], &["--no-such-flag=1"]).await else {
+        panic!("an API server with an unknown flag started")
+    };
+    let e = e.to_string();
+    assert!(e.contains("kube-apiserver exited while starting"), "{e}");
+    assert!(e.contains("unknown flag: --no-such-flag"), "the log's last lines are quoted: {e}");
 }
