@@ -309,7 +309,9 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
             .unwrap_or("0")
             .to_string()
     };
-    let real_rv = rv(&plane.kubectl(&["get", "pods", "-n", "diff", "-o", "json"]).expect("real control plane step"));
+    // (The raw list: kubectl's `-o json` wraps items in a List without a resourceVersion.)
+    let real_rv =
+        rv(&plane.kubectl(&["get", "--raw", "/api/v1/namespaces/diff/pods"]).expect("real control plane step"));
     let sim_rv = running.sim.resource_version().to_string();
     let path = "/api/v1/namespaces/diff/pods?watch=1&fieldSelector=metadata.name%3Dwatched&resourceVersion=";
     let real_watch = tokio::spawn(watch_events(

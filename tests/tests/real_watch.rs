@@ -62,7 +62,7 @@ async fn a_watch_left_behind_by_compaction_relists_without_ghosts_or_losses() {
     // Frozen long enough for the server to end its watches (re-opened every 4 s), then the
     // changes it must not miss, then the history compacted past them.
     let old_rv =
-        serde_json::from_str::<Value>(&plane.kubectl(&["get", "pods", "-n", "w", "-o", "json"]).expect("list"))
+        serde_json::from_str::<Value>(&plane.kubectl(&["get", "--raw", "/api/v1/namespaces/w/pods"]).expect("list"))
             .expect("json")["metadata"]["resourceVersion"]
             .as_str()
             .unwrap_or("0")
