@@ -61,7 +61,7 @@ build() {
     stamp+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
     stamp+=" -X k8s.io/component-base/version.gitTreeState=clean"
     stamp+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
-    say "building kube-apiserver, kube-controller-manager, kube-scheduler and kubectl $k8s_version (k8s.io/kubernetes; a cold build takes about half an hour on 2 cores)"
+    say "building kube-apiserver, kube-controller-manager, kube-scheduler and kubectl $k8s_version (k8s.io/kubernetes; cold: about 16 minutes on 2 cores, once per machine)"
     (cd "$wrapper" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $stamp" -o "$tmp/" \
       k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
       k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl) >"$log" 2>&1 \

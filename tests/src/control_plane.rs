@@ -338,6 +338,23 @@ impl ControlPlane {
         Ok(p)
     }
 
+    /// A kubelet of its own for one node: a second kwok managing only `node` (give the node the
+    /// annotation `kwok.x-k8s.io/node: solo` so the plane's kwok leaves it alone). Killing the
+    /// returned process is a board going dark: its heartbeats and lease stop, and the real
+    /// node-lifecycle controller does the rest.
+    pub fn kubelet_for(&self, node: &str) -> anyhow::Result<Proc> {
+        let args = vec![
+            format!("--kubeconfig={}", self.kubeconfig.display()),
+            format!("--config={}", crate::root().join("tests/control-plane/kwok-stages.yaml").display()),
+            format!("--manage-single-node={node}"),
+            format!("--server-address=127.0.0.1:{}", free_port()),
+            "--node-ip=127.0.0.1".into(),
+            "--cidr=10.44.0.0/16".into(),
+            "--node-lease-duration-seconds=40".into(),
+        ];
+        Proc::spawn_logged(&binary("kwok")?, &args, &self.dir.path().join(format!("kwok-{node}.log")))
+    }
+
     /// Kills the API server with SIGKILL, as a crash or an OOM kill would.
     pub fn kill_apiserver(&mut self) {
         self.components[APISERVER].stop();

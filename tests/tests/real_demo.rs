@@ -69,6 +69,13 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
             || rc["name"].as_str().unwrap_or("").starts_with("pose-estimator"),
         "{rc}"
     );
+    // The Xavier runs no device plugin (the demo's DaemonSet never reaches it): the model aimed at
+    // it waits, and gpudash says why.
+    assert!(
+        items(&v, "diagnoses").iter().any(|d| d["code"] == "device-plugin-missing" && d["name"] == "xavier-nx-03"),
+        "{}",
+        v["diagnoses"]
+    );
     // The x86 server: one whole A100 and seven MIG slices, as its device plugin reported.
     assert!(gpu(&v, "gpu-x86-01", "nvidia.com/mig-1g.5gb").is_some(), "{}", v["nodes"]);
 }
