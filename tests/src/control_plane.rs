@@ -166,49 +166,48 @@ impl ControlPlane {
         let kcm_port = free_port();
         let sched_port = free_port();
         let kwok_port = free_port();
+        // What the controller-manager and scheduler share: the admin kubeconfig for their work
+        // and for delegated authentication of their own /healthz, on loopback.
+        let served = |port: u16, certs: &str| -> Vec<String> {
+            vec![
+                format!("--kubeconfig={kc}"),
+                format!("--authentication-kubeconfig={kc}"),
+                format!("--authorization-kubeconfig={kc}"),
+                // No client-certificate authentication here, so no
+                // extension-apiserver-authentication ConfigMap to look up.
+                "--authentication-skip-lookup=true".into(),
+                "--bind-address=127.0.0.1".into(),
+                format!("--secure-port={port}"),
+                format!("--cert-dir={}", path(certs)),
+                "--leader-elect=false".into(),
+            ]
+        };
         components = vec![
             Component {
                 name: "kube-controller-manager",
                 program: binary("kube-controller-manager")?,
-                args: vec![
-                    format!("--kubeconfig={kc}"),
-                    format!("--authentication-kubeconfig={kc}"),
-                    format!("--authorization-kubeconfig={kc}"),
-                    // No client-certificate authentication here, so no
-                    // extension-apiserver-authentication ConfigMap to look up.
-                    "--authentication-skip-lookup=true".into(),
-                    "--bind-address=127.0.0.1".into(),
-                    format!("--secure-port={kcm_port}"),
-                    format!("--cert-dir={}", path("kcm-pki")),
-                    format!("--service-account-private-key-file={}", path("sa.key")),
-                    format!("--root-ca-file={}", plane.ca_file.display()),
-                    "--use-service-account-credentials=true".into(),
-                    "--leader-elect=false".into(),
-                    // A board that stops answering is marked NotReady (and its pods tainted for
-                    // eviction) sooner than the default 50 s, so the tests need not wait.
-                    "--node-monitor-grace-period=20s".into(),
-                    "--node-monitor-period=2s".into(),
-                    "--concurrent-deployment-syncs=10".into(),
-                    "--concurrent-replicaset-syncs=10".into(),
-                ],
+                args: [
+                    served(kcm_port, "kcm-pki"),
+                    vec![
+                        format!("--service-account-private-key-file={}", path("sa.key")),
+                        format!("--root-ca-file={}", plane.ca_file.display()),
+                        "--use-service-account-credentials=true".into(),
+                        // A board that stops answering is marked NotReady (and its pods tainted for
+                        // eviction) sooner than the default 50 s, so the tests need not wait.
+                        "--node-monitor-grace-period=20s".into(),
+                        "--node-monitor-period=2s".into(),
+                        "--concurrent-deployment-syncs=10".into(),
+                        "--concurrent-replicaset-syncs=10".into(),
+                    ],
+                ]
+                .concat(),
                 log: d.join("kube-controller-manager.log"),
                 proc: None,
             },
             Component {
                 name: "kube-scheduler",
                 program: binary("kube-scheduler")?,
-                args: vec![
-                    format!("--kubeconfig={kc}"),
-                    format!("--authentication-kubeconfig={kc}"),
-                    format!("--authorization-kubeconfig={kc}"),
-                    // No client-certificate authentication here, so no
-                    // extension-apiserver-authentication ConfigMap to look up.
-                    "--authentication-skip-lookup=true".into(),
-                    "--bind-address=127.0.0.1".into(),
-                    format!("--secure-port={sched_port}"),
-                    format!("--cert-dir={}", path("sched-pki")),
-                    "--leader-elect=false".into(),
-                ],
+                args: served(sched_port, "sched-pki"),
                 log: d.join("kube-scheduler.log"),
                 proc: None,
             },
@@ -276,29 +275,7 @@ impl ControlPlane {
         if !shape.setup.is_empty() {
             self.apply(&shape.setup)?;
         }
-        let nodes: Vec<serde_json::Value> = shape.nodes.iter().map(|(n, _)| n.clone()).collect();
-        if !nodes.is_empty() {
-            self.apply(&nodes)?;
-        }
-        for (n, patch) in &shape.nodes {
-            let name = n["metadata"]["name"].as_str().unwrap_or("").to_string();
-            self.wait_until(&format!("node {name} Ready with its resources"), Duration::from_secs(60), |p| {
-                let _ = p.kubectl(&[
-                    "patch",
-                    "node",
-                    &name,
-                    "--subresource=status",
-                    "--type=merge",
-                    "-p",
-                    &patch.to_string(),
-                ]);
-                p.kubectl(&["get", "node", &name, "-o", "json"])
-                    .ok()
-                    .and_then(|t| serde_json::from_str(&t).ok())
-                    .is_some_and(|node| crate::demo_shape::node_done(&node, patch))
-            })
-            .await?;
-        }
+        self.add_nodes(&shape.nodes).await?;
         if !shape.workloads.is_empty() {
             self.apply(&shape.workloads)?;
         }
@@ -329,6 +306,35 @@ impl ControlPlane {
             b = b.add_root_certificate(cert);
         }
         Ok(b.build()?)
+    }
+
+    /// Creates kwok nodes and gives each its resources by a status patch (as a kubelet and the
+    /// device plugin report them), waiting until kwok has it Ready with them.
+    pub async fn add_nodes(&self, nodes: &[(serde_json::Value, serde_json::Value)]) -> anyhow::Result<()> {
+        let objects: Vec<serde_json::Value> = nodes.iter().map(|(n, _)| n.clone()).collect();
+        if !objects.is_empty() {
+            self.apply(&objects)?;
+        }
+        for (n, patch) in nodes {
+            let name = n["metadata"]["name"].as_str().unwrap_or("").to_string();
+            self.wait_until(&format!("node {name} Ready with its resources"), Duration::from_secs(60), |p| {
+                let _ = p.kubectl(&[
+                    "patch",
+                    "node",
+                    &name,
+                    "--subresource=status",
+                    "--type=merge",
+                    "-p",
+                    &patch.to_string(),
+                ]);
+                p.kubectl(&["get", "node", &name, "-o", "json"])
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .is_some_and(|node| crate::demo_shape::node_done(&node, patch))
+            })
+            .await?;
+        }
+        Ok(())
     }
 
     /// Writes a kubeconfig for `token` (e.g. a ServiceAccount's from `kubectl create token`).

@@ -169,33 +169,11 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
 
     // A time-sliced Jetson: kwok plays its kubelet; the GPU capacity arrives as the device
     // plugin reports it, by a status patch.
-    plane.apply(&[jetson("orin-agx-1")]).expect("real control plane step");
     let gpu = json!({"status": {
         "capacity": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"},
         "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}
     }});
-    plane
-        .wait_until("the Jetson Ready with its GPU patched in", Duration::from_secs(60), |p| {
-            let _ = p.kubectl(&[
-                "patch",
-                "node",
-                "orin-agx-1",
-                "--subresource=status",
-                "--type=merge",
-                "-p",
-                &gpu.to_string(),
-            ]);
-            p.kubectl(&[
-                "get",
-                "node",
-                "orin-agx-1",
-                "-o",
-                "jsonpath={.status.allocatable.nvidia\\.com/gpu} {.status.conditions[?(@.type==\"Ready\")].status}",
-            ])
-            .is_ok_and(|s| s == "4 True")
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    plane.add_nodes(&[(jetson("orin-agx-1"), gpu)]).await.unwrap_or_else(|e| panic!("{e}"));
     plane
         .apply(&[
             json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),

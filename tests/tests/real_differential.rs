@@ -118,31 +118,9 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
                                 "nvidia.com/gpu.sharing-strategy": "time-slicing"}},
         "spec": {}
     });
-    plane.apply(&[node]).expect("real control plane step");
     let gpu = json!({"status": {"capacity": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"},
                                 "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}}});
-    plane
-        .wait_until("the node Ready with its GPU", Duration::from_secs(60), |p| {
-            let _ = p.kubectl(&[
-                "patch",
-                "node",
-                "orin-diff",
-                "--subresource=status",
-                "--type=merge",
-                "-p",
-                &gpu.to_string(),
-            ]);
-            p.kubectl(&[
-                "get",
-                "node",
-                "orin-diff",
-                "-o",
-                "jsonpath={.status.allocatable.nvidia\\.com/gpu} {.status.conditions[?(@.type==\"Ready\")].status}",
-            ])
-            .is_ok_and(|s| s == "4 True")
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    plane.add_nodes(&[(node, gpu)]).await.unwrap_or_else(|e| panic!("{e}"));
     plane
         .apply(&[
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "diff"}}),
