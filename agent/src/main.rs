@@ -23,6 +23,20 @@ fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
+/// Ends the agent when the process that started it is gone (re-parented), however it ended:
+/// demo mode's gpudash sets `GPUDASH_AGENT_EXIT_WITH_PARENT`, so a gpudash killed with SIGKILL
+/// leaves no agents behind. (A parent-death signal needs `prctl`, which is unsafe code; the
+/// workspace forbids it.) The tegrastats child then ends on its next write to the closed pipe.
+fn exit_with_parent() {
+    let parent = std::os::unix::process::parent_id();
+    loop {
+        std::thread::sleep(Duration::from_millis(250));
+        if std::os::unix::process::parent_id() != parent {
+            std::process::exit(0);
+        }
+    }
+}
+
 /// Runs the tegrastats command for ever, restarting it 5 s after it ends.
 fn read_tegrastats(cmd: String, report: Shared) {
     let fail = |why: String| {
@@ -194,6 +208,9 @@ fn main() {
     if let Some(url) = dcgm_url {
         let r = report.clone();
         std::thread::spawn(move || read_dcgm(url, every, r));
+    }
+    if std::env::var_os("GPUDASH_AGENT_EXIT_WITH_PARENT").is_some() {
+        std::thread::spawn(exit_with_parent);
     }
     eprintln!("gpudash-agent: serving /v1/report on {listen}");
     for stream in listener.incoming().map_while(Result::ok) {

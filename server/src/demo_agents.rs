@@ -53,6 +53,9 @@ pub fn start(sim: &gpudash_sim::Simulator) -> anyhow::Result<DemoAgents> {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // kill_on_drop covers gpudash ending; the agent itself watches for a gpudash
+            // killed outright (SIGKILL), which runs no drop.
+            .env("GPUDASH_AGENT_EXIT_WITH_PARENT", "1")
             .kill_on_drop(true);
         if let Some(b) = board {
             let quoted = format!("'{}'", me.display().to_string().replace('\'', r"'\''"));

@@ -168,3 +168,35 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
     .await
     .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// The demo's agents whose parent is `pid` (from /proc).
+fn agents_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            // "pid (comm) state ppid …"
+            let rest = stat.rsplit_once(')').map(|(head, rest)| (head.contains("(gpudash-agent"), rest));
+            rest.is_some_and(|(agent, rest)| agent && rest.split_whitespace().nth(1) == Some(pid.to_string().as_str()))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_demo_gpudash_killed_outright_leaves_no_agents_behind() {
+    let mut gd = Gpudash::start(&["--demo", "--demo-agents", "true"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let pid = gd.proc.pid();
+    let agents = agents_of(pid);
+    assert!(!agents.is_empty(), "demo mode started no agents:\n{}", gd.proc.output());
+    gd.proc.kill();
+    let alive = |a: &u32| std::path::Path::new(&format!("/proc/{a}")).exists();
+    for _ in 0..40 {
+        if !agents.iter().any(alive) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("agents outlived a SIGKILLed gpudash: {:?}", agents.iter().filter(|a| alive(a)).collect::<Vec<_>>());
+}
