@@ -257,6 +257,12 @@ impl ControlPlane {
         kubectl_with(&self.kubeconfig, args, None)
     }
 
+    /// As `kubectl`, its output parsed as JSON (`-o json`, `get --raw`, `version -o json`).
+    pub fn kubectl_json(&self, args: &[&str]) -> anyhow::Result<serde_json::Value> {
+        let text = self.kubectl(args)?;
+        serde_json::from_str(&text).with_context(|| format!("kubectl {}: not JSON", args.join(" ")))
+    }
+
     /// As `kubectl`, feeding `stdin` (for `apply -f -`).
     pub fn kubectl_stdin(&self, args: &[&str], stdin: &str) -> anyhow::Result<String> {
         kubectl_with(&self.kubeconfig, args, Some(stdin))
@@ -327,10 +333,8 @@ impl ControlPlane {
                     "-p",
                     &patch.to_string(),
                 ]);
-                p.kubectl(&["get", "node", &name, "-o", "json"])
-                    .ok()
-                    .and_then(|t| serde_json::from_str(&t).ok())
-                    .is_some_and(|node| crate::demo_shape::node_done(&node, patch))
+                p.kubectl_json(&["get", "node", &name, "-o", "json"])
+                    .is_ok_and(|node| crate::demo_shape::node_done(&node, patch))
             })
             .await?;
         }

@@ -103,9 +103,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     let mut plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
 
     // The version stamped at build is the one the API server reports.
-    let version: Value =
-        serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).expect("real control plane step"))
-            .expect("real control plane step");
+    let version = plane.kubectl_json(&["version", "-o", "json"]).expect("real control plane step");
     let go_mod = std::fs::read_to_string(gpudash_tests::root().join("tests/control-plane/go.mod"))
         .expect("real control plane step");
     let want = go_mod

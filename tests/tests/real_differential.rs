@@ -157,9 +157,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     // The real objects as the real server prints them, loaded into an empty simulator.
     // The simulator prints as a server of the real one's release prints.
     let sim = Simulator::new(Scenario::default());
-    let version: Value =
-        serde_json::from_str(&plane.kubectl(&["version", "-o", "json"]).expect("real control plane step"))
-            .expect("real control plane step");
+    let version = plane.kubectl_json(&["version", "-o", "json"]).expect("real control plane step");
     let minor: u32 = version["serverVersion"]["minor"]
         .as_str()
         .unwrap_or("")
@@ -168,9 +166,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
         .expect("real control plane step");
     sim.set_kubernetes_minor(minor);
     for kind in KINDS {
-        let list: Value =
-            serde_json::from_str(&plane.kubectl(&["get", kind, "-A", "-o", "json"]).expect("real control plane step"))
-                .expect("real control plane step");
+        let list = plane.kubectl_json(&["get", kind, "-A", "-o", "json"]).expect("real control plane step");
         for item in list["items"].as_array().into_iter().flatten() {
             let keep = item["metadata"]["namespace"].as_str().is_none_or(|ns| ns == "diff")
                 && (!["namespaces"].contains(kind) || item["metadata"]["name"] == "diff");
@@ -272,24 +268,18 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     plane
         .apply(&[json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "idle-board"}})])
         .expect("real control plane step");
-    running
-        .sim
-        .apply(
-            serde_json::from_str(
-                &plane.kubectl(&["get", "node", "idle-board", "-o", "json"]).expect("real control plane step"),
-            )
-            .expect("real control plane step"),
-        )
-        .expect("real control plane step");
-    let rv = |t: &str| {
-        serde_json::from_str::<Value>(t).expect("real control plane step")["metadata"]["resourceVersion"]
-            .as_str()
-            .unwrap_or("0")
-            .to_string()
+    // The simulator gets each object as the real server then holds it.
+    let mirror = |args: &[&str]| {
+        running.sim.apply(plane.kubectl_json(args).expect("real control plane step")).expect("real control plane step")
     };
+    mirror(&["get", "node", "idle-board", "-o", "json"]);
     // (The raw list: kubectl's `-o json` wraps items in a List without a resourceVersion.)
-    let real_rv =
-        rv(&plane.kubectl(&["get", "--raw", "/api/v1/namespaces/diff/pods"]).expect("real control plane step"));
+    let real_rv = plane
+        .kubectl_json(&["get", "--raw", "/api/v1/namespaces/diff/pods"])
+        .expect("real control plane step")["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or("0")
+        .to_string();
     let sim_rv = running.sim.resource_version().to_string();
     let path = "/api/v1/namespaces/diff/pods?watch=1&fieldSelector=metadata.name%3Dwatched&resourceVersion=";
     let real_watch = tokio::spawn(watch_events(
@@ -306,19 +296,11 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "watched", "namespace": "diff", "labels": {"step": "one"}},
                      "spec": {"nodeName": "idle-board", "containers": [{"name": "c", "image": "busybox"}]}});
     plane.apply(&[pod]).expect("real control plane step");
-    let created: Value = serde_json::from_str(
-        &plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).expect("real control plane step"),
-    )
-    .expect("real control plane step");
-    running.sim.apply(created).expect("real control plane step");
+    mirror(&["get", "pod", "watched", "-n", "diff", "-o", "json"]);
     plane
         .kubectl(&["label", "pod", "watched", "-n", "diff", "step=two", "--overwrite"])
         .expect("real control plane step");
-    let labelled: Value = serde_json::from_str(
-        &plane.kubectl(&["get", "pod", "watched", "-n", "diff", "-o", "json"]).expect("real control plane step"),
-    )
-    .expect("real control plane step");
-    running.sim.apply(labelled).expect("real control plane step");
+    mirror(&["get", "pod", "watched", "-n", "diff", "-o", "json"]);
     plane
         .kubectl(&["delete", "pod", "watched", "-n", "diff", "--grace-period=0", "--force"])
         .expect("real control plane step");

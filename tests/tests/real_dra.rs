@@ -97,9 +97,7 @@ async fn devices_allocated_by_the_real_scheduler_are_shown_with_their_pods() {
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
 
     // Exactly the devices the real scheduler allocated, each to the pod its claim is reserved for.
-    let claims: Value =
-        serde_json::from_str(&plane.kubectl(&["get", "resourceclaims", "-n", "dra", "-o", "json"]).expect("claims"))
-            .expect("json");
+    let claims = plane.kubectl_json(&["get", "resourceclaims", "-n", "dra", "-o", "json"]).expect("claims");
     let mut real: Vec<(String, String)> = claims["items"]
         .as_array()
         .into_iter()

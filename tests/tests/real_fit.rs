@@ -81,11 +81,7 @@ fn real_outcome(plane: &ControlPlane, name: &str, spec: &Value) -> Result<String
         return Err(format!("refused: {e}"));
     }
     for _ in 0..80 {
-        let p: Value = plane
-            .kubectl(&["get", "pod", name, "-n", "fit", "-o", "json"])
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or(Value::Null);
+        let p = plane.kubectl_json(&["get", "pod", name, "-n", "fit", "-o", "json"]).unwrap_or(Value::Null);
         if let Some(node) = p["spec"]["nodeName"].as_str() {
             return Ok(node.to_string());
         }

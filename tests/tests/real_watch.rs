@@ -61,12 +61,11 @@ async fn a_watch_left_behind_by_compaction_relists_without_ghosts_or_losses() {
 
     // Frozen long enough for the server to end its watches (re-opened every 4 s), then the
     // changes it must not miss, then the history compacted past them.
-    let old_rv =
-        serde_json::from_str::<Value>(&plane.kubectl(&["get", "--raw", "/api/v1/namespaces/w/pods"]).expect("list"))
-            .expect("json")["metadata"]["resourceVersion"]
-            .as_str()
-            .unwrap_or("0")
-            .to_string();
+    let old_rv = plane.kubectl_json(&["get", "--raw", "/api/v1/namespaces/w/pods"]).expect("list")["metadata"]
+        ["resourceVersion"]
+        .as_str()
+        .unwrap_or("0")
+        .to_string();
     signal(gd.proc.pid(), "-STOP");
     tokio::time::sleep(Duration::from_secs(8)).await;
     plane.kubectl(&["delete", "pod", "ghost", "-n", "w", "--grace-period=0", "--force"]).expect("delete");
