@@ -10,7 +10,11 @@
 //! - a GPU taken out of service (allocatable below capacity, as the device plugin reports an
 //!   unhealthy GPU) → `gpu-unhealthy`;
 //! - a board whose kubelet stops (its own kwok killed): the node-lifecycle controller marks it
-//!   Unknown and taints it for eviction → `gpu-node-down`.
+//!   Unknown and taints it for eviction → `gpu-node-down`;
+//! - a board whose device plugin crash-loops (the DaemonSet's pod, made by the real DaemonSet
+//!   controller, put in CrashLoopBackOff by a kwok stage) and so advertises no GPU, a model
+//!   waiting for it → `device-plugin-missing` naming the pod and its restarts, and the model's
+//!   `insufficient-gpu` pointing at the plugin, not at freeing a GPU.
 
 use std::time::Duration;
 
@@ -63,6 +67,7 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}),
             json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "gpu-quota", "namespace": "team-a"},
                    "spec": {"hard": {"requests.nvidia.com/gpu": "1"}}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "nvidia-device-plugin"}}),
         ],
         nodes: vec![
             node("orin-nano-1", jetson.clone(), json!([]), "1", "1", "7802852Ki"),
@@ -83,6 +88,16 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
                 "1",
                 "64Gi",
             ),
+            // An Orin NX whose device plugin never registers: GPU feature discovery's label, no
+            // nvidia.com/gpu in its status.
+            (
+                json!({"apiVersion": "v1", "kind": "Node",
+                       "metadata": {"name": "crash-board", "annotations": {"kwok.x-k8s.io/node": "fake"},
+                                    "labels": {"kubernetes.io/hostname": "crash-board", "kubernetes.io/arch": "arm64",
+                                               "nvidia.com/gpu.present": "true", "factory.example.com/line": "cut-7"}}}),
+                json!({"status": {"capacity": {"cpu": "8", "memory": "15755428Ki", "pods": "110"},
+                                  "allocatable": {"cpu": "8", "memory": "15755428Ki", "pods": "110"}}}),
+            ),
         ],
         ..Default::default()
     };
@@ -100,6 +115,17 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
             model("team-a", "quota-model", 2, "1Gi", json!({"kubernetes.io/hostname": "gpu-x86-1"}), tolerate_gpu),
             // A model on the board whose kubelet will stop.
             model("vision", "dark-model", 1, "1Gi", json!({"site.example.com/cell": "dark"}), json!([])),
+            // The device plugin's DaemonSet (as its Helm chart selects GPU nodes), its pod on the
+            // crash board crash-looping; a model for that board's line.
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+                   "metadata": {"name": "nvdp-nvidia-device-plugin", "namespace": "nvidia-device-plugin"},
+                   "spec": {"selector": {"matchLabels": {"app.kubernetes.io/name": "nvidia-device-plugin"}},
+                            "template": {"metadata": {"labels": {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": "nvdp"},
+                                                      "annotations": {"gpudash.dev/kwok-stage": "crashloop"}},
+                                         "spec": {"nodeSelector": {"nvidia.com/gpu.present": "true"},
+                                                  "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                                                  "containers": [{"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}}}}),
+            model("vision", "wear-model", 1, "1Gi", json!({"factory.example.com/line": "cut-7"}), json!([])),
         ])
         .expect("workloads");
     plane
@@ -126,6 +152,8 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
             has(v, "insufficient-memory", "big-model-")
                 && has(v, "gpu-quota-exhausted", "quota-model")
                 && has(v, "gpu-unhealthy", "oos-board")
+                && has(v, "device-plugin-missing", "crash-board")
+                && has(v, "insufficient-gpu", "wear-model-")
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
@@ -136,17 +164,44 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
         .find(|p| p["name"].as_str().is_some_and(|n| n.starts_with("big-model-")))
         .unwrap_or_else(|| panic!("big-model is not Pending: {}", v["pending"]));
     let message = big["message"].as_str().unwrap_or("");
-    assert!(message.starts_with("0/4 nodes are available:") && message.contains("1 Insufficient memory"), "{message}");
+    assert!(message.starts_with("0/5 nodes are available:") && message.contains("1 Insufficient memory"), "{message}");
     let reasons = items(&big, "reasons");
     assert!(reasons.iter().any(|r| r["reason"] == "Insufficient memory" && r["nodes"] == 1), "{big}");
     let counted: u64 = reasons.iter().filter_map(|r| r["nodes"].as_u64()).sum();
-    assert_eq!(counted, 4, "every node in a reason: {big}");
+    assert_eq!(counted, 5, "every node in a reason: {big}");
     assert!(items(&big, "diagnoses").contains(&json!("insufficient-memory")), "{big}");
     assert!(!items(&big, "diagnoses").contains(&json!("insufficient-gpu")), "its GPU is free: {big}");
 
     // The quota: no second pod exists, the A100 still has a GPU free.
     let x86 = items(&v, "nodes").into_iter().find(|n| n["name"] == "gpu-x86-1").expect("gpu-x86-1");
     assert_eq!(x86["gpu_resources"][0]["allocated"], 1, "{x86}");
+
+    // The crash-looping plugin: named with the state the kubelet (kwok) reported, and the model
+    // waiting for that board told to fix the plugin rather than to free a GPU.
+    let plugin = items(&v, "diagnoses")
+        .into_iter()
+        .find(|d| d["code"] == "device-plugin-missing" && d["name"] == "crash-board")
+        .expect("device-plugin-missing");
+    let said = plugin["message"].as_str().unwrap_or("");
+    assert_eq!(plugin["severity"], "critical", "a GPU model waits for it: {plugin}");
+    for part in ["nvidia-device-plugin/nvdp-nvidia-device-plugin-", "CrashLoopBackOff", "restarted 14 times", "last exit code 1, Error"] {
+        assert!(said.contains(part), "{part:?} not in {said}");
+    }
+    let wear = items(&v, "diagnoses")
+        .into_iter()
+        .find(|d| d["code"] == "insufficient-gpu" && d["name"].as_str().is_some_and(|n| n.starts_with("wear-model-")))
+        .expect("wear-model's insufficient-gpu");
+    let said = wear["message"].as_str().unwrap_or("");
+    assert!(said.contains("device plugin") && said.contains("crash-board"), "{said}");
+    assert!(!said.contains("free one"), "{said}");
+    let wear_pod = items(&v, "pending")
+        .into_iter()
+        .find(|p| p["name"].as_str().is_some_and(|n| n.starts_with("wear-model-")))
+        .expect("wear-model Pending");
+    assert!(
+        items(&wear_pod, "reasons").iter().any(|r| r["reason"] == "Insufficient nvidia.com/gpu" && r["nodes"] == 1),
+        "the scheduler's own words: {wear_pod}"
+    );
 
     // Kill the dark board's kubelet: its lease and heartbeats stop, and the node-lifecycle
     // controller (grace period 20 s here) marks it Unknown and taints it for eviction.
