@@ -184,7 +184,12 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
         .expect("device-plugin-missing");
     let said = plugin["message"].as_str().unwrap_or("");
     assert_eq!(plugin["severity"], "critical", "a GPU model waits for it: {plugin}");
-    for part in ["nvidia-device-plugin/nvdp-nvidia-device-plugin-", "CrashLoopBackOff", "restarted 14 times", "last exit code 1, Error"] {
+    for part in [
+        "nvidia-device-plugin/nvdp-nvidia-device-plugin-",
+        "CrashLoopBackOff",
+        "restarted 14 times",
+        "last exit code 1, Error",
+    ] {
         assert!(said.contains(part), "{part:?} not in {said}");
     }
     let wear = items(&v, "diagnoses")
