@@ -1,10 +1,11 @@
 //! `gpudash-agent`: reads the kubelet's pod-resources socket, `tegrastats` and dcgm-exporter
 //! as asked, keeps the latest of each and serves them as JSON, read-only, on one port
-//! (`GET /v1/report`, `GET /healthz`). One thread per source and plain std sockets for HTTP —
-//! small enough for an Orin Nano; nothing on the node is changed.
+//! (`GET /v1/report`, `GET /healthz`). One thread per source and one for HTTP (a bounded number
+//! of connections, each with a few seconds to ask) — small enough for an Orin Nano; nothing on
+//! the node is changed.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,34 +33,106 @@ fn exit_with_parent() {
     loop {
         std::thread::sleep(Duration::from_millis(250));
         if std::os::unix::process::parent_id() != parent {
+            stop_children();
             std::process::exit(0);
         }
     }
 }
 
-/// Runs the tegrastats command for ever, restarting it 5 s after it ends.
-fn read_tegrastats(cmd: String, report: Shared) {
+/// Longest tegrastats line read (a real one is about 400 bytes); longer ones are dropped and
+/// counted, and never held whole.
+const MAX_LINE: usize = 4096;
+
+/// The next line of `r`, at most `MAX_LINE` bytes kept: `Ok(None)` at the end, `Ok(Some(Err(n)))`
+/// for a line of `n` bytes that was too long (read through and dropped).
+fn next_line(r: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<Option<Result<(), usize>>> {
+    line.clear();
+    let mut seen = 0usize;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((seen > 0).then(|| if seen > MAX_LINE { Err(seen) } else { Ok(()) }));
+        }
+        let (take, end) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (i, true),
+            None => (buf.len(), false),
+        };
+        if seen + take <= MAX_LINE {
+            line.extend_from_slice(&buf[..take]);
+        } else {
+            line.clear();
+        }
+        seen += take;
+        r.consume(take + usize::from(end));
+        if end {
+            return Ok(Some(if seen > MAX_LINE { Err(seen) } else { Ok(()) }));
+        }
+    }
+}
+
+/// Process groups of the commands this agent runs, stopped when it is.
+static CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Stops every command's process group (the shell and what it started).
+fn stop_children() {
+    let groups: Vec<u32> = CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
+    for g in groups {
+        if let Some(pid) = i32::try_from(g).ok().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+        }
+    }
+}
+
+/// Runs the tegrastats command for ever, restarting it 5 s after it ends. The command runs in a
+/// process group of its own, stopped with the agent; lines are read at most one per `gap` (a
+/// command that prints faster is held back by its pipe), and a line longer than `MAX_LINE` is
+/// dropped.
+fn read_tegrastats(cmd: String, gap: Duration, report: Shared) {
+    use std::os::unix::process::CommandExt;
     let fail = |why: String| {
         if let Some(t) = lock(&report).tegrastats.as_mut() {
             t.fail(why);
         }
     };
     loop {
-        let child = Command::new("sh").arg("-c").arg(&cmd).stdout(Stdio::piped()).stderr(Stdio::null()).spawn();
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(&cmd)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
         match child {
             Err(e) => fail(format!("cannot run {cmd:?}: {e}")),
             Ok(mut child) => {
+                CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).push(child.id());
                 if let Some(out) = child.stdout.take() {
-                    for line in BufReader::new(out).lines().map_while(Result::ok) {
-                        let mut r = lock(&report);
-                        let Some(t) = r.tegrastats.as_mut() else { continue };
-                        match tegrastats::parse(&line) {
-                            Ok(s) => t.set(s, now()),
-                            Err(e) => t.fail(e),
+                    let mut reader = BufReader::with_capacity(8192, out);
+                    let mut line = Vec::with_capacity(MAX_LINE);
+                    let mut dropped = 0u64;
+                    while let Ok(Some(got)) = next_line(&mut reader, &mut line) {
+                        let started = std::time::Instant::now();
+                        {
+                            let mut r = lock(&report);
+                            let Some(t) = r.tegrastats.as_mut() else { continue };
+                            match got {
+                                Ok(()) => match tegrastats::parse(&String::from_utf8_lossy(&line)) {
+                                    Ok(s) => t.set(s, now()),
+                                    Err(e) => t.fail(e),
+                                },
+                                Err(n) => {
+                                    dropped += 1;
+                                    t.fail(format!(
+                                        "a line of {n} bytes is not tegrastats' (at most {MAX_LINE}); {dropped} dropped"
+                                    ));
+                                }
+                            }
                         }
+                        std::thread::sleep(gap.saturating_sub(started.elapsed()));
                     }
                 }
                 let status = child.wait().map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+                CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| *p != child.id());
                 fail(format!("{cmd:?} ended ({status}); started again in 5 s"));
             }
         }
@@ -106,40 +179,113 @@ fn read_dcgm(url: String, every: Duration, report: Shared) {
     }
 }
 
-fn respond(mut s: TcpStream, status: &str, body: &str) {
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+/// Connections served at once; more are closed at once.
+const MAX_CONNECTIONS: usize = 256;
+/// Time a connection has to send its request and take the answer.
+const REQUEST_TIME: Duration = Duration::from_secs(3);
+/// Largest request head read.
+const MAX_HEAD: usize = 8192;
+
+fn response(status: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
-    );
-    let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes()));
+    )
 }
 
-fn serve(stream: TcpStream, report: &Mutex<Report>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut buf = [0u8; 2048];
-    let n = (&stream).read(&mut buf).unwrap_or(0);
-    let req = String::from_utf8_lossy(&buf[..n]);
-    let mut first = req.lines().next().unwrap_or("").split_whitespace();
-    let (method, path) = (first.next().unwrap_or(""), first.next().unwrap_or(""));
-    if method != "GET" {
-        return respond(stream, "405 Method Not Allowed", r#"{"error":"read-only: GET only"}"#);
+/// The answer to a request head (its first line: method, target, version).
+fn answer(head: &str, report: &Mutex<Report>) -> String {
+    let mut first = head.lines().next().unwrap_or("").split_whitespace();
+    let (method, target) = (first.next().unwrap_or(""), first.next().unwrap_or(""));
+    // The query string is ignored, as a file server ignores it.
+    let path = target.split(['?', '#']).next().unwrap_or("");
+    if method != "GET" && method != "HEAD" {
+        return response("405 Method Not Allowed", r#"{"error":"read-only: GET only"}"#);
     }
     match path {
-        "/healthz" => respond(stream, "200 OK", r#"{"ok":true}"#),
+        "/healthz" => response("200 OK", r#"{"ok":true}"#),
         "/v1/report" => {
             let mut r = lock(report).clone();
             r.generated_at = now();
             match serde_json::to_string(&r) {
-                Ok(body) => respond(stream, "200 OK", &body),
-                Err(e) => respond(
-                    stream,
-                    "500 Internal Server Error",
-                    &serde_json::json!({"error": e.to_string()}).to_string(),
-                ),
+                Ok(body) => response("200 OK", &body),
+                Err(e) => {
+                    response("500 Internal Server Error", &serde_json::json!({"error": e.to_string()}).to_string())
+                }
             }
         }
-        _ => respond(stream, "404 Not Found", r#"{"error":"not found: /v1/report, /healthz"}"#),
+        _ => response("404 Not Found", r#"{"error":"not found: /v1/report, /healthz"}"#),
     }
+}
+
+/// Reads a request head (until the blank line, however many packets it comes in) and answers.
+async fn serve(mut s: tokio::net::TcpStream, report: Shared) -> std::io::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut head = Vec::with_capacity(512);
+    let mut chunk = [0u8; 1024];
+    loop {
+        let n = s.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        head.extend_from_slice(&chunk[..n]);
+        if head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n") {
+            break;
+        }
+        if head.len() > MAX_HEAD {
+            let r = response("431 Request Header Fields Too Large", r#"{"error":"request head too large"}"#);
+            return s.write_all(r.as_bytes()).await;
+        }
+    }
+    let r = answer(&String::from_utf8_lossy(&head), &report);
+    s.write_all(r.as_bytes()).await?;
+    s.shutdown().await
+}
+
+/// Serves HTTP on one thread: each connection a task with `REQUEST_TIME` to finish, at most
+/// `MAX_CONNECTIONS` at once. Ends (stopping the commands) on SIGTERM or SIGINT.
+async fn run_http(listener: std::net::TcpListener, report: Shared) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let listener = match listener.set_nonblocking(true).and_then(|()| tokio::net::TcpListener::from_std(listener)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("gpudash-agent: cannot serve: {e}");
+            stop_children();
+            std::process::exit(1);
+        }
+    };
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        eprintln!("gpudash-agent: cannot handle signals");
+        stop_children();
+        std::process::exit(1);
+    };
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut refused = 0u64;
+    loop {
+        let accepted = tokio::select! {
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            a = listener.accept() => a,
+        };
+        let Ok((stream, _)) = accepted else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            refused += 1;
+            if refused.is_power_of_two() {
+                eprintln!("gpudash-agent: {refused} connections closed at the cap of {MAX_CONNECTIONS}");
+            }
+            continue;
+        };
+        let r = report.clone();
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(REQUEST_TIME, serve(stream, r)).await;
+            drop(permit);
+        });
+    }
+    stop_children();
+    std::process::exit(0);
 }
 
 const USAGE: &str = "usage: gpudash-agent [--listen ADDR] [--node NAME] [--interval SECONDS]
@@ -203,18 +349,27 @@ fn main() {
     }
     if let Some(cmd) = tegra {
         let r = report.clone();
-        std::thread::spawn(move || read_tegrastats(cmd, r));
+        let gap = (every / 2).max(Duration::from_millis(50));
+        std::thread::spawn(move || read_tegrastats(cmd, gap, r));
     }
     if let Some(url) = dcgm_url {
         let r = report.clone();
         std::thread::spawn(move || read_dcgm(url, every, r));
     }
     if std::env::var_os("GPUDASH_AGENT_EXIT_WITH_PARENT").is_some() {
+        // SIGTERM when the parent dies (handled below: the commands are stopped too), and a
+        // watch for re-parenting besides, as the signal follows the parent's thread.
+        let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM));
         std::thread::spawn(exit_with_parent);
     }
     eprintln!("gpudash-agent: serving /v1/report on {listen}");
-    for stream in listener.incoming().map_while(Result::ok) {
-        let r = report.clone();
-        std::thread::spawn(move || serve(stream, &r));
-    }
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("gpudash-agent: cannot start: {e}");
+            stop_children();
+            std::process::exit(1);
+        }
+    };
+    rt.block_on(run_http(listener, report));
 }

@@ -25,6 +25,116 @@ pub struct Access {
     pub base: String,
     /// Sessions from the login form.
     pub sessions: Sessions,
+    /// The Host names answered when sign-in is off.
+    pub hosts: Hosts,
+    /// Failed sign-ins, per client address.
+    pub throttle: Throttle,
+}
+
+/// The Host names an open dashboard answers to. IP literals, `localhost` and in-cluster Service
+/// names (`….svc`, `….svc.cluster.local`) always; others only when named (`--allowed-host`).
+/// A page on another site that rebinds its own DNS name to gpudash's address sends its own name
+/// as Host, and is refused with 421.
+#[derive(Debug, Clone, Default)]
+pub struct Hosts {
+    /// `*` was given: any Host.
+    pub any: bool,
+    /// Names given (lower case, without port).
+    pub names: Vec<String>,
+}
+
+impl Hosts {
+    /// From `--allowed-host` values (`name`, `name:port`, `*`).
+    pub fn new(given: &[String]) -> Self {
+        let mut h = Hosts::default();
+        for g in given.iter().map(|g| g.trim().to_ascii_lowercase()).filter(|g| !g.is_empty()) {
+            if g == "*" {
+                h.any = true;
+            } else {
+                h.names.push(host_name(&g).to_string());
+            }
+        }
+        h
+    }
+
+    /// Whether a request with this Host header value is answered.
+    pub fn allows(&self, host: &str) -> bool {
+        let name = host_name(host).trim_end_matches('.').to_ascii_lowercase();
+        self.any
+            || name.parse::<std::net::IpAddr>().is_ok()
+            || name == "localhost"
+            || name.ends_with(".localhost")
+            || name.ends_with(".svc")
+            || name.ends_with(".svc.cluster.local")
+            || self.names.iter().any(|n| *n == name)
+    }
+}
+
+/// The name part of a Host value: `[::1]:8080` → `::1`, `gpu.example:443` → `gpu.example`.
+fn host_name(host: &str) -> &str {
+    if let Some(rest) = host.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) && !name.contains(':') => name,
+        _ => host,
+    }
+}
+
+/// Whether a state-changing request comes from another site, as browsers tell it: a
+/// `Sec-Fetch-Site` other than `same-origin` or `none` (typed, bookmarked), else an `Origin`
+/// whose host is not the request's Host (nor the proxy's `X-Forwarded-Host`). A request with
+/// neither header is not from a browser page (curl, scripts) and passes. This is the check Go's
+/// `net/http.CrossOriginProtection` makes.
+pub fn cross_site(headers: &axum::http::HeaderMap) -> bool {
+    let get = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim);
+    if let Some(site) = get("sec-fetch-site") {
+        return !matches!(site, "same-origin" | "none");
+    }
+    let Some(origin) = get("origin") else { return false };
+    let origin_host = origin.split_once("://").map_or("", |(_, rest)| rest);
+    let host = get("host").unwrap_or("");
+    let fwd = get("x-forwarded-host").and_then(|f| f.split(',').next()).map(str::trim);
+    !(origin_host.eq_ignore_ascii_case(host) || fwd.is_some_and(|f| origin_host.eq_ignore_ascii_case(f)))
+}
+
+/// Failed sign-ins per client address: each failure is answered after a delay that grows with
+/// the address' recent failures (0.25 s each, up to 4 s), and after 10 in a minute the address
+/// gets 429 without a check until the minute is over. Bounded to 10,000 addresses.
+#[derive(Debug, Clone, Default)]
+pub struct Throttle(Arc<Mutex<HashMap<String, (u32, i64)>>>);
+
+impl Throttle {
+    /// Failures per minute before an address is refused outright.
+    pub const LIMIT: u32 = 10;
+
+    /// Recent failures of `who` (those in the last minute).
+    pub fn failures(&self, who: &str, now: i64) -> u32 {
+        let m = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        m.get(who).filter(|(_, since)| now - since < 60).map_or(0, |(n, _)| *n)
+    }
+
+    /// Counts a failure of `who`; its recent failures, this one included.
+    pub fn fail(&self, who: &str, now: i64) -> u32 {
+        let mut m = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if m.len() >= 10_000 {
+            m.retain(|_, (_, since)| now - *since < 60);
+            if m.len() >= 10_000 {
+                m.clear();
+            }
+        }
+        let e = m.entry(who.to_string()).or_insert((0, now));
+        if now - e.1 >= 60 {
+            *e = (0, now);
+        }
+        e.0 += 1;
+        e.0
+    }
+
+    /// Forgets `who`'s failures (after a good sign-in).
+    pub fn clear(&self, who: &str) {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(who);
+    }
 }
 
 const COOKIE: &str = "gpudash_session";
@@ -75,13 +185,12 @@ fn over_https(headers: &axum::http::HeaderMap) -> bool {
         || fwd.is_some_and(|f| f.to_ascii_lowercase().split([';', ',']).any(|kv| kv.trim() == "proto=https"))
 }
 
-/// Compares in time independent of where the strings differ.
+/// Compares in time independent of the strings' content and lengths: both are reduced to
+/// SHA-256 digests, compared over all 32 bytes.
 fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use sha2::Digest;
+    let (a, b) = (sha2::Sha256::digest(a.as_bytes()), sha2::Sha256::digest(b.as_bytes()));
+    a.iter().zip(b.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 fn cookie_session(headers: &axum::http::HeaderMap) -> Option<String> {
@@ -109,8 +218,9 @@ impl Access {
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, t)| t.trim());
         bearer.is_some_and(|b| same(b, token))
             || cookie_session(req.headers()).is_some_and(|c| self.sessions.valid(&c, now()))
     }
@@ -118,7 +228,20 @@ impl Access {
 
 /// The middleware.
 pub async fn guard(State(access): State<Arc<Access>>, req: Request, next: Next) -> Response {
+    if req.method() != axum::http::Method::GET && req.method() != axum::http::Method::HEAD && cross_site(req.headers())
+    {
+        return (StatusCode::FORBIDDEN, "cross-site request refused: post from gpudash's own pages\n").into_response();
+    }
     if !access.enabled() {
+        let host =
+            req.headers().get(header::HOST).and_then(|v| v.to_str().ok()).or(req.uri().authority().map(|a| a.as_str()));
+        if host.is_some_and(|h| !access.hosts.allows(h)) {
+            return (
+                StatusCode::MISDIRECTED_REQUEST,
+                "this Host is not one gpudash answers to: add it with --allowed-host (or turn on sign-in)\n",
+            )
+                .into_response();
+        }
         return next.run(req).await;
     }
     let path = req.uri().path();
@@ -155,7 +278,21 @@ pub async fn login_form(
 }
 
 /// `POST /login`: checks the token and starts a session.
-pub async fn login_submit(State(access): State<Arc<Access>>, headers: axum::http::HeaderMap, body: String) -> Response {
+pub async fn login_submit(
+    State(access): State<Arc<Access>>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: axum::http::HeaderMap,
+    body: String,
+) -> Response {
+    // Behind a proxy every client has the proxy's address; the throttle then holds them all,
+    // which is still the right answer to a guessing run.
+    let who = peer.map_or_else(|| "unknown".to_string(), |p| p.0 .0.ip().to_string());
+    let before = access.throttle.failures(&who, now());
+    if before >= Throttle::LIMIT {
+        let mut r = (StatusCode::TOO_MANY_REQUESTS, "too many wrong tokens: try again in a minute\n").into_response();
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+        return r;
+    }
     let given = body
         .split('&')
         .filter_map(|kv| kv.split_once('='))
@@ -164,6 +301,7 @@ pub async fn login_submit(State(access): State<Arc<Access>>, headers: axum::http
         .unwrap_or_default();
     match &access.token {
         Some(t) if same(given.trim(), t) => {
+            access.throttle.clear(&who);
             let Some(id) = access.sessions.create(now()) else {
                 return (StatusCode::SERVICE_UNAVAILABLE, "no randomness for a session id\n").into_response();
             };
@@ -178,6 +316,8 @@ pub async fn login_submit(State(access): State<Arc<Access>>, headers: axum::http
             r
         }
         _ => {
+            let failures = access.throttle.fail(&who, now());
+            tokio::time::sleep(std::time::Duration::from_millis(250 * u64::from(failures.min(16)))).await;
             let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, None);
             let s = lang.s();
             let html = format!(
@@ -236,16 +376,16 @@ pub enum TokenError {
         source: std::io::Error,
     },
     /// Its content is not a usable token.
-    #[error("--auth-token-file {0}: the token must be one line of at least 16 characters without spaces")]
+    #[error("--auth-token-file {0}: the token must be one line of at least 32 characters without spaces (for example: openssl rand -hex 32)")]
     Weak(String),
 }
 
-/// Reads the token file: one line, at least 16 characters.
+/// Reads the token file: one line, at least 32 characters.
 pub fn read_token(path: &std::path::Path) -> Result<Arc<str>, TokenError> {
     let t = std::fs::read_to_string(path)
         .map_err(|source| TokenError::Read { path: path.display().to_string(), source })?;
     let t = t.trim();
-    if t.len() < 16 || t.contains(char::is_whitespace) {
+    if t.len() < 32 || t.contains(char::is_whitespace) {
         return Err(TokenError::Weak(path.display().to_string()));
     }
     Ok(t.into())
@@ -278,6 +418,65 @@ mod tests {
         let mut f = axum::http::HeaderMap::new();
         f.insert(header::FORWARDED, HeaderValue::from_static("for=192.0.2.60;proto=https;by=203.0.113.43"));
         assert!(over_https(&f));
+    }
+
+    #[test]
+    fn hosts_refuse_names_not_given() {
+        let h = Hosts::new(&["gpu.factory.example:443".into()]);
+        for ok in [
+            "127.0.0.1:8080",
+            "[::1]:8080",
+            "10.42.0.7:8080",
+            "localhost:8080",
+            "gpudash.gpudash.svc:8080",
+            "gpudash.gpudash.svc.cluster.local",
+            "gpu.factory.example",
+            "GPU.Factory.Example:8443",
+        ] {
+            assert!(h.allows(ok), "{ok}");
+        }
+        for bad in ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "svc.evil.example"] {
+            assert!(!h.allows(bad), "{bad}");
+        }
+        assert!(Hosts::new(&["*".into()]).allows("evil.example"));
+    }
+
+    #[test]
+    fn cross_site_is_told_by_fetch_metadata_then_origin() {
+        let h = |pairs: &[(&'static str, &'static str)]| {
+            let mut m = axum::http::HeaderMap::new();
+            for (k, v) in pairs {
+                m.insert(*k, HeaderValue::from_static(v));
+            }
+            cross_site(&m)
+        };
+        assert!(!h(&[]), "curl");
+        assert!(!h(&[("sec-fetch-site", "same-origin")]));
+        assert!(!h(&[("sec-fetch-site", "none")]));
+        assert!(h(&[("sec-fetch-site", "cross-site")]));
+        assert!(h(&[("sec-fetch-site", "same-site")]));
+        assert!(!h(&[("origin", "http://127.0.0.1:8080"), ("host", "127.0.0.1:8080")]));
+        assert!(h(&[("origin", "http://evil.example"), ("host", "127.0.0.1:8080")]));
+        assert!(h(&[("origin", "null"), ("host", "127.0.0.1:8080")]));
+        assert!(!h(&[
+            ("origin", "https://gpu.example"),
+            ("host", "gpudash:8080"),
+            ("x-forwarded-host", "gpu.example")
+        ]));
+    }
+
+    #[test]
+    fn the_throttle_counts_per_address_within_a_minute() {
+        let t = Throttle::default();
+        for i in 1..=10 {
+            assert_eq!(t.fail("192.0.2.1", 1000), i);
+        }
+        assert_eq!(t.failures("192.0.2.1", 1030), 10);
+        assert_eq!(t.failures("192.0.2.2", 1030), 0);
+        assert_eq!(t.failures("192.0.2.1", 1060), 0, "a minute later");
+        assert_eq!(t.fail("192.0.2.1", 1060), 1);
+        t.clear("192.0.2.1");
+        assert_eq!(t.failures("192.0.2.1", 1061), 0);
     }
 
     #[test]

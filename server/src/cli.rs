@@ -117,6 +117,18 @@ pub struct ServeArgs {
     /// Origins allowed to embed gpudash in a frame (CSP frame-ancestors); none by default.
     #[arg(long, env = "GPUDASH_FRAME_ANCESTORS", value_delimiter = ',')]
     pub frame_ancestors: Vec<String>,
+    /// Host names (with or without port) the dashboard answers to, beside the listen address,
+    /// `localhost` and `127.0.0.1`. With no sign-in, a request naming another Host is refused
+    /// with 421 (a page on another site cannot read an open dashboard through DNS rebinding);
+    /// `*` allows any.
+    #[arg(long, env = "GPUDASH_ALLOWED_HOST", value_delimiter = ',')]
+    pub allowed_host: Vec<String>,
+    /// Seconds a connection has to send its request headers before it is closed.
+    #[arg(long, env = "GPUDASH_HEADER_READ_TIMEOUT", default_value_t = 10.0)]
+    pub header_read_timeout: f64,
+    /// Connections open at once (lowered to fit the open-files limit); more are closed at once.
+    #[arg(long, env = "GPUDASH_MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
     /// Log format.
     #[arg(long, env = "GPUDASH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

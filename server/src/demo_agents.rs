@@ -17,7 +17,20 @@ pub struct DemoAgents {
 }
 
 impl Drop for DemoAgents {
+    /// SIGTERM first, so that each agent stops its tegrastats command's process group; SIGKILL
+    /// for any still running a second later.
     fn drop(&mut self) {
+        for c in &self.children {
+            if let Some(pid) = c.id().and_then(|p| i32::try_from(p).ok()).and_then(rustix::process::Pid::from_raw) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+            }
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while std::time::Instant::now() < deadline
+            && self.children.iter_mut().any(|c| c.try_wait().ok().flatten().is_none())
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         for c in &mut self.children {
             let _ = c.start_kill();
         }

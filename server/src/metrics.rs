@@ -127,17 +127,8 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.head("gpudash_pending_pods", "Unscheduled Pending pods.");
     o.sample("gpudash_pending_pods", &[], v.pending.len() as f64);
     o.head("gpudash_pending_pods_by_reason", "Pending pods whose scheduler message gives this (normalised) reason.");
-    let mut reasons: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
-    for p in &v.pending {
-        let mut seen: Vec<&str> = p.reasons.iter().map(|r| r.reason.en.as_str()).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for r in seen {
-            *reasons.entry(r).or_default() += 1;
-        }
-    }
-    for (r, n) in reasons {
-        o.sample("gpudash_pending_pods_by_reason", &[("reason", r)], n as f64);
+    for (r, n) in reason_counts(&v.pending) {
+        o.sample("gpudash_pending_pods_by_reason", &[("reason", &r)], n as f64);
     }
     o.head("gpudash_diagnoses", "Open diagnoses by code and severity.");
     let mut diags: std::collections::BTreeMap<(&str, &str), u64> = std::collections::BTreeMap::new();
@@ -171,10 +162,76 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.0
 }
 
+/// Distinct `reason` label values at most; the rarest beyond these are counted as `other`.
+pub const MAX_REASONS: usize = 24;
+/// Longest `reason` label value, in characters.
+pub const MAX_REASON_CHARS: usize = 96;
+
+/// Pending pods per normalised reason, as bounded label values: the scheduler's words that
+/// gpudash knows by name (cut to [`MAX_REASON_CHARS`]), anything else — text a tenant could
+/// have written in its own pod's events — as `other`; at most [`MAX_REASONS`] values.
+pub fn reason_counts(pending: &[app::model::PendingPod]) -> Vec<(String, u64)> {
+    let mut reasons: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    for p in pending {
+        let mut seen: Vec<String> = p
+            .reasons
+            .iter()
+            .map(|r| {
+                let known = !r.verbatim && !r.reason.en.chars().any(char::is_control);
+                if known {
+                    r.reason.en.chars().take(MAX_REASON_CHARS).collect()
+                } else {
+                    "other".to_string()
+                }
+            })
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for r in seen {
+            *reasons.entry(r).or_default() += 1;
+        }
+    }
+    if reasons.len() <= MAX_REASONS {
+        return reasons.into_iter().collect();
+    }
+    let mut by_count: Vec<(String, u64)> = reasons.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let rest: u64 = by_count.split_off(MAX_REASONS - 1).into_iter().map(|(_, n)| n).sum();
+    let other = by_count.iter_mut().find(|(r, _)| r == "other");
+    match other {
+        Some(o) => o.1 += rest,
+        None => by_count.push(("other".into(), rest)),
+    }
+    by_count.sort();
+    by_count
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use app::model::{GpuResource, NodeView};
+
+    #[test]
+    fn tenants_cannot_choose_reason_labels() {
+        use app::model::{PendingPod, ReasonCount};
+        let pod = |reason: String, verbatim: bool| PendingPod {
+            reasons: vec![ReasonCount { reason: app::i18n::Said::same(reason), verbatim, nodes: Some(1) }],
+            ..PendingPod::default()
+        };
+        let mut pending: Vec<PendingPod> = (0..60).map(|i| pod(format!("{i}{}", "x".repeat(300_000)), true)).collect();
+        pending.extend((0..60).map(|i| pod(format!("Insufficient example.com/r{i}{}", "y".repeat(1000)), false)));
+        pending.push(pod("Insufficient nvidia.com/gpu".into(), false));
+        pending.push(pod("Insufficient nvidia.com/gpu".into(), false));
+        let counts = reason_counts(&pending);
+        assert!(counts.len() <= MAX_REASONS, "{}", counts.len());
+        assert!(counts.iter().all(|(r, _)| r.chars().count() <= MAX_REASON_CHARS));
+        assert_eq!(counts.iter().map(|(_, n)| n).sum::<u64>(), 122, "every pod still counted");
+        assert!(counts.contains(&("Insufficient nvidia.com/gpu".into(), 2)), "{counts:?}");
+        assert!(counts.iter().any(|(r, n)| r == "other" && *n >= 60), "{counts:?}");
+        let v = ClusterView { pending, ..ClusterView::default() };
+        let text = render(&v, Health::default());
+        assert!(text.len() < 64 * 1024, "the metrics page stays small: {} bytes", text.len());
+    }
 
     #[test]
     fn label_values_are_escaped() {

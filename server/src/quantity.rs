@@ -130,7 +130,12 @@ impl Quantity {
         Some(if self.negative { -m } else { m })
     }
 
-    /// Whether the value is a whole number.
+    /// Whether the quantity is below zero.
+    pub fn is_negative(&self) -> bool {
+        self.negative && self.mantissa != 0
+    }
+
+    /// Whether the quantity is a whole number.
     pub fn is_integer(&self) -> bool {
         match (self.scaled_ceil(0), self.scaled_ceil(3)) {
             (Some(v), Some(milli)) => v.checked_mul(1000) == Some(milli),

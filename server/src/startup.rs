@@ -98,6 +98,8 @@ pub struct App {
     agents: Option<crate::demo_agents::DemoAgents>,
     /// The address actually bound.
     pub addr: std::net::SocketAddr,
+    /// Header-read timeout and connection cap.
+    limits: crate::http::serve::Limits,
 }
 
 /// Checks the configuration and builds the application (nothing is served yet).
@@ -115,7 +117,13 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         None => None,
     };
     let proxy_header = args.trusted_proxy_header.clone().filter(|h| !h.trim().is_empty());
-    let access = crate::auth::Access { token, proxy_header, base: base.clone(), ..crate::auth::Access::default() };
+    let access = crate::auth::Access {
+        token,
+        proxy_header,
+        base: base.clone(),
+        hosts: crate::auth::Hosts::new(&args.allowed_host),
+        ..crate::auth::Access::default()
+    };
     let cfg = if args.demo { None } else { kube_config(args).await? };
     let demo = cfg.is_none();
     if demo && !args.demo && !args.demo_if_no_cluster {
@@ -225,7 +233,11 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     };
     let router = http::router(st, &ancestors);
     tracing::info!("dashboard at http://{addr}{base}/");
-    Ok(App { listener, router, tasks, stop, pool, sim, agents: demo_agents, addr })
+    let limits = crate::http::serve::Limits {
+        header_read: Duration::from_secs_f64(args.header_read_timeout.clamp(0.1, 3600.0)),
+        max_connections: args.max_connections.max(16),
+    };
+    Ok(App { listener, router, tasks, stop, pool, sim, agents: demo_agents, addr, limits })
 }
 
 impl App {
@@ -233,9 +245,9 @@ impl App {
     /// end the live streams (so in-flight requests can finish), let the recorder write its last
     /// batch and the other tasks end (10 s at most), close the database.
     pub async fn run(self, signal: impl std::future::Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
-        let Self { listener, router, mut tasks, stop, pool, sim, agents, .. } = self;
+        let Self { listener, router, mut tasks, stop, pool, sim, agents, limits, .. } = self;
         let stop_streams = stop.clone();
-        let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        let server = crate::http::serve::serve(listener, router, limits, async move {
             signal.await;
             tracing::info!("shutting down: no new connections, ending live streams");
             let _ = stop_streams.send(true);

@@ -10,7 +10,13 @@ use tokio::sync::broadcast;
 use crate::resources::{ResourceId, RESOURCES};
 
 /// How many changes a watch can be behind and still resume; older versions get 410 Gone.
-pub const HISTORY_LEN: usize = 200_000;
+pub const HISTORY_LEN: usize = 50_000;
+
+/// How long a change stays in the history. The API server's etcd is compacted every five
+/// minutes by default (`--etcd-compaction-interval`), after which a watch from an older
+/// version gets 410 Gone; the simulator keeps the same window, so that a demo left running
+/// for weeks holds minutes of changes, not all of them.
+pub const HISTORY_AGE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// What happened to an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +64,7 @@ pub type Key = (String, String);
 pub struct Store {
     rv: u64,
     objects: Vec<BTreeMap<Key, Arc<Value>>>,
-    history: VecDeque<Arc<Change>>,
+    history: VecDeque<(std::time::Instant, Arc<Change>)>,
     /// Watches asking for a version below this get 410 Gone.
     floor: u64,
     tx: broadcast::Sender<Arc<Change>>,
@@ -127,8 +133,8 @@ impl Store {
 
     /// Changes after `rv` for one resource, oldest first.
     pub fn changes_since(&self, rv: u64, resource: ResourceId) -> Vec<Arc<Change>> {
-        let start = self.history.partition_point(|c| c.rv <= rv);
-        self.history.range(start..).filter(|c| c.resource == resource).cloned().collect()
+        let start = self.history.partition_point(|(_, c)| c.rv <= rv);
+        self.history.range(start..).map(|(_, c)| c).filter(|c| c.resource == resource).cloned().collect()
     }
 
     /// Every object of one resource, in (namespace, name) order.
@@ -147,14 +153,28 @@ impl Store {
         self.floor = self.rv + 1;
     }
 
-    fn record(&mut self, change: Change) {
-        let change = Arc::new(change);
-        self.history.push_back(change.clone());
-        while self.history.len() > HISTORY_LEN {
-            if let Some(old) = self.history.pop_front() {
+    /// Forgets changes past the count or older than the age, as a compaction does: watches from
+    /// before them get 410 Gone.
+    pub fn compact(&mut self, now: std::time::Instant) {
+        while self.history.len() > HISTORY_LEN
+            || self.history.front().is_some_and(|(at, _)| now.saturating_duration_since(*at) > HISTORY_AGE)
+        {
+            if let Some((_, old)) = self.history.pop_front() {
                 self.floor = old.rv + 1;
             }
         }
+    }
+
+    /// Changes kept for watches to resume from.
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
+    fn record(&mut self, change: Change) {
+        let change = Arc::new(change);
+        let now = std::time::Instant::now();
+        self.history.push_back((now, change.clone()));
+        self.compact(now);
         // No receivers is normal (no watch open).
         let _ = self.tx.send(change);
     }
@@ -322,6 +342,23 @@ mod tests {
         s.expire();
         assert!(s.floor() > s.rv());
         assert!(s.changes_since(0, pods).is_empty());
+    }
+
+    #[test]
+    fn the_history_is_compacted_by_count_and_age_as_etcd_is() {
+        let mut s = Store::new();
+        let pods = by_kind("v1", "Pod").unwrap_or_default();
+        for i in 0..(HISTORY_LEN + 1000) {
+            s.apply(pods, pod(&format!("p{}", i % 10)));
+        }
+        assert_eq!(s.history_len(), HISTORY_LEN, "at most HISTORY_LEN changes kept");
+        let floor = s.floor();
+        assert!(floor > 1000, "the oldest went: floor {floor}");
+        assert_eq!(s.changes_since(floor - 1, pods).len(), HISTORY_LEN);
+        // Five minutes later, everything before is compacted.
+        s.compact(std::time::Instant::now() + HISTORY_AGE + std::time::Duration::from_secs(1));
+        assert_eq!(s.history_len(), 0);
+        assert!(s.floor() > s.rv(), "a watch from any version seen gets 410 Gone");
     }
 
     #[test]

@@ -284,8 +284,9 @@ pub fn post_declared(url: &str, path: &str, len: usize) -> String {
     use std::io::{Read, Write};
     let addr = url.trim_start_matches("http://").split('/').next().unwrap_or("");
     let Ok(mut s) = std::net::TcpStream::connect(addr) else { return String::new() };
-    let head =
-        format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n\r\n{{");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n\r\n{{"
+    );
     if s.write_all(head.as_bytes()).is_err() {
         return String::new();
     }
@@ -310,6 +311,46 @@ pub fn rss_mib(pid: u32) -> f64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Waits (blocking) until `addr` accepts a TCP connection or `limit` passes.
+pub fn wait_tcp(addr: &str, limit: Duration) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// `(pid, ppid, pgrp)` of every live process (zombies left out), from /proc.
+fn processes() -> Vec<(u32, u32, u32)> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // "pid (comm) state ppid pgrp …"
+            let f: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            if f.first() == Some(&"Z") {
+                return None;
+            }
+            Some((pid, f.get(1)?.parse().ok()?, f.get(2)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The live children of `pid`.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    processes().into_iter().filter(|p| p.1 == pid).map(|p| p.0).collect()
+}
+
+/// The live members of process group `pgid`.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    processes().into_iter().filter(|p| p.2 == pgid).map(|p| p.0).collect()
 }
 
 /// Whether a series of memory samples is flat: the largest sample of the last third is within

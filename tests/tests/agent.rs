@@ -190,13 +190,28 @@ async fn a_demo_gpudash_killed_outright_leaves_no_agents_behind() {
     let pid = gd.proc.pid();
     let agents = agents_of(pid);
     assert!(!agents.is_empty(), "demo mode started no agents:\n{}", gd.proc.output());
-    gd.proc.kill();
-    let alive = |a: &u32| std::path::Path::new(&format!("/proc/{a}")).exists();
+    // The Jetson agents' tegrastats players, each in a process group of its own.
+    let mut groups: Vec<u32> = Vec::new();
     for _ in 0..40 {
-        if !agents.iter().any(alive) {
+        groups = agents.iter().flat_map(|a| gpudash_tests::children_of(*a)).collect();
+        if !groups.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(!groups.is_empty(), "no tegrastats players under the demo's agents");
+    gd.proc.kill();
+    let left = || -> Vec<u32> {
+        let mut l: Vec<u32> =
+            agents.iter().copied().filter(|a| std::path::Path::new(&format!("/proc/{a}")).exists()).collect();
+        l.extend(groups.iter().flat_map(|g| gpudash_tests::group_members(*g)));
+        l
+    };
+    for _ in 0..40 {
+        if left().is_empty() {
             return;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    panic!("agents outlived a SIGKILLed gpudash: {:?}", agents.iter().filter(|a| alive(a)).collect::<Vec<_>>());
+    panic!("agents or their tegrastats outlived a SIGKILLed gpudash: {:?}", left());
 }

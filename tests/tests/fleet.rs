@@ -97,7 +97,7 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
     .unwrap_or_else(|e| panic!("{e}"));
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let token = dir.path().join("c.token");
-    std::fs::write(&token, "fleet-test-token-0123456789\n").unwrap_or_default();
+    std::fs::write(&token, "fleet-test-token-0123456789-abcdef\n").unwrap_or_default();
     let a = Gpudash::watching(&sim_a.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
     let b = Gpudash::watching(&sim_b.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
     let t = token.display().to_string();

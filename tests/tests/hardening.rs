@@ -106,7 +106,7 @@ async fn static_files_refuse_traversal_and_listing() {
     // still sending would see the connection close, so the request is written by hand).
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap_or_else(|e| panic!("{e}"));
-    s.write_all(b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 2097152\r\n\r\ntoken=").unwrap_or_else(|e| panic!("{e}"));
+    s.write_all(b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 2097152\r\n\r\ntoken=").unwrap_or_else(|e| panic!("{e}"));
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap_or_else(|e| panic!("{e}"));
     let mut buf = [0u8; 64];
     let n = s.read(&mut buf).unwrap_or(0);
@@ -161,7 +161,7 @@ async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
 async fn a_token_file_requires_the_token_and_probes_stay_open() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let tf = dir.path().join("token");
-    std::fs::write(&tf, "s3cret-token-for-the-factory\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&tf, "s3cret-token-for-the-factory-floor-7\n").unwrap_or_else(|e| panic!("{e}"));
     let gd = Gpudash::start(&[
         "--demo",
         "--auth-token-file",
@@ -188,14 +188,14 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
     assert_eq!(r.headers().get("location").and_then(|v| v.to_str().ok()), Some("/login"));
     let wrong = http
         .get(format!("{}/api/v1/cluster", gd.url))
-        .bearer_auth("s3cret-token-for-the-factorY")
+        .bearer_auth("s3cret-token-for-the-factory-floor-Y")
         .send()
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(code(wrong), 401);
     let ok = http
         .get(format!("{}/api/v1/cluster", gd.url))
-        .bearer_auth("s3cret-token-for-the-factory")
+        .bearer_auth("s3cret-token-for-the-factory-floor-7")
         .send()
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -203,7 +203,7 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
     // People: the login form sets an HttpOnly cookie that then opens the pages.
     let r = http
         .post(format!("{}/login", gd.url))
-        .body("token=s3cret-token-for-the-factory")
+        .body("token=s3cret-token-for-the-factory-floor-7")
         .send()
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -227,7 +227,7 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
     // Nothing of the cluster's credentials is ever in what the browser gets.
     let body = http
         .get(format!("{}/api/v1/cluster", gd.url))
-        .bearer_auth("s3cret-token-for-the-factory")
+        .bearer_auth("s3cret-token-for-the-factory-floor-7")
         .send()
         .await
         .unwrap_or_else(|e| panic!("{e}"))

@@ -171,6 +171,44 @@ async fn the_what_if_check_agrees_with_the_real_scheduler_case_by_case() {
         // milliseconds, and a second is a wide margin.
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
+    // Nonsense quantities: the API server refuses them, and the what-if check refuses them in its
+    // words rather than answering which nodes could run them.
+    for (field, res, value, words) in [
+        ("memory_request", "memory", "-5Gi", Some("must be greater than or equal to 0")),
+        ("cpu_request", "cpu", "-1", Some("must be greater than or equal to 0")),
+        ("gpu_count", "nvidia.com/gpu", "-3", Some("must be greater than or equal to 0")),
+        ("gpu_count", "nvidia.com/gpu", "500m", Some("must be an integer")),
+        ("memory_request", "memory", "999999999999999999999Ei", None),
+    ] {
+        let limits = if res.contains('/') { json!({ res: value }) } else { json!({}) };
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nonsense", "namespace": "fit"},
+            "spec": {"containers": [{"name": "m", "image": "model:1",
+                "resources": {"requests": { res: value }, "limits": limits}}]}});
+        let real = plane.kubectl_stdin(&["create", "--dry-run=server", "-f", "-"], &pod.to_string());
+        let r = http.post(format!("{}/api/v1/fit", gd.url)).json(&json!({ field: value })).send().await.expect("fit");
+        let real_err = match (real, words) {
+            (Err(e), Some(_)) => e.to_string(),
+            // Taken by the API server (its value saturates): gpudash places it nowhere, as the
+            // real scheduler would find no node with that much memory.
+            (Ok(_), None) => {
+                assert_eq!(r.status().as_u16(), 200, "{res}={value}");
+                let v: Value = r.json().await.unwrap_or_default();
+                assert!(
+                    v["placeable"] == 0 && v["summary"].as_str().unwrap_or("").contains("Insufficient memory"),
+                    "{v}"
+                );
+                continue;
+            }
+            (real, _) => panic!("{res}={value}: the API server answered {real:?}"),
+        };
+        assert_eq!(r.status().as_u16(), 422, "{res}={value}");
+        let v: Value = r.json().await.unwrap_or_default();
+        let ours = v["error"]["message"].as_str().unwrap_or("").to_string();
+        if let Some(w) = words {
+            assert!(real_err.contains(w) && ours.contains(w), "{res}={value}: API server: {real_err}; gpudash: {ours}");
+        }
+        eprintln!("{res}={value}: API server: {}; gpudash: {ours}", real_err.lines().last().unwrap_or(""));
+    }
     assert!(
         disagreements.is_empty(),
         "{} of {} cases disagree:\n{}",

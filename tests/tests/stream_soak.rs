@@ -51,7 +51,7 @@ async fn two_hundred_stream_clients_keep_up_and_memory_stays_flat() {
     // The slow client: asks for the stream and never reads a byte.
     let addr = gd.url.trim_start_matches("http://").to_string();
     let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap_or_else(|e| panic!("{e}"));
-    slow.write_all(b"GET /api/v1/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+    slow.write_all(b"GET /api/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         .await
         .unwrap_or_else(|e| panic!("{e}"));
 

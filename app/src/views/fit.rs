@@ -8,6 +8,18 @@ use crate::i18n::{fill, Say, S};
 use crate::model::{FitInput, FitResult};
 use crate::units::bytes;
 
+/// A textarea's content as the server writes it. Leptos writes a textarea's children without
+/// escaping (the element is RCDATA), so a pasted `</textarea>` would end it and the rest would be
+/// markup on gpudash's origin; `&` and `<` are written as character references, which the browser
+/// decodes back to the text pasted. In the browser the text node is already the text.
+fn rcdata(s: &str) -> String {
+    if cfg!(feature = "ssr") {
+        s.replace('&', "&amp;").replace('<', "&lt;")
+    } else {
+        s.to_string()
+    }
+}
+
 fn signed_bytes(v: i64, s: &S) -> String {
     if v < 0 {
         fill(s.fit_over, &[&bytes(v.unsigned_abs())])
@@ -97,7 +109,7 @@ pub fn FitPage() -> impl IntoView {
             </div>
             <label class="fit-yaml" data-bad=bad("yaml").to_string()>
                 <span>{s.fit_yaml}</span>
-                <textarea name="yaml" rows="10" spellcheck="false">{input.yaml.clone()}</textarea>
+                <textarea name="yaml" rows="10" spellcheck="false">{rcdata(&input.yaml)}</textarea>
             </label>
             <button type="submit">{s.fit_check}</button>
         </form>

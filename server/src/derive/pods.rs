@@ -12,8 +12,17 @@ use crate::quantity::Quantity;
 /// CPU, memory and extended resources share one arithmetic.
 pub type Amounts = BTreeMap<String, i128>;
 
+/// The largest amount the API server counts: its `Value()` saturates at the largest int64, so a
+/// request too large to count (`999999999999999999999Ei`, which it accepts) fits nowhere rather
+/// than everywhere. In milli-units.
+const SATURATED: i128 = i64::MAX as i128 * 1000;
+
 fn milli(q: &K8sQuantity) -> Option<i128> {
-    Quantity::parse(&q.0).ok()?.scaled_ceil(3)
+    let p = Quantity::parse(&q.0).ok()?;
+    Some(
+        p.scaled_ceil(3)
+            .map_or(if p.is_negative() { -SATURATED } else { SATURATED }, |v| v.clamp(-SATURATED, SATURATED)),
+    )
 }
 
 fn container_requests(c: &Container) -> Amounts {

@@ -45,7 +45,7 @@ fn check_quantities(spec: &Value, path: &str) -> Result<(), FitError> {
                         Value::Number(n) => n.to_string(),
                         _ => return Err(err(field, "must be a quantity such as 2Gi or 500m")),
                     };
-                    Quantity::parse(&s).map_err(|e| err(field.clone(), e.to_string()))?;
+                    resource_amount(&field, res, &s)?;
                 }
             }
         }
@@ -53,10 +53,82 @@ fn check_quantities(spec: &Value, path: &str) -> Result<(), FitError> {
     Ok(())
 }
 
+/// Whether `res` is an extended resource (a device plugin's or an operator's, such as
+/// `nvidia.com/gpu`): a name with a domain outside `kubernetes.io`, and not hugepages. The API
+/// server takes only whole numbers of these.
+fn extended(res: &str) -> bool {
+    match res.split_once('/') {
+        Some((domain, _)) => !(domain == "kubernetes.io" || domain.ends_with(".kubernetes.io")),
+        None => false,
+    }
+}
+
+/// Checks one request or limit as the API server's validation does, in its words
+/// (`must be greater than or equal to 0`, `must be an integer`). An amount too large to count
+/// is taken, as the API server takes it (its value saturates, and the pod fits nowhere).
+fn resource_amount(field: &str, res: &str, s: &str) -> Result<(), FitError> {
+    Quantity::parse(s).map_err(|e| err(field, e.to_string()))?;
+    let shown = s.trim();
+    let checked = if extended(res) {
+        crate::quantity::GpuCount::parse(s).map(|c| c.0)
+    } else if res == "cpu" {
+        crate::quantity::MilliCpu::parse(s).map(|c| c.0)
+    } else {
+        crate::quantity::Bytes::parse(s).map(|b| b.0)
+    };
+    match checked {
+        Ok(_) | Err(crate::quantity::QuantityError::Overflow(_)) => Ok(()),
+        Err(crate::quantity::QuantityError::Negative(_)) => {
+            Err(err(field, format!("Invalid value: {shown:?}: must be greater than or equal to 0")))
+        }
+        Err(crate::quantity::QuantityError::Fractional(_)) => {
+            Err(err(field, format!("Invalid value: {shown:?}: must be an integer")))
+        }
+        Err(e) => Err(err(field, format!("Invalid value: {shown:?}: {e}"))),
+    }
+}
+
+/// Deepest nesting accepted in a pasted manifest. A real workload nests about 15 deep; the YAML
+/// parser's time grows with the square of the depth, so a deep paste is refused before parsing.
+pub const MAX_DEPTH: usize = 64;
+
+/// The nesting depth of a YAML or JSON text, counted without parsing it: open flow brackets
+/// (`[`, `{`), and on each line the block indentation's columns (halved) with the `- ` markers
+/// that open a sequence in a sequence.
+pub fn nesting_depth(text: &str) -> usize {
+    let mut flow: usize = 0;
+    let mut deepest = 0;
+    for line in text.lines() {
+        let body = line.trim_start_matches(' ');
+        let mut block = (line.len() - body.len()) / 2;
+        let mut rest = body;
+        while let Some(r) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("-\t")) {
+            block += 1;
+            rest = r.trim_start_matches(' ');
+        }
+        for b in rest.bytes() {
+            match b {
+                b'[' | b'{' => {
+                    flow += 1;
+                    deepest = deepest.max(block + flow);
+                }
+                b']' | b'}' => flow = flow.saturating_sub(1),
+                _ => {}
+            }
+        }
+        deepest = deepest.max(block + flow);
+    }
+    deepest
+}
+
 /// Parses a pasted Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet or Job.
 pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
     if text.len() > MAX_YAML {
         return Err(err("yaml", format!("{} bytes is more than the {} KiB accepted", text.len(), MAX_YAML / 1024)));
+    }
+    let depth = nesting_depth(text);
+    if depth > MAX_DEPTH {
+        return Err(err("yaml", format!("nested {depth} deep: more than the {MAX_DEPTH} levels a workload needs")));
     }
     // One workload, with the ResourceClaimTemplates and ResourceClaims it uses if pasted in the
     // same text (`---` documents or a List).
@@ -128,12 +200,12 @@ pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
     Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas, templates, claims })
 }
 
-fn quantity_field(field: &str, s: &str) -> Result<Option<K8sQuantity>, FitError> {
+fn quantity_field(field: &str, res: &str, s: &str) -> Result<Option<K8sQuantity>, FitError> {
     let s = s.trim();
     if s.is_empty() {
         return Ok(None);
     }
-    Quantity::parse(s).map_err(|e| err(field, e.to_string()))?;
+    resource_amount(field, res, s)?;
     Ok(Some(K8sQuantity(s.to_string())))
 }
 
@@ -186,7 +258,7 @@ pub fn from_form(f: &FitInput) -> Result<Workload, FitError> {
     let mut requests = BTreeMap::new();
     let mut limits = BTreeMap::new();
     let gpu_res = if f.gpu_resource.trim().is_empty() { "nvidia.com/gpu" } else { f.gpu_resource.trim() };
-    if let Some(q) = quantity_field("gpu_count", &f.gpu_count)? {
+    if let Some(q) = quantity_field("gpu_count", gpu_res, &f.gpu_count)? {
         let whole = crate::quantity::GpuCount::parse(&q.0).map_err(|e| err("gpu_count", e.to_string()))?;
         if whole.0 > 0 {
             requests.insert(gpu_res.to_string(), q.clone());
@@ -194,7 +266,7 @@ pub fn from_form(f: &FitInput) -> Result<Workload, FitError> {
         }
     }
     for (field, val, map_req) in [("cpu_request", &f.cpu_request, true), ("cpu_limit", &f.cpu_limit, false)] {
-        if let Some(q) = quantity_field(field, val)? {
+        if let Some(q) = quantity_field(field, "cpu", val)? {
             if map_req {
                 requests.insert("cpu".into(), q)
             } else {
@@ -202,10 +274,10 @@ pub fn from_form(f: &FitInput) -> Result<Workload, FitError> {
             };
         }
     }
-    if let Some(q) = quantity_field("memory_request", &f.memory_request)? {
+    if let Some(q) = quantity_field("memory_request", "memory", &f.memory_request)? {
         requests.insert("memory".into(), q);
     }
-    if let Some(q) = quantity_field("memory_limit", &f.memory_limit)? {
+    if let Some(q) = quantity_field("memory_limit", "memory", &f.memory_limit)? {
         limits.insert("memory".into(), q);
     }
     let replicas = match f.replicas.trim() {

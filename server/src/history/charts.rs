@@ -147,6 +147,16 @@ fn dash_series(svg: String, colors: &[RGBColor]) -> String {
     out
 }
 
+/// XML 1.0 allows no control characters but tab and line ends; a title from the query string
+/// (`?node=%00%1b`) could carry some, and the SVG would not load. Each becomes U+FFFD.
+fn xml_safe(svg: String) -> String {
+    if svg.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+        svg.chars().map(|c| if c.is_control() && !matches!(c, '\t' | '\n' | '\r') { '\u{fffd}' } else { c }).collect()
+    } else {
+        svg
+    }
+}
+
 /// Renders a line chart. Gaps are shaded and labelled, and no line crosses them.
 #[allow(clippy::too_many_arguments)]
 pub fn line_chart(
@@ -233,7 +243,7 @@ pub fn line_chart(
     }
     let used: Vec<RGBColor> =
         (0..lines.iter().map(|l| l.color + 1).max().unwrap_or(0)).map(|i| p.lines[i % p.lines.len()]).collect();
-    Ok(dash_series(svg, &used))
+    Ok(xml_safe(dash_series(svg, &used)))
 }
 
 /// Reduces a segment to at most four points per pixel column (first, min, max, last), so that a
@@ -360,12 +370,20 @@ pub async fn pod_timeline(
         }
         root.present().map_err(draw)?;
     }
-    Ok(svg)
+    Ok(xml_safe(svg))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_in_a_title_leave_valid_xml() {
+        let svg = line_chart("n\u{0}\u{1b}x · <b>", Unit::Count, &[], &[], 0, 60, false, (300, 120))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!svg.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')), "{svg}");
+        assert!(svg.contains("n\u{fffd}\u{fffd}x"), "{svg}");
+    }
 
     #[test]
     fn charts_have_axes_series_and_shaded_gaps() {

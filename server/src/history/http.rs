@@ -105,12 +105,24 @@ pub async fn status(State(h): State<History>) -> Response {
         Some(p) => crate::history::retention::used_bytes(p).await.ok(),
         None => None,
     };
-    Json(serde_json::json!({"available": h.pool.is_some(), "problem": h.problem(), "problems": h.health.problems(), "used_bytes": used}))
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(serde_json::json!({"available": h.pool.is_some(), "problem": h.problem(), "problems": h.health.problems(), "used_bytes": used})),
+    )
         .into_response()
 }
 
 fn svg(body: String) -> Response {
-    ([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "no-store")], body).into_response()
+    // An SVG opened on its own is a document: it may run nothing and load nothing.
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// `GET /charts/{kind}.svg?node=&resource=&namespace=&name=&range=&theme=`

@@ -30,6 +30,17 @@ impl FitSource {
     }
 }
 
+/// The what-if checks running at once. Parsing a paste and checking it against every node are
+/// CPU work: they run on the blocking pool, two at a time, so the async workers keep serving
+/// probes, pages and streams however many checks are sent.
+static FIT_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+/// Runs `f` on the blocking pool when a what-if slot is free.
+pub async fn off_the_workers<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+    let _slot = FIT_SLOTS.acquire().await.map_err(|_| ApiError::Unavailable("shutting down".into()))?;
+    tokio::task::spawn_blocking(f).await.map_err(|_| ApiError::Unavailable("the what-if check failed".into()))
+}
+
 /// What `POST /api/v1/fit` accepts: the form as JSON (`{"gpu_count": "1", …}` or
 /// `{"yaml": "<Pod or Deployment>"}`), or the workload itself — YAML (any YAML content type, as
 /// `curl --data-binary @pod.yaml -H 'Content-Type: application/yaml'` sends it) or JSON
@@ -40,6 +51,13 @@ pub fn fit_input(headers: &HeaderMap, body: &[u8]) -> Result<app::model::FitInpu
         std::str::from_utf8(body).map_err(|_| ApiError::bad("body", format!("the body is not UTF-8 text: {FORMS}")))?;
     if text.trim().is_empty() {
         return Err(ApiError::bad("body", format!("the body is empty: {FORMS}")));
+    }
+    let depth = crate::fit::workload::nesting_depth(text);
+    if depth > crate::fit::workload::MAX_DEPTH {
+        return Err(ApiError::bad(
+            "body",
+            format!("nested {depth} deep: more than the {} levels a workload needs", crate::fit::workload::MAX_DEPTH),
+        ));
     }
     let ct = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
     if ct.contains("yaml") {
@@ -71,9 +89,8 @@ pub async fn fit(
     body: axum::body::Bytes,
 ) -> Result<Response, ApiError> {
     let lang = super::answer_lang(st.lang, &headers, uri.query());
-    let input = fit_input(&headers, &body)?;
-    let src = st.fit.as_ref().ok_or_else(|| ApiError::Unavailable("the what-if check is not available".into()))?;
-    let r = src.run(&input);
+    let src = st.fit.clone().ok_or_else(|| ApiError::Unavailable("the what-if check is not available".into()))?;
+    let r = off_the_workers(move || fit_input(&headers, &body).map(|input| src.run(&input))).await??;
     let code = if r.error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
     let body = app::i18n::in_lang(lang, || serde_json::to_string(&r)).unwrap_or_else(|_| "{}".into());
     Ok((code, [(header::CONTENT_TYPE, "application/json"), (header::VARY, "Accept-Language")], body).into_response())
@@ -130,6 +147,9 @@ pub async fn metrics(State(st): State<AppState>) -> Response {
         rss_bytes: crate::metrics::rss_bytes(),
         stale_seconds,
     };
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], crate::metrics::render(&snap.view, h))
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
+        crate::metrics::render(&snap.view, h),
+    )
         .into_response()
 }

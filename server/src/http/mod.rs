@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod pages;
+pub mod serve;
 pub mod stream;
 #[cfg(test)]
 mod tests;

@@ -35,7 +35,16 @@ pub async fn fit_form(State(st): State<AppState>, req: Request) -> Response {
             _ => {}
         }
     }
-    let result = st.fit.as_ref().map(|s| s.run(&input)).unwrap_or_default();
+    let result = match st.fit.clone() {
+        Some(src) => {
+            let i = input.clone();
+            match super::api::off_the_workers(move || src.run(&i)).await {
+                Ok(r) => r,
+                Err(e) => return e.into_response(),
+            }
+        }
+        None => app::model::FitResult::default(),
+    };
     let req = Request::from_parts(parts, axum::body::Body::empty());
     render(st, req, Some((input, result))).await
 }

@@ -49,14 +49,25 @@ fn targets(pods: &[Arc<Pod>], namespace: &str) -> Vec<(String, String, String)> 
         .collect()
 }
 
+/// The largest report taken from an agent; a real one is a few KiB.
+pub(crate) const MAX_REPORT: usize = 4 << 20;
+
 async fn pull(client: &reqwest::Client, url: &str) -> Result<agent::Report, String> {
-    let r = client.get(url).send().await.map_err(|e| format!("{url}: {}", e.without_url()))?;
+    let mut r = client.get(url).send().await.map_err(|e| format!("{url}: {}", e.without_url()))?;
     if !r.status().is_success() {
         return Err(format!("{url} answered {}", r.status()));
     }
-    let body = r.bytes().await.map_err(|e| format!("{url}: {}", e.without_url()))?;
-    if body.len() > 4 << 20 {
-        return Err(format!("{url}: a report of {} bytes is not an agent's", body.len()));
+    let too_big = |n: String| format!("{url}: a report of {n} bytes is not an agent's (at most {MAX_REPORT})");
+    if let Some(len) = r.content_length().filter(|l| *l > MAX_REPORT as u64) {
+        return Err(too_big(len.to_string()));
+    }
+    // Read no further than the cap, whatever the peer says its length is.
+    let mut body = Vec::new();
+    while let Some(chunk) = r.chunk().await.map_err(|e| format!("{url}: {}", e.without_url()))? {
+        if body.len() + chunk.len() > MAX_REPORT {
+            return Err(too_big(format!("more than {}", body.len() + chunk.len())));
+        }
+        body.extend_from_slice(&chunk);
     }
     agent::parse(&body).map_err(|e| format!("{url}: {e}"))
 }
@@ -125,6 +136,61 @@ mod tests {
         let mut p: Pod = serde_json::from_value(json).unwrap_or_default();
         p.strip();
         Arc::new(p)
+    }
+
+    /// A peer posing as an agent that answers a GiB: with a Content-Length, or chunked without.
+    async fn huge_peer(declared: bool) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+        let url = format!("http://{}/v1/report", l.local_addr().unwrap_or_else(|e| panic!("{e}")));
+        tokio::spawn(async move {
+            let Ok((mut s, _)) = l.accept().await else { return };
+            let mut req = [0u8; 4096];
+            let _ = s.read(&mut req).await;
+            let head = if declared {
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n"
+            } else {
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            };
+            if s.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            let block = vec![b' '; 1 << 16];
+            let mut chunk = format!("{:x}\r\n", block.len()).into_bytes();
+            chunk.extend_from_slice(&block);
+            chunk.extend_from_slice(b"\r\n");
+            // At most a GiB; the writes fail once the puller hangs up.
+            for _ in 0..(1 << 14) {
+                let w = if declared { s.write_all(&block).await } else { s.write_all(&chunk).await };
+                if w.is_err() {
+                    return;
+                }
+            }
+        });
+        url
+    }
+
+    #[tokio::test]
+    async fn a_reply_past_the_cap_is_refused_without_reading_it_all() {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(20))
+            .no_proxy()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        for declared in [true, false] {
+            let url = huge_peer(declared).await;
+            let t = std::time::Instant::now();
+            let e = pull(&client, &url).await.err().unwrap_or_default();
+            assert!(e.contains("is not an agent's"), "{declared}: {e}");
+            assert!(
+                t.elapsed() < Duration::from_secs(5),
+                "{declared}: stopped at the cap, not after a GiB: {:?}",
+                t.elapsed()
+            );
+            if declared {
+                assert!(e.contains("1073741824"), "{e}");
+            }
+        }
     }
 
     #[test]
