@@ -151,6 +151,14 @@ string_enum! {
         AgentMissing = "agent-missing",
         /// A node's gpudash-agent stopped answering.
         AgentStale = "agent-stale",
+        /// A team's GPU quota refuses a workload's pods.
+        GpuQuotaExhausted = "gpu-quota-exhausted",
+        /// A pod asks for a GPU resource by a name the nodes advertise differently.
+        GpuResourceNameMismatch = "gpu-resource-name-mismatch",
+        /// The nodes a pending pod could run on are cordoned.
+        GpuNodeCordoned = "gpu-node-cordoned",
+        /// A GPU holder stays terminating past its grace period.
+        GpuHeldByTerminatingPod = "gpu-held-by-terminating-pod",
     }
 }
 

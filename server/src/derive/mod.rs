@@ -622,7 +622,7 @@ pub fn derive_cached(
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
     let quotas = quota::quotas(&inputs.quotas, &nodes);
     let (diagnoses, blocked) =
-        diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting, &claim_index);
+        diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting, &claim_index, now);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),

@@ -64,6 +64,8 @@ pub(super) struct Ctx<'a> {
     waiting: &'a [&'a Pod],
     /// Claims and templates by namespace and name (empty when no waiting pod names one).
     claims: &'a super::ClaimIndex<'a>,
+    /// The derivation's time (for how long something has lasted).
+    now: jiff::Timestamp,
 }
 
 impl Ctx<'_> {
@@ -92,6 +94,7 @@ impl<'a> Ctx<'a> {
 /// Computes every diagnosis; adds the codes that concern each pending pod to it, and returns
 /// the workloads a GPU quota keeps from creating pods. `waiting` holds the pod object of each
 /// entry of `pending`, in the same order.
+#[allow(clippy::too_many_arguments)]
 pub fn diagnose(
     inputs: &Inputs,
     facts: &[Arc<pods::Facts>],
@@ -100,6 +103,7 @@ pub fn diagnose(
     pending: &mut [PendingPod],
     waiting: &[&Pod],
     claims: &super::ClaimIndex<'_>,
+    now: jiff::Timestamp,
 ) -> (Vec<Diagnosis>, Vec<PendingPod>) {
     let pairs = inputs
         .nodes
@@ -117,7 +121,7 @@ pub fn diagnose(
             plugins.insert(n, p.as_ref());
         }
     }
-    let cx = Ctx { inputs, facts, nodes, pairs, plugins, plugin_namespaces, waiting, claims };
+    let cx = Ctx { inputs, facts, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
     let mut out = Vec::new();
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
     nodes::gpu_used_outside_scheduler(&cx, &mut out);
@@ -128,6 +132,7 @@ pub fn diagnose(
     waiting::insufficient_gpu(&cx, &troubled, pending, &mut out);
     waiting::shared_gpu_request_too_large(pending, &mut out);
     waiting::insufficient_memory(&cx, pending, &mut out);
+    waiting::gpu_node_cordoned(&cx, pending, &mut out);
     runtime::runtimeclass_missing(&cx, &mut out);
     runtime::runtime_handler_missing(&cx, &mut out);
     runtime::gpu_pod_without_runtimeclass(&cx, &mut out);

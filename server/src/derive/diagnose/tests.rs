@@ -284,3 +284,161 @@ fn a_device_class_quota_is_listed_as_such() {
         ("gpu.nvidia.com", true, true, None)
     );
 }
+
+/// One Orin Nano whose GPU a terminating pod holds, and a model waiting for it; the holder's
+/// deletion asked at `deleted` with a 30 s grace period, its node Ready or not, with finalizers.
+fn terminating(ready: bool, finalizers: &str) -> String {
+    let ready = if ready { "True" } else { "Unknown" };
+    format!(
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: orin-nano-busy, labels: {{kubernetes.io/arch: arm64, kubernetes.io/hostname: orin-nano-busy}}}}
+  spec: {{podCIDR: 10.42.3.0/24, providerID: k3s://orin-nano-busy}}
+  status:
+    capacity: {{cpu: "6", memory: 7802852Ki, nvidia.com/gpu: "1", pods: "110"}}
+    allocatable: {{cpu: "6", memory: 7802852Ki, nvidia.com/gpu: "1", pods: "110"}}
+    conditions: [{{type: Ready, status: "{ready}", reason: KubeletReady, message: kubelet is posting ready status}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: nvdp-nvidia-device-plugin-k2j4h, namespace: nvidia-device-plugin, labels: {{app.kubernetes.io/instance: nvdp, app.kubernetes.io/name: nvidia-device-plugin}}}}
+  spec: {{nodeName: orin-nano-busy, containers: [{{name: nvidia-device-plugin-ctr, image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}]}}
+  status: {{phase: Running}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: old-model, namespace: vision, creationTimestamp: "2026-11-30T09:00:00Z", deletionTimestamp: "2026-11-30T11:50:30Z", deletionGracePeriodSeconds: 30, finalizers: {finalizers}}}
+  spec: {{nodeName: orin-nano-busy, runtimeClassName: nvidia, containers: [{{name: m, image: "tritonserver:24.08", resources: {{limits: {{nvidia.com/gpu: "1"}}, requests: {{nvidia.com/gpu: "1"}}}}}}]}}
+  status: {{phase: Running}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: next-model-6f7d8c9b5-x2v4n, namespace: vision, creationTimestamp: "2026-11-30T11:50:00Z"}}
+  spec: {{runtimeClassName: nvidia, schedulerName: default-scheduler, containers: [{{name: m, image: "tritonserver:24.09", resources: {{limits: {{nvidia.com/gpu: "1"}}, requests: {{nvidia.com/gpu: "1"}}}}}}]}}
+  status:
+    phase: Pending
+    conditions: [{{type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-11-30T11:50:01Z", message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}]
+"#
+    )
+}
+
+#[test]
+fn a_terminating_holder_is_waited_for_and_past_its_grace_period_its_cause_is_named() {
+    let at = |t: &str| t.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    // Within its grace period: the waiting pod is told to wait for it, nothing more.
+    let v =
+        derive(&load(&terminating(true, "[]")), &Options::default(), Source::default(), 1, at("2026-11-30T11:50:20Z"));
+    let d = found(&v, "insufficient-gpu", "next-model-6f7d8c9b5-x2v4n");
+    assert!(
+        d.message.en.contains("vision/old-model")
+            && d.message.en.contains("deleting since 2026-11-30T11:50:00Z, grace 30 s"),
+        "{}",
+        d.message.en
+    );
+    assert!(!d.message.en.contains("scale down"), "{}", d.message.en);
+    assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-held-by-terminating-pod"), "{:?}", codes(&v));
+    // Ten minutes on, its node NotReady: the node is named as the cause.
+    let v =
+        derive(&load(&terminating(false, "[]")), &Options::default(), Source::default(), 1, at("2026-11-30T12:00:30Z"));
+    let d = found(&v, "gpu-held-by-terminating-pod", "old-model");
+    assert_eq!(d.severity, Severity::Warning);
+    assert!(
+        d.message.en.contains("10 min past its 30 s grace period") && d.message.en.contains("NotReady"),
+        "{}",
+        d.message.en
+    );
+    // Ready node, a finalizer: the finalizer is named, with the patch that removes it.
+    let v = derive(
+        &load(&terminating(true, "[factory.example.com/drain-queue]")),
+        &Options::default(),
+        Source::default(),
+        1,
+        at("2026-11-30T12:00:30Z"),
+    );
+    let d = found(&v, "gpu-held-by-terminating-pod", "old-model");
+    assert!(
+        d.message.en.contains("factory.example.com/drain-queue") && d.message.en.contains("finalizers\":null"),
+        "{}",
+        d.message.en
+    );
+    assert!(d.message.ja.contains("finalizer"), "{}", d.message.ja);
+    let w = found(&v, "insufficient-gpu", "next-model-6f7d8c9b5-x2v4n");
+    assert!(w.message.en.contains("past its grace period"), "{}", w.message.en);
+}
+
+/// One board advertising `resource` (cordoned or not) and a model asking for `nvidia.com/gpu`
+/// that the scheduler refused with `message`.
+fn one_board(resource: &str, cordoned: bool, message: &str) -> String {
+    let spec = if cordoned {
+        r#"{unschedulable: true, taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule, timeAdded: "2026-11-29T17:42:10Z"}]}"#
+    } else {
+        "{}"
+    };
+    format!(
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: orin-nx-01, labels: {{kubernetes.io/arch: arm64, kubernetes.io/hostname: orin-nx-01, nvidia.com/gpu.present: "true"}}}}
+  spec: {spec}
+  status:
+    capacity: {{cpu: "8", memory: 15755428Ki, {resource}: "4", pods: "110"}}
+    allocatable: {{cpu: "8", memory: 15755428Ki, {resource}: "4", pods: "110"}}
+    conditions: [{{type: Ready, status: "True", reason: KubeletReady, message: kubelet is posting ready status}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: nvdp-nvidia-device-plugin-7x9kq, namespace: nvidia-device-plugin, labels: {{app.kubernetes.io/instance: nvdp, app.kubernetes.io/name: nvidia-device-plugin}}}}
+  spec: {{nodeName: orin-nx-01, containers: [{{name: nvidia-device-plugin-ctr, image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}]}}
+  status: {{phase: Running}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: sorter-5d6c7b8a9-k3m4n, namespace: vision, creationTimestamp: "2026-11-30T11:00:00Z"}}
+  spec: {{runtimeClassName: nvidia, schedulerName: default-scheduler, containers: [{{name: m, image: "tritonserver:24.08", resources: {{limits: {{nvidia.com/gpu: "1"}}, requests: {{nvidia.com/gpu: "1"}}}}}}]}}
+  status:
+    phase: Pending
+    conditions: [{{type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-11-30T11:00:01Z", message: "{message}"}}]
+"#
+    )
+}
+
+#[test]
+fn a_renamed_shared_resource_is_a_name_mismatch_not_a_missing_plugin() {
+    let msg = "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.";
+    let v = derived_text(&one_board("nvidia.com/gpu.shared", false, msg));
+    let d = found(&v, "gpu-resource-name-mismatch", "sorter-5d6c7b8a9-k3m4n");
+    for part in [
+        "nvidia.com/gpu.shared",
+        "orin-nx-01",
+        "renameByDefault: true",
+        "from nvidia.com/gpu: 1 to nvidia.com/gpu.shared: 1",
+    ] {
+        assert!(d.message.en.contains(part), "{part:?} not in {}", d.message.en);
+    }
+    assert!(
+        !v.diagnoses.iter().any(|d| d.code == "device-plugin-missing" || d.code == "insufficient-gpu"),
+        "{:?}",
+        codes(&v)
+    );
+    assert_eq!(v.pending[0].diagnoses, vec![app::model::Code::from("gpu-resource-name-mismatch")]);
+    // The same board advertising nvidia.com/gpu: an ordinary wait, no mismatch.
+    let v = derived_text(&one_board("nvidia.com/gpu", false, msg));
+    assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-resource-name-mismatch"), "{:?}", codes(&v));
+}
+
+#[test]
+fn a_cordoned_board_is_named_with_the_uncordon_command() {
+    let msg = "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+    let v = derived_text(&one_board("nvidia.com/gpu", true, msg));
+    let d = found(&v, "gpu-node-cordoned", "sorter-5d6c7b8a9-k3m4n");
+    for part in ["orin-nx-01", "since 2026-11-29T17:42:10Z", "kubectl uncordon orin-nx-01"] {
+        assert!(d.message.en.contains(part), "{part:?} not in {}", d.message.en);
+    }
+    assert!(d.message.ja.contains("kubectl uncordon orin-nx-01"), "{}", d.message.ja);
+    assert_eq!(v.pending[0].diagnoses, vec![app::model::Code::from("gpu-node-cordoned")], "{:?}", codes(&v));
+}
+
+fn derived_text(yaml: &str) -> ClusterView {
+    let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    derive(&load(yaml), &Options::default(), Source::default(), 1, now)
+}

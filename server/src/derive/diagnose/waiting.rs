@@ -58,6 +58,30 @@ pub(super) fn insufficient_gpu(
             .filter(|(_, g)| g.out_of_service > 0)
             .map(|(n, g)| (n.metadata.name.as_deref().unwrap_or(""), *g))
             .collect();
+        // NVIDIA GPU resources the nodes it could go to advertise under another name.
+        let siblings: std::collections::BTreeMap<String, Vec<String>> =
+            if node::is_nvidia_gpu(&res) && with_res.is_empty() {
+                let mut m: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+                for (n, v) in cx.pairs.iter().filter(|(n, _)| Ctx::could_target(pod, n)) {
+                    for g in v
+                        .gpu_resources
+                        .iter()
+                        .filter(|g| g.capacity > 0 && g.resource != res && node::is_nvidia_gpu(&g.resource))
+                    {
+                        m.entry(g.resource.clone()).or_default().push(n.metadata.name.clone().unwrap_or_default());
+                    }
+                }
+                m
+            } else {
+                std::collections::BTreeMap::new()
+            };
+        let dra_only = node::is_nvidia_gpu(&res) && with_res.is_empty() && siblings.is_empty() && cx.dra_mode();
+        if aimed.is_none() && (!siblings.is_empty() || dra_only) {
+            let text = resource_name_mismatch(cx, &res, want, &siblings);
+            out.push(diag("gpu-resource-name-mismatch", Severity::Critical, "Pod", Some(&p.namespace), &p.name, text));
+            note(p, "gpu-resource-name-mismatch");
+            continue;
+        }
         let text = if let Some(node) = aimed {
             note(p, "device-plugin-missing");
             say!("Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: the NVIDIA device plugin is missing or failing there (see that node's device-plugin-missing diagnosis) — fix the plugin; freeing a GPU elsewhere will not help.", "対象の Node {node} で {res} を {want} 個待っていますが、{node} は1つも公開していません。そこで NVIDIA device plugin がないか失敗しています（その Node の device-plugin-missing を参照）— プラグインを直してください。ほかで GPU を空けても解決しません。")
@@ -82,6 +106,18 @@ pub(super) fn insufficient_gpu(
                 .collect();
             let parts = Said::join(&parts, ", ", "、");
             say!("Waiting for {want} {res}: the GPU it needs has failed — {parts} (the device plugin marked it unhealthy; see gpu-unhealthy) and the rest is held. Bring the GPU back (check the node's kernel log for Xid errors, nvidia-smi, the device plugin's log) or free a unit elsewhere.", "{res} を {want} 個待っています。必要な GPU が故障しています — {parts}（device plugin が異常と判断。gpu-unhealthy を参照）、残りは使用中です。GPU を戻す（Node のカーネルログの Xid エラー、nvidia-smi、device plugin のログを確認）か、ほかでユニットを空けてください。"; parts)
+        } else if let Some(t) = terminating_holder(cx, &with_res, out) {
+            note(p, "gpu-held-by-terminating-pod");
+            let (holder, since, grace) = (t.pod, t.since, t.grace);
+            let stuck: Said = if t.stuck {
+                say!(
+                    " It is past its grace period: see gpu-held-by-terminating-pod for why it may be stuck.",
+                    "猶予期間を過ぎています。止まっている理由は gpu-held-by-terminating-pod を参照してください。"
+                )
+            } else {
+                Said::default()
+            };
+            say!("Waiting for {want} {res}: every matching unit is held, and {holder}, which holds one, is terminating (deleting since {since}, grace {grace} s) — the unit frees when it is gone; nothing to do yet.{stuck}", "{res} を {want} 個待っています。合うユニットはすべて使用中で、そのうち1つを持つ {holder} は終了処理中です（{since} から削除中、猶予 {grace} 秒）— 終わればユニットが空きます。今はすることはありません。{stuck}"; stuck)
         } else {
             let shared = with_res.iter().any(|(_, g)| g.sharing == Sharing::TimeSlicing);
             let hint = if shared {
@@ -93,6 +129,151 @@ pub(super) fn insufficient_gpu(
         };
         out.push(diag("insufficient-gpu", Severity::Critical, "Pod", Some(&p.namespace), &p.name, text));
         note(p, "insufficient-gpu");
+    }
+}
+
+/// `gpu-resource-name-mismatch`: the pod asks for an NVIDIA GPU resource by a name no node it
+/// could go to advertises, while they advertise a sibling (`nvidia.com/gpu.shared` from the
+/// device plugin's `renameByDefault: true`, a MIG profile) or hand GPUs out through DRA only.
+fn resource_name_mismatch(
+    cx: &Ctx<'_>,
+    res: &str,
+    want: u64,
+    siblings: &std::collections::BTreeMap<String, Vec<String>>,
+) -> Said {
+    let Some((offered, nodes)) = siblings.iter().max_by_key(|(_, n)| n.len()) else {
+        let classes: Vec<String> = cx
+            .inputs
+            .device_classes
+            .iter()
+            .filter(|c| crate::derive::dra::is_gpu_class(c))
+            .filter_map(|c| c.metadata.name.clone())
+            .collect();
+        let class = classes.first().cloned().unwrap_or_default();
+        let classes = list(&classes);
+        return say!("Waiting for {want} {res}, which no node advertises: this cluster hands out GPUs through DRA (DeviceClass {classes}), not a device plugin. Ask for the GPU with a ResourceClaim instead: remove {res} from resources.limits and add spec.resourceClaims naming a ResourceClaimTemplate whose request has deviceClassName: {class}.", "{res} を {want} 個待っていますが、どの Node も公開していません。このクラスタは device plugin ではなく DRA（DeviceClass {classes}）で GPU を割り当てます。ResourceClaim で要求してください：resources.limits から {res} を外し、deviceClassName: {class} の ResourceClaimTemplate を spec.resourceClaims で指定します。"; classes);
+    };
+    let who = list(nodes);
+    let why = if offered.strip_prefix(res).is_some_and(|rest| rest == ".shared") {
+        say!("the NVIDIA device plugin's time-slicing with renameByDefault: true advertises shared GPUs as {offered}", "NVIDIA device plugin のタイムスライスで renameByDefault: true のため、共有 GPU は {offered} として公開されています")
+    } else if offered.starts_with("nvidia.com/mig-") {
+        say!(
+            "the GPU is partitioned with MIG, and the mixed strategy advertises each profile by its name",
+            "GPU が MIG で分割され、mixed 戦略では各プロファイルが名前で公開されます"
+        )
+    } else if res.ends_with(".shared") {
+        say!(
+            "time-slicing is not renamed there (or is off), so the GPU is advertised as {offered}",
+            "そこではタイムスライスが改名されていない（または無効）ため、GPU は {offered} として公開されています"
+        )
+    } else {
+        say!(
+            "the device plugin advertises the GPU as {offered}",
+            "device plugin は GPU を {offered} として公開しています"
+        )
+    };
+    say!("Waiting for {want} {res}, which no node it can go to advertises — but {who} advertise {offered}: the device plugin runs; {why}. Change the pod's resources.limits from {res}: {want} to {offered}: {want} (or set the device plugin to advertise {res}).", "{res} を {want} 個待っていますが、行ける Node はどれも公開していません — ただし {who} は {offered} を公開しています。device plugin は動いています。{why}。Pod の resources.limits を {res}: {want} から {offered}: {want} に変えてください（または device plugin が {res} を公開するよう設定してください）。"; who, why)
+}
+
+/// A GPU holder that is being deleted, as a waiting pod sees it.
+struct Terminating {
+    /// `namespace/name`.
+    pod: String,
+    /// When its deletion was asked (deletionTimestamp less the grace period).
+    since: String,
+    /// Its grace period, seconds.
+    grace: i64,
+    /// Past its grace period by more than a minute.
+    stuck: bool,
+}
+
+/// The first holder of a unit the waiting pod could use that is terminating; raises
+/// `gpu-held-by-terminating-pod` (once per holder) when it is past its grace period by more than
+/// a minute, with the likely cause.
+fn terminating_holder(
+    cx: &Ctx<'_>,
+    with_res: &[(&k8s_openapi::api::core::v1::Node, &GpuResource)],
+    out: &mut Vec<Diagnosis>,
+) -> Option<Terminating> {
+    let (node, h) = with_res.iter().find_map(|(n, g)| g.holders.iter().find(|h| h.terminating).map(|h| (*n, h)))?;
+    let pod = cx.inputs.pods.iter().find(|p| {
+        p.metadata.namespace.as_deref() == Some(h.namespace.as_str())
+            && p.metadata.name.as_deref() == Some(h.name.as_str())
+    })?;
+    let deadline = pod.metadata.deletion_timestamp.as_ref()?.0;
+    let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(30);
+    let since = deadline.checked_sub(jiff::SignedDuration::from_secs(grace)).unwrap_or(deadline);
+    let over = cx.now.duration_since(deadline).as_secs();
+    let stuck = over > 60;
+    let name = format!("{}/{}", h.namespace, h.name);
+    let node_name = node.metadata.name.clone().unwrap_or_default();
+    if stuck
+        && !out.iter().any(|d| {
+            d.code == "gpu-held-by-terminating-pod"
+                && d.name == h.name
+                && d.namespace.as_deref() == Some(h.namespace.as_str())
+        })
+    {
+        let node_down = cx.view(&node_name).is_some_and(|v| !v.ready);
+        let (ns, pn) = (&h.namespace, &h.name);
+        let finalizers = pod.metadata.finalizers.clone().unwrap_or_default();
+        let mins = over / 60;
+        let cause = if node_down {
+            say!("its node {node_name} is NotReady, so no kubelet confirms that its containers stopped: bring the node back; if it is gone for good, delete the pod with kubectl delete pod -n {ns} {pn} --grace-period=0 --force (only when the node is surely off — its GPU might still be in use)", "Node {node_name} が NotReady のため、コンテナの停止を確認する kubelet がいません。Node を戻してください。恒久的に失われた場合は kubectl delete pod -n {ns} {pn} --grace-period=0 --force で削除します（Node が確実に停止している場合のみ — GPU がまだ使われているかもしれません）")
+        } else if !finalizers.is_empty() {
+            let f = list(&finalizers);
+            say!("finalizers hold it ({f}): the controller that owns them must finish its work; if that controller is gone, remove them with kubectl patch pod -n {ns} {pn} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'", "finalizer が削除を止めています（{f}）。それを持つコントローラーが処理を終える必要があります。コントローラーがもうない場合は kubectl patch pod -n {ns} {pn} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}' で外してください"; f)
+        } else {
+            say!("the kubelet on {node_name} has not finished stopping its containers: check the container runtime and the kubelet's log there", "{node_name} の kubelet がコンテナの停止を終えていません。そこのコンテナランタイムと kubelet のログを確認してください")
+        };
+        let since_s = since.to_string();
+        out.push(diag("gpu-held-by-terminating-pod", Severity::Warning, "Pod", Some(&h.namespace), &h.name,
+            say!("Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU that a waiting pod needs: {cause}.", "{since_s} から終了処理中で、猶予 {grace} 秒を {mins} 分過ぎても、待っている Pod が必要とする GPU を持ったままです：{cause}。"; cause)));
+    }
+    Some(Terminating { pod: name, since: since.to_string(), grace, stuck })
+}
+
+/// `gpu-node-cordoned`: a pending pod the scheduler refused because the nodes it could run on
+/// are cordoned (`kubectl cordon`, `spec.unschedulable`) — often left over from maintenance.
+pub(super) fn gpu_node_cordoned(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &mut Vec<Diagnosis>) {
+    for (p, pod) in pending.iter_mut().zip(cx.waiting) {
+        if !p.reasons.iter().any(|r| r.reason.en == "node(s) were unschedulable") {
+            continue;
+        }
+        let gpu = p.gpu_request.as_ref();
+        let cordoned: Vec<(String, Option<String>)> = cx
+            .pairs
+            .iter()
+            .filter(|(n, _)| n.spec.as_ref().and_then(|s| s.unschedulable) == Some(true))
+            .filter(|(n, _)| Ctx::could_target(pod, n))
+            .filter(|(_, v)| {
+                gpu.is_none_or(|g| v.gpu_resources.iter().any(|r| r.resource == g.resource && r.capacity > 0))
+            })
+            .map(|(n, _)| {
+                let since = n
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.taints.as_ref())
+                    .and_then(|t| t.iter().find(|t| t.key == "node.kubernetes.io/unschedulable"))
+                    .and_then(|t| t.time_added.as_ref())
+                    .map(|t| t.0.to_string());
+                (n.metadata.name.clone().unwrap_or_default(), since)
+            })
+            .collect();
+        let Some((first, since)) = cordoned.first().cloned() else { continue };
+        let names: Vec<String> = cordoned.iter().map(|(n, _)| n.clone()).collect();
+        let who = list(&names);
+        let since: Said = since.map(|s| say!(" since {s}", "（{s} から）")).unwrap_or_default();
+        let what: Said = match gpu {
+            Some(g) => {
+                let r = &g.resource;
+                say!("the node(s) with {r} it could run on", "行ける {r} の Node")
+            }
+            None => say!("the node(s) it could run on", "行ける Node"),
+        };
+        out.push(diag("gpu-node-cordoned", Severity::Critical, "Pod", Some(&p.namespace), &p.name,
+            say!("Waiting because {what} — {who} — are cordoned (spec.unschedulable{since}), perhaps left over from maintenance. When the work there is done: kubectl uncordon {first}.", "{what}（{who}）が cordon されているため待っています（spec.unschedulable{since}）。メンテナンスの戻し忘れかもしれません。作業が終わっていれば：kubectl uncordon {first}"; what, since)));
+        note(p, "gpu-node-cordoned");
     }
 }
 

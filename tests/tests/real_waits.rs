@@ -1,0 +1,159 @@
+//! Waits operators cause themselves (issue 35), reproduced by the real scheduler on the real
+//! control plane and held against gpudash's diagnoses:
+//!
+//! - a board whose device plugin renames time-sliced GPUs (`renameByDefault: true`: it
+//!   advertises `nvidia.com/gpu.shared`), a model asking for `nvidia.com/gpu` → the scheduler's
+//!   `Insufficient nvidia.com/gpu` → `gpu-resource-name-mismatch` naming the renamed resource,
+//!   never `device-plugin-missing`;
+//! - the only board for a line cordoned with `kubectl cordon` → the scheduler's `node(s) were
+//!   unschedulable` → `gpu-node-cordoned` with `kubectl uncordon`, and nothing else for that pod;
+//! - the GPU held by a pod being deleted (a finalizer keeps it) → the waiting model told it waits
+//!   for that pod to finish terminating, not to free a GPU.
+
+use std::time::Duration;
+
+use gpudash_tests::control_plane::ControlPlane;
+use gpudash_tests::Gpudash;
+use serde_json::{json, Value};
+
+fn items(v: &Value, key: &str) -> Vec<Value> {
+    v[key].as_array().cloned().unwrap_or_default()
+}
+
+fn diagnosis(v: &Value, code: &str, name_prefix: &str) -> Option<Value> {
+    items(v, "diagnoses")
+        .into_iter()
+        .find(|d| d["code"] == code && d["name"].as_str().is_some_and(|n| n.starts_with(name_prefix)))
+}
+
+/// A kwok Jetson on `line` whose status patch advertises `resource: count`.
+fn board(name: &str, line: &str, resource: &str, count: &str) -> (Value, Value) {
+    let n = json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": name, "annotations": {"kwok.x-k8s.io/node": "fake"},
+                                "labels": {"kubernetes.io/hostname": name, "kubernetes.io/arch": "arm64",
+                                           "nvidia.com/gpu.present": "true", "factory.example.com/line": line}}});
+    let patch = json!({"status": {
+        "capacity": {"cpu": "8", "memory": "15755428Ki", "pods": "110", resource: count},
+        "allocatable": {"cpu": "8", "memory": "15755428Ki", "pods": "110", resource: count}}});
+    (n, patch)
+}
+
+fn model(name: &str, line: &str) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "vision"},
+           "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
+                    "template": {"metadata": {"labels": {"app": name}},
+                                 "spec": {"runtimeClassName": "nvidia", "nodeSelector": {"factory.example.com/line": line},
+                                          "containers": [{"name": "m", "image": "tritonserver:24.08",
+                                                          "resources": {"limits": {"memory": "1Gi", "nvidia.com/gpu": "1"}}}]}}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apart() {
+    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let shape = gpudash_tests::demo_shape::Shape {
+        setup: vec![
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vision"}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "nvidia-device-plugin"}}),
+        ],
+        nodes: vec![
+            board("renamed-board", "sort-1", "nvidia.com/gpu.shared", "4"),
+            board("cordoned-board", "press-3", "nvidia.com/gpu", "1"),
+            board("busy-board", "cut-7", "nvidia.com/gpu", "1"),
+        ],
+        ..Default::default()
+    };
+    plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
+    // The device plugin runs on every board (its DaemonSet's pods, made by the real controller).
+    let plugin = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "nvdp-nvidia-device-plugin", "namespace": "nvidia-device-plugin"},
+        "spec": {"selector": {"matchLabels": {"app.kubernetes.io/name": "nvidia-device-plugin"}},
+                 "template": {"metadata": {"labels": {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": "nvdp"}},
+                              "spec": {"nodeSelector": {"nvidia.com/gpu.present": "true"},
+                                       "containers": [{"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}}}});
+    // The holder: a bare pod on the busy board whose finalizer will keep it terminating.
+    let holder = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "old-model", "namespace": "vision", "finalizers": ["factory.example.com/drain-queue"]},
+        "spec": {"runtimeClassName": "nvidia", "nodeSelector": {"factory.example.com/line": "cut-7"},
+                 "containers": [{"name": "m", "image": "tritonserver:24.08", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}});
+    plane.apply(&[plugin, holder]).expect("plugin and holder");
+    plane.kubectl(&["cordon", "cordoned-board"]).expect("kubectl cordon");
+    plane
+        .wait_until("old-model running", Duration::from_secs(60), |p| {
+            p.kubectl(&["get", "pod", "old-model", "-n", "vision", "-o", "jsonpath={.status.phase}"])
+                .is_ok_and(|s| s == "Running")
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    plane
+        .apply(&[model("sorter", "sort-1"), model("press-model", "press-3"), model("next-model", "cut-7")])
+        .expect("models");
+    plane.kubectl(&["delete", "pod", "old-model", "-n", "vision", "--wait=false"]).expect("delete old-model");
+
+    let kc = plane.kubeconfig.display().to_string();
+    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+    let v = gd
+        .wait_view(Duration::from_secs(90), |v| {
+            diagnosis(v, "gpu-resource-name-mismatch", "sorter-").is_some()
+                && diagnosis(v, "gpu-node-cordoned", "press-model-").is_some()
+                && diagnosis(v, "insufficient-gpu", "next-model-")
+                    .is_some_and(|d| d["message"].as_str().unwrap_or("").contains("terminating"))
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
+    let pending = |prefix: &str| {
+        items(&v, "pending")
+            .into_iter()
+            .find(|p| p["name"].as_str().is_some_and(|n| n.starts_with(prefix)))
+            .unwrap_or_else(|| panic!("{prefix} is not Pending: {}", v["pending"]))
+    };
+
+    // The renamed resource: the real scheduler's words, the renamed name and the line to change.
+    let sorter = pending("sorter-");
+    assert!(sorter["message"].as_str().unwrap_or("").contains("Insufficient nvidia.com/gpu"), "{sorter}");
+    assert_eq!(items(&sorter, "diagnoses"), vec![json!("gpu-resource-name-mismatch")], "{sorter}");
+    let d = diagnosis(&v, "gpu-resource-name-mismatch", "sorter-").unwrap_or_default();
+    let said = d["message"].as_str().unwrap_or("");
+    for part in ["nvidia.com/gpu.shared", "renamed-board", "renameByDefault", "to nvidia.com/gpu.shared: 1"] {
+        assert!(said.contains(part), "{part:?} not in {said}");
+    }
+    assert!(diagnosis(&v, "device-plugin-missing", "").is_none(), "the plugin runs: {}", v["diagnoses"]);
+
+    // The cordoned board: the scheduler's words, and only the cordon for this pod.
+    let press = pending("press-model-");
+    assert!(press["message"].as_str().unwrap_or("").contains("node(s) were unschedulable"), "{press}");
+    assert_eq!(items(&press, "diagnoses"), vec![json!("gpu-node-cordoned")], "{press}");
+    let d = diagnosis(&v, "gpu-node-cordoned", "press-model-").unwrap_or_default();
+    let said = d["message"].as_str().unwrap_or("");
+    assert!(said.contains("cordoned-board") && said.contains("kubectl uncordon cordoned-board"), "{said}");
+
+    // The terminating holder: named, with its deletion time; not "free one".
+    let d = diagnosis(&v, "insufficient-gpu", "next-model-").unwrap_or_default();
+    let said = d["message"].as_str().unwrap_or("");
+    assert!(said.contains("vision/old-model") && said.contains("deleting since"), "{said}");
+    assert!(!said.contains("scale down"), "{said}");
+
+    // Uncordoned, the press model runs and its diagnosis goes.
+    plane.kubectl(&["uncordon", "cordoned-board"]).expect("kubectl uncordon");
+    gd.wait_view(Duration::from_secs(60), |v| diagnosis(v, "gpu-node-cordoned", "").is_none())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The finalizer removed, the old model goes and the next one takes the GPU.
+    plane
+        .kubectl(&[
+            "patch",
+            "pod",
+            "old-model",
+            "-n",
+            "vision",
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"finalizers":null}}"#,
+        ])
+        .expect("finalizer removed");
+    gd.wait_view(Duration::from_secs(60), |v| {
+        items(v, "pending").iter().all(|p| !p["name"].as_str().unwrap_or("").starts_with("next-model-"))
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+}
