@@ -8,7 +8,11 @@
 //! - the only board for a line cordoned with `kubectl cordon` → the scheduler's `node(s) were
 //!   unschedulable` → `gpu-node-cordoned` with `kubectl uncordon`, and nothing else for that pod;
 //! - the GPU held by a pod being deleted (a finalizer keeps it) → the waiting model told it waits
-//!   for that pod to finish terminating, not to free a GPU.
+//!   for that pod to finish terminating, not to free a GPU;
+//! - a one-replica model on a one-GPU board updated (`kubectl set image`): the real Deployment
+//!   controller's rolling update surges a new pod that waits for the GPU its own old pod holds →
+//!   `gpu-rollout-deadlock` on the Deployment with the `Recreate` patch; applied, the real
+//!   controller replaces the pod and the diagnosis goes.
 
 use std::time::Duration;
 
@@ -60,6 +64,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
             board("renamed-board", "sort-1", "nvidia.com/gpu.shared", "4"),
             board("cordoned-board", "press-3", "nvidia.com/gpu", "1"),
             board("busy-board", "cut-7", "nvidia.com/gpu", "1"),
+            board("pack-board", "pack-2", "nvidia.com/gpu", "1"),
         ],
         ..Default::default()
     };
@@ -76,7 +81,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         "metadata": {"name": "old-model", "namespace": "vision", "finalizers": ["factory.example.com/drain-queue"]},
         "spec": {"runtimeClassName": "nvidia", "nodeSelector": {"factory.example.com/line": "cut-7"},
                  "containers": [{"name": "m", "image": "tritonserver:24.08", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}});
-    plane.apply(&[plugin, holder]).expect("plugin and holder");
+    plane.apply(&[plugin, holder, model("ocr-model", "pack-2")]).expect("plugin, holder and the model to update");
     plane.kubectl(&["cordon", "cordoned-board"]).expect("kubectl cordon");
     plane
         .wait_until("old-model running", Duration::from_secs(60), |p| {
@@ -86,8 +91,28 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     plane
+        .wait_until("ocr-model running", Duration::from_secs(60), |p| {
+            p.kubectl(&[
+                "get",
+                "pods",
+                "-n",
+                "vision",
+                "-l",
+                "app=ocr-model",
+                "-o",
+                "jsonpath={.items[*].status.phase}",
+            ])
+            .is_ok_and(|s| s == "Running")
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    plane
         .apply(&[model("sorter", "sort-1"), model("press-model", "press-3"), model("next-model", "cut-7")])
         .expect("models");
+    // The model update an operator makes: a new image, the default rolling update.
+    plane
+        .kubectl(&["set", "image", "deployment/ocr-model", "-n", "vision", "m=tritonserver:24.09"])
+        .expect("set image");
     plane.kubectl(&["delete", "pod", "old-model", "-n", "vision", "--wait=false"]).expect("delete old-model");
 
     let kc = plane.kubeconfig.display().to_string();
@@ -98,6 +123,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
                 && diagnosis(v, "gpu-node-cordoned", "press-model-").is_some()
                 && diagnosis(v, "insufficient-gpu", "next-model-")
                     .is_some_and(|d| d["message"].as_str().unwrap_or("").contains("terminating"))
+                && diagnosis(v, "gpu-rollout-deadlock", "ocr-model").is_some()
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
@@ -132,6 +158,44 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
     let said = d["message"].as_str().unwrap_or("");
     assert!(said.contains("vision/old-model") && said.contains("deleting since"), "{said}");
     assert!(!said.contains("scale down"), "{said}");
+
+    // The rollout: on the Deployment, with the surge the controller wrote and the fix.
+    let d = diagnosis(&v, "gpu-rollout-deadlock", "ocr-model").unwrap_or_default();
+    assert_eq!((d["kind"].as_str(), d["severity"].as_str()), (Some("Deployment"), Some("critical")), "{d}");
+    let said = d["message"].as_str().unwrap_or("");
+    for part in [
+        "vision/ocr-model",
+        "maxSurge 1",
+        "Recreate",
+        "kubectl patch deployment -n vision ocr-model",
+        "\"maxSurge\":0,\"maxUnavailable\":1",
+    ] {
+        assert!(said.contains(part), "{part:?} not in {said}");
+    }
+    let new_pod = items(&v, "pending")
+        .into_iter()
+        .find(|p| p["name"].as_str().is_some_and(|n| n.starts_with("ocr-model-")))
+        .unwrap_or_else(|| panic!("the new ocr-model pod is not Pending: {}", v["pending"]));
+    assert!(items(&new_pod, "diagnoses").contains(&json!("gpu-rollout-deadlock")), "{new_pod}");
+    let told = diagnosis(&v, "insufficient-gpu", new_pod["name"].as_str().unwrap_or("?")).unwrap_or_default();
+    assert!(!told["message"].as_str().unwrap_or("").contains("scale down a pod"), "{told}");
+    plane
+        .kubectl(&[
+            "patch",
+            "deployment",
+            "ocr-model",
+            "-n",
+            "vision",
+            "-p",
+            r#"{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}"#,
+        ])
+        .expect("the Recreate patch from the diagnosis");
+    gd.wait_view(Duration::from_secs(60), |v| {
+        diagnosis(v, "gpu-rollout-deadlock", "").is_none()
+            && items(v, "pending").iter().all(|p| !p["name"].as_str().unwrap_or("").starts_with("ocr-model-"))
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
 
     // Uncordoned, the press model runs and its diagnosis goes.
     plane.kubectl(&["uncordon", "cordoned-board"]).expect("kubectl uncordon");

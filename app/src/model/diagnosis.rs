@@ -157,6 +157,8 @@ string_enum! {
         GpuResourceNameMismatch = "gpu-resource-name-mismatch",
         /// The nodes a pending pod could run on are cordoned.
         GpuNodeCordoned = "gpu-node-cordoned",
+        /// A Deployment's rolling update waits for the GPU its own old pods hold.
+        GpuRolloutDeadlock = "gpu-rollout-deadlock",
         /// A GPU holder stays terminating past its grace period.
         GpuHeldByTerminatingPod = "gpu-held-by-terminating-pod",
     }

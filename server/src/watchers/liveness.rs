@@ -46,6 +46,9 @@ pub(crate) enum Seen {
     InitApply,
     InitDone,
     Change,
+    /// An update that left what gpudash reads as it was (a node's heartbeat, a resourceVersion):
+    /// heard, but nothing to derive.
+    Same,
     Error(watcher::Error),
 }
 
@@ -128,6 +131,16 @@ impl WatchState {
                 if k.synced {
                     k.stale_since = None;
                     k.error = None;
+                }
+            }
+            Seen::Same => {
+                // Only a recovery is news for the view.
+                let recovered = k.synced && (k.stale_since.is_some() || k.error.is_some());
+                if recovered {
+                    k.stale_since = None;
+                    k.error = None;
+                } else {
+                    return;
                 }
             }
             Seen::Error(e) => {

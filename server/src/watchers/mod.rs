@@ -165,7 +165,7 @@ fn spawn_kind<K>(
     strip: fn(&mut K),
 ) -> Store<K>
 where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Resource<DynamicType = ()> + Clone + PartialEq + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let (reader, writer) = reflector::store();
     run_kind(state, state.register(name), api, cfg, strip, writer);
@@ -180,9 +180,23 @@ fn run_kind<K>(
     strip: fn(&mut K),
     writer: reflector::store::Writer<K>,
 ) where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Resource<DynamicType = ()> + Clone + PartialEq + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let stream = watcher(api, cfg).modify(strip).reflect(writer);
+    // Whether the update about to be stored changes the object as stripped (its resourceVersion
+    // aside): the store still holds the old one when this runs, and the reflector hands the
+    // same event on next, in the same task.
+    let store = writer.as_reader();
+    let changed = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let mark = changed.clone();
+    let stream = watcher(api, cfg).modify(strip).map(move |ev| {
+        if let Ok(watcher::Event::Apply(new)) = &ev {
+            let same =
+                store.get(&reflector::ObjectRef::from_obj(new)).is_some_and(|old| same_but_version(old.as_ref(), new));
+            mark.store(!same, std::sync::atomic::Ordering::Relaxed);
+        }
+        ev
+    });
+    let stream = stream.reflect(writer);
     let state = state.clone();
     tokio::spawn(async move {
         let mut stream = std::pin::pin!(stream);
@@ -192,6 +206,7 @@ fn run_kind<K>(
                 Ok(watcher::Event::Init) => Seen::Init,
                 Ok(watcher::Event::InitApply(_)) => Seen::InitApply,
                 Ok(watcher::Event::InitDone) => Seen::InitDone,
+                Ok(watcher::Event::Apply(_)) if !changed.load(std::sync::atomic::Ordering::Relaxed) => Seen::Same,
                 Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)) => Seen::Change,
                 Err(e) => Seen::Error(e),
             };
@@ -210,6 +225,18 @@ fn run_kind<K>(
             }
         }
     });
+}
+
+/// Whether two versions of an object are the same but for their resourceVersion (after
+/// stripping: a node's heartbeat time, managed fields and annotations are gone already).
+fn same_but_version<K: Resource + Clone + PartialEq>(old: &K, new: &K) -> bool {
+    if old.meta().resource_version == new.meta().resource_version {
+        return old == new;
+    }
+    let (mut a, mut b) = (old.clone(), new.clone());
+    a.meta_mut().resource_version = None;
+    b.meta_mut().resource_version = None;
+    a == b
 }
 
 /// The Kubernetes client, with the liveness layer reporting to `state`.

@@ -17,6 +17,10 @@ pub(crate) fn strip_node(n: &mut Node) {
         s.images = None;
         s.volumes_attached = None;
         s.volumes_in_use = None;
+        // A kubelet's status report renews these without changing anything gpudash shows.
+        for c in s.conditions.iter_mut().flatten() {
+            c.last_heartbeat_time = None;
+        }
     }
 }
 
@@ -31,7 +35,11 @@ pub(crate) fn strip_event(e: &mut Event) {
 
 pub(crate) fn strip_rs(r: &mut ReplicaSet) {
     r.managed_fields_mut().clear();
-    r.metadata.annotations = None;
+    // The Deployment controller's own annotations (revision, desired and max replicas) say how
+    // a rollout surges; the rest is the workload's.
+    if let Some(a) = r.metadata.annotations.as_mut() {
+        a.retain(|k, _| k.starts_with("deployment.kubernetes.io/"));
+    }
     if let Some(t) = r.spec.as_mut().and_then(|s| s.template.as_mut()) {
         t.metadata = None;
         if let Some(ps) = t.spec.as_mut() {

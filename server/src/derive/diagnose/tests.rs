@@ -442,3 +442,93 @@ fn derived_text(yaml: &str) -> ClusterView {
     let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     derive(&load(yaml), &Options::default(), Source::default(), 1, now)
 }
+
+/// A one-replica model on a one-GPU Orin NX mid-update: the old ReplicaSet's pod holds the GPU,
+/// the new one's pod waits (as the Deployment controller and scheduler leave them).
+fn rollout(gpus: &str) -> String {
+    format!(
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: orin-nx-pack, labels: {{kubernetes.io/arch: arm64, kubernetes.io/hostname: orin-nx-pack, nvidia.com/gpu.present: "true"}}}}
+  status:
+    capacity: {{cpu: "8", memory: 15755428Ki, nvidia.com/gpu: "{gpus}", pods: "110"}}
+    allocatable: {{cpu: "8", memory: 15755428Ki, nvidia.com/gpu: "{gpus}", pods: "110"}}
+    conditions: [{{type: Ready, status: "True", reason: KubeletReady, message: kubelet is posting ready status}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: nvdp-nvidia-device-plugin-p2q3r, namespace: nvidia-device-plugin, labels: {{app.kubernetes.io/instance: nvdp, app.kubernetes.io/name: nvidia-device-plugin}}}}
+  spec: {{nodeName: orin-nx-pack, containers: [{{name: nvidia-device-plugin-ctr, image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}]}}
+  status: {{phase: Running}}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata:
+    name: ocr-model-7c9f8d6b5
+    namespace: vision
+    annotations: {{deployment.kubernetes.io/desired-replicas: "1", deployment.kubernetes.io/max-replicas: "2", deployment.kubernetes.io/revision: "1"}}
+    ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: ocr-model, uid: 5f1d2c3b-4a59-4e68-9d7c-0b1a2f3e4d5c, controller: true, blockOwnerDeletion: true}}]
+  spec: {{replicas: 1, selector: {{matchLabels: {{app: ocr-model}}}}}}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata:
+    name: ocr-model-5b8c7d9f4
+    namespace: vision
+    annotations: {{deployment.kubernetes.io/desired-replicas: "1", deployment.kubernetes.io/max-replicas: "2", deployment.kubernetes.io/revision: "2"}}
+    ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: ocr-model, uid: 5f1d2c3b-4a59-4e68-9d7c-0b1a2f3e4d5c, controller: true, blockOwnerDeletion: true}}]
+  spec: {{replicas: 1, selector: {{matchLabels: {{app: ocr-model}}}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: ocr-model-7c9f8d6b5-h8j9k
+    namespace: vision
+    creationTimestamp: "2026-11-30T08:00:00Z"
+    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: ocr-model-7c9f8d6b5, uid: 0a1b2c3d-0000-4000-8000-000000000001, controller: true, blockOwnerDeletion: true}}]
+  spec: {{nodeName: orin-nx-pack, runtimeClassName: nvidia, containers: [{{name: m, image: "tritonserver:24.08", resources: {{limits: {{nvidia.com/gpu: "1"}}, requests: {{nvidia.com/gpu: "1"}}}}}}]}}
+  status: {{phase: Running}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: ocr-model-5b8c7d9f4-m2n3p
+    namespace: vision
+    creationTimestamp: "2026-11-30T11:45:00Z"
+    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: ocr-model-5b8c7d9f4, uid: 0a1b2c3d-0000-4000-8000-000000000002, controller: true, blockOwnerDeletion: true}}]
+  spec: {{runtimeClassName: nvidia, schedulerName: default-scheduler, containers: [{{name: m, image: "tritonserver:24.09", resources: {{limits: {{nvidia.com/gpu: "1"}}, requests: {{nvidia.com/gpu: "1"}}}}}}]}}
+  status:
+    phase: Pending
+    conditions: [{{type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-11-30T11:45:01Z", message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}]
+"#
+    )
+}
+
+#[test]
+fn a_rolling_update_waiting_for_its_own_old_pods_gpu_is_a_deadlock_unless_a_unit_is_free() {
+    let v = derived_text(&rollout("1"));
+    let d = found(&v, "gpu-rollout-deadlock", "ocr-model");
+    assert_eq!(
+        (d.kind.as_str(), d.severity, d.namespace.as_deref()),
+        ("Deployment", Severity::Critical, Some("vision"))
+    );
+    for part in [
+        "ocr-model-7c9f8d6b5-h8j9k",
+        "ReplicaSet ocr-model-5b8c7d9f4, revision 2",
+        "maxSurge 1",
+        "waited 15 min",
+        "Recreate",
+        "\"maxSurge\":0,\"maxUnavailable\":1",
+    ] {
+        assert!(d.message.en.contains(part), "{part:?} not in {}", d.message.en);
+    }
+    assert!(d.message.ja.contains("Recreate"), "{}", d.message.ja);
+    let w = found(&v, "insufficient-gpu", "ocr-model-5b8c7d9f4-m2n3p");
+    assert!(
+        w.message.en.contains("its own Deployment") && !w.message.en.contains("scale down a pod"),
+        "{}",
+        w.message.en
+    );
+    assert!(v.pending[0].diagnoses.contains(&app::model::Code::from("gpu-rollout-deadlock")));
+    // A second GPU on the board, free: the new pod will be placed; nothing to say.
+    let v = derived_text(&rollout("2"));
+    assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-rollout-deadlock"), "{:?}", codes(&v));
+}
