@@ -4,6 +4,8 @@
 #   ./bench.sh --sizes demo --clients 1 --seconds 10
 #   ./bench.sh --peer …                 # also installs and runs kubectl-view-allocations
 #   ./bench.sh --agent 60               # the node agent's RSS and CPU at 1 s sampling, binary sizes
+#   ./bench.sh --real                   # on a real control plane (kine, kube-apiserver, scheduler,
+#                                       # controller-manager, kwok): 100 and 1000 nodes, 20 changes/s
 #   ./bench.sh --fleet 100              # gpudash fleet over 100 sites × 10 nodes under churn (PostgreSQL)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,6 +15,7 @@ if [[ " $* " == *" --peer "* ]] && [ ! -x target/peer/bin/kubectl-view-allocatio
   say "installing kubectl-view-allocations (the peer) from the Rust crate registry into target/peer"
   cargo install --locked --root target/peer kubectl-view-allocations
 fi
+if [[ " $* " == *" --real "* ]]; then ensure_control_plane; fi
 args=()
 for a in "$@"; do [ "$a" = "--peer" ] || args+=("$a"); done
 build_site

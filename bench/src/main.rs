@@ -7,6 +7,8 @@ mod cluster;
 mod derive;
 mod fleet;
 mod history;
+mod real;
+mod stream;
 
 use std::collections::HashMap;
 use std::io::Read as _;
@@ -16,7 +18,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use futures::StreamExt;
 use gpudash_sim::{start, Scenario, Simulator, TimelineMode};
 use serde_json::json;
 
@@ -166,67 +167,13 @@ async fn run(
     let weight = page_weight(&url).await?;
     let (idle_cpu, idle_rss) = cpu_and_rss(pid, Duration::from_secs(3)).await;
 
-    // Stream clients: note when each probe sequence number first arrives.
+    // Stream clients; churn starts when all have their first (whole) view, so that the latency
+    // measured is the steady state's, not the initial download's.
     let sent: Arc<Mutex<HashMap<u64, Instant>>> = Arc::default();
-    let lat: Arc<Mutex<Vec<f64>>> = Arc::default();
-    let bytes0: Arc<Mutex<(u64, u64)>> = Arc::default();
-    let mut tasks = Vec::new();
-    // Clients that received their first (whole) view; churn starts when all have, so that the
-    // latency measured is the steady state's, not the initial download's.
-    let ready = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    for c in 0..clients {
-        let (sent, lat, bytes0, url, ready) = (sent.clone(), lat.clone(), bytes0.clone(), url.clone(), ready.clone());
-        tasks.push(tokio::spawn(async move {
-            let Ok(r) = reqwest::get(format!("{url}/api/v1/stream")).await else { return };
-            let mut s = r.bytes_stream();
-            let mut buf: Vec<u8> = Vec::new();
-            let mut last_seq = 0u64;
-            let mut first = true;
-            // Where the search for the end of the current event resumes (a whole view is
-            // megabytes at 1000 nodes: scanning it again for every chunk would be the bottleneck).
-            let mut scanned = 0usize;
-            while let Some(Ok(chunk)) = s.next().await {
-                if c == 0 {
-                    bytes0.lock().unwrap_or_else(|e| e.into_inner()).0 += chunk.len() as u64;
-                }
-                buf.extend_from_slice(&chunk);
-                loop {
-                    let Some(end) = buf[scanned..].windows(2).position(|w| w == b"\n\n").map(|e| e + scanned) else {
-                        scanned = buf.len().saturating_sub(1);
-                        break;
-                    };
-                    scanned = 0;
-                    let ev: Vec<u8> = buf.drain(..end + 2).collect();
-                    if first {
-                        first = false;
-                        ready.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    let text = String::from_utf8_lossy(&ev);
-                    if c == 0 && text.contains("data:") {
-                        bytes0.lock().unwrap_or_else(|e| e.into_inner()).1 += 1;
-                    }
-                    let key = "\"gpudash.dev/seq\",\"";
-                    if let Some(i) = text.find(key) {
-                        let rest = &text[i + key.len()..];
-                        let seq: u64 = rest.split('"').next().and_then(|s| s.parse().ok()).unwrap_or(0);
-                        if seq > last_seq {
-                            last_seq = seq;
-                            if let Some(t) = sent.lock().unwrap_or_else(|e| e.into_inner()).get(&seq) {
-                                lat.lock().unwrap_or_else(|e| e.into_inner()).push(t.elapsed().as_secs_f64() * 1000.0);
-                            }
-                        }
-                    }
-                }
-            }
-        }));
-    }
-    let t = Instant::now();
-    while ready.load(std::sync::atomic::Ordering::Relaxed) < clients && t.elapsed() < Duration::from_secs(120) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let initial_s = t.elapsed().as_secs_f64();
+    let streams = stream::Clients::spawn(&url, clients);
+    let initial_s = streams.wait_ready(Duration::from_secs(120)).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
-    *bytes0.lock().unwrap_or_else(|e| e.into_inner()) = (0, 0);
+    streams.reset_bytes();
     // Churn: every tenth change moves the probe; the rest flip pods between nodes' states.
     let dra_nodes: usize = size.strip_prefix("dra").and_then(|n| n.parse().ok()).unwrap_or(0);
     let churn_task = {
@@ -267,11 +214,9 @@ async fn run(
     churn_task.abort();
     let elapsed = secs as f64;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    for t in tasks {
-        t.abort();
-    }
-    let mut l = lat.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let (b, n) = *bytes0.lock().unwrap_or_else(|e| e.into_inner());
+    let mut l = streams.latencies(&sent.lock().unwrap_or_else(|e| e.into_inner()));
+    let (b, n) = streams.bytes();
+    drop(streams);
     // The last derivation's duration, as gpudash reports it.
     let metrics = http.get(format!("{url}/metrics")).send().await?.text().await?;
     let derive_ms = metrics
@@ -317,8 +262,20 @@ async fn run(
             eprintln!("WARNING: gpudash disagrees with the generator on {mismatched} nodes' allocated GPUs");
         }
     }
-    // Per node and GPU resource, for the peer.
-    let per_resource: Vec<(String, String, u64)> = view["nodes"]
+    let per_resource = per_resource(&view);
+    // The peer runs (and is waited for) off the runtime's workers: blocking a worker can strand
+    // a simulator task queued on it, and the peer then waits forever for an answer (seen at 1000
+    // nodes on this 2-core machine).
+    let size_owned = size.to_string();
+    tokio::task::spawn_blocking(move || peer(&kc, &per_resource, &size_owned, sync_s)).await?;
+    drop(sim);
+    let view: app::model::ClusterView = serde_json::from_value(view)?;
+    Ok((row, weight, view))
+}
+
+/// Allocated units per node and GPU resource in a view, to compare with the peer.
+fn per_resource(view: &serde_json::Value) -> Vec<(String, String, u64)> {
+    view["nodes"]
         .as_array()
         .into_iter()
         .flatten()
@@ -328,15 +285,7 @@ async fn run(
                 (node.clone(), g["resource"].as_str().unwrap_or("").to_string(), g["allocated"].as_u64().unwrap_or(0))
             })
         })
-        .collect();
-    // The peer runs (and is waited for) off the runtime's workers: blocking a worker can strand
-    // a simulator task queued on it, and the peer then waits forever for an answer (seen at 1000
-    // nodes on this 2-core machine).
-    let size_owned = size.to_string();
-    tokio::task::spawn_blocking(move || peer(&kc, &per_resource, &size_owned, sync_s)).await?;
-    drop(sim);
-    let view: app::model::ClusterView = serde_json::from_value(view)?;
-    Ok((row, weight, view))
+        .collect()
 }
 
 /// kubectl-view-allocations, when installed (./bench.sh --peer installs it), on the same cluster.
@@ -441,6 +390,16 @@ async fn main() -> anyhow::Result<()> {
             get("--rounds", "50").parse().unwrap_or(50),
             args.iter().any(|a| a == "--dra"),
         );
+        return Ok(());
+    }
+    if args.iter().any(|a| a == "--real") {
+        let counts: Vec<usize> = get("--clients", "1,200").split(',').filter_map(|c| c.parse().ok()).collect();
+        let rate: u32 = get("--rate", "20").parse().unwrap_or(20);
+        let secs: u64 = get("--seconds", "30").parse().unwrap_or(30);
+        real::header();
+        for n in get("--sizes", "100,1000").split(',').filter_map(|n| n.parse().ok()) {
+            real::run(n, &counts, rate, secs).await?;
+        }
         return Ok(());
     }
     let sizes = get("--sizes", "demo,100,1000");

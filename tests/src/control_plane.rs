@@ -376,6 +376,12 @@ impl ControlPlane {
         self.wait_apiserver(Duration::from_secs(90)).await
     }
 
+    /// The process id of a running component (`kine`, `kube-apiserver`, `kwok`, …), for the
+    /// benchmark's CPU and memory figures.
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        self.components.iter().find(|c| c.name == name).and_then(|c| c.proc.as_ref()).map(Proc::pid)
+    }
+
     /// Every component's log, last lines first per component, for a failing test's output.
     pub fn logs(&self, lines: usize) -> String {
         self.components.iter().map(|c| format!("--- {} ---\n{}\n", c.name, c.tail(lines))).collect()

@@ -201,6 +201,7 @@ async fn guessing_the_token_is_slowed_then_refused() {
         codes.push(r.status().as_u16());
     }
     let took = t.elapsed();
+    eprintln!("figure: 12 wrong sign-ins took {took:?}: {codes:?}");
     assert_eq!(&codes[..10], &[401; 10], "{codes:?}");
     assert_eq!(&codes[10..], &[429, 429], "{codes:?}");
     // 0.25 s × (1 + 2 + … + 10) for the ten wrong ones.
@@ -248,7 +249,8 @@ async fn nested_yaml_and_nonsense_quantities_are_refused_and_the_probes_stay_fas
     let code = r.status().as_u16();
     let body = r.text().await.unwrap_or_default();
     assert!(matches!(code, 400 | 422) && body.contains("nested"), "{code} {body}");
-    assert!(t.elapsed() < Duration::from_millis(500), "refused before parsing: {:?}", t.elapsed());
+    let refused_in = t.elapsed();
+    assert!(refused_in < Duration::from_millis(500), "refused before parsing: {refused_in:?}");
     // Eight senders at once, for three seconds: /healthz still answers within 100 ms.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut senders = Vec::new();
@@ -277,6 +279,7 @@ async fn nested_yaml_and_nonsense_quantities_are_refused_and_the_probes_stay_fas
         let _ = s.await;
     }
     let worst = times.iter().max().copied().unwrap_or_default();
+    eprintln!("figure: /healthz worst {worst:?} of 30 under 8 senders of 32,000-deep YAML (refused in {refused_in:?})");
     assert!(worst <= Duration::from_millis(100), "/healthz took {worst:?} under 8 senders of nested YAML");
     // Quantities the API server refuses are refused, in its words.
     for (field, value, words) in [
@@ -360,6 +363,7 @@ async fn slow_and_silent_connections_are_closed_and_healthz_answers_while_1000_a
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(held, 1000, "all connections opened");
     let worst = times.iter().max().copied().unwrap_or_default();
+    eprintln!("figure: /healthz worst {worst:?} of 10 with 1,000 silent and stalled connections held; {closed} of 1,001 closed by the 2 s header-read timeout");
     assert!(worst <= Duration::from_millis(100), "/healthz took {worst:?} with 1,000 hostile connections held");
     assert_eq!(closed, 1001, "the header-read timeout closed every silent and slow connection");
 }
@@ -413,6 +417,7 @@ async fn under_a_descriptor_limit_a_flood_leaves_no_accept_errors_and_healthz_co
     .await
     .unwrap_or_else(|e| panic!("{e}"));
     let log = gd.output();
+    eprintln!("figure: 600 connections under a 512-descriptor limit: /healthz answered again after {back:?}");
     assert!(back.is_some(), "/healthz did not come back:\n{log}");
     assert!(!log.contains("Too many open files"), "accept ran out of descriptors:\n{log}");
     assert!(log.contains("connection cap lowered") && log.contains("connection cap reached"), "{log}");
@@ -509,6 +514,7 @@ async fn the_agent_keeps_answering_in_10_mib_under_2000_idle_connections_and_a_1
     .await
     .unwrap_or_else(|e| panic!("{e}"));
     let (report, opened, answered, peak, threads) = got;
+    eprintln!("figure: agent peak RSS {peak:.1} MiB, {threads} threads, answered {answered:?} after 2,000 idle connections and a 100 MiB line");
     let r = report.unwrap_or_else(|| panic!("no good tegrastats reading after the 100 MiB line:\n{}", a.output()));
     assert!(r["tegrastats"]["value"]["ram_total_bytes"].as_u64().is_some(), "{r}");
     assert_eq!(opened, 2000);
@@ -530,10 +536,25 @@ async fn a_command_printing_flat_out_costs_the_agent_little_and_sigterm_stops_it
             + f.get(12).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0)
     };
     gpudash_tests::wait_tcp(&addr(&url), Duration::from_secs(10));
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Reading: a first good line is in the report.
+    let u = url.clone();
+    let first = tokio::task::spawn_blocking(move || {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(15) {
+            if split_report(&u).is_some_and(|r| r["tegrastats"]["value"]["gpu_busy_percent"].is_number()) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    })
+    .await
+    .unwrap_or(false);
+    assert!(first, "no tegrastats reading from the flat-out command:\n{}", a.output());
     let (t0, c0) = (Instant::now(), ticks(pid));
     tokio::time::sleep(Duration::from_secs(4)).await;
     let cpu = (ticks(pid) - c0) as f64 / 100.0 / t0.elapsed().as_secs_f64() * 100.0;
+    eprintln!("figure: agent CPU {cpu:.1} % reading a command that prints flat out");
     assert!(cpu < 20.0, "agent at {cpu:.0} % CPU reading a flat-out command");
     let r = tokio::task::spawn_blocking(move || split_report(&url)).await.ok().flatten();
     assert!(r.is_some_and(|r| r["tegrastats"]["value"]["gpu_busy_percent"].is_number()), "{}", a.output());
@@ -541,6 +562,10 @@ async fn a_command_printing_flat_out_costs_the_agent_little_and_sigterm_stops_it
     let group: Vec<u32> = gpudash_tests::children_of(pid);
     assert!(!group.is_empty(), "the tegrastats shell runs");
     let pgid = group[0];
+    let t = Instant::now();
+    while gpudash_tests::group_members(pgid).len() < 3 && t.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert!(
         gpudash_tests::group_members(pgid).len() >= 3,
         "sh, yes and sleep: {:?}",
