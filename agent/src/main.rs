@@ -51,7 +51,7 @@ fn next_line(r: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<Option
     loop {
         let buf = r.fill_buf()?;
         if buf.is_empty() {
-            return Ok((seen > 0).then(|| if seen > MAX_LINE { Err(seen) } else { Ok(()) }));
+            return Ok((seen > 0).then_some(if seen > MAX_LINE { Err(seen) } else { Ok(()) }));
         }
         let (take, end) = match buf.iter().position(|b| *b == b'\n') {
             Some(i) => (i, true),

@@ -106,6 +106,28 @@ async fn page_weight(url: &str) -> anyhow::Result<(u64, u64)> {
     Ok(total)
 }
 
+/// `target/release/gpudash serve` on `kubeconfig`, listening on `port`, its database in `dir`:
+/// its pid, and the guard that kills it.
+pub(crate) fn spawn_gpudash(
+    kubeconfig: &std::path::Path,
+    port: u16,
+    dir: &std::path::Path,
+) -> anyhow::Result<(u32, Killer)> {
+    let bin = root().join("target/release/gpudash");
+    let child = Command::new(&bin)
+        .args(["serve", "--kubeconfig"])
+        .arg(kubeconfig)
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--db"])
+        .arg(dir.join("h.db"))
+        .arg("--site-root")
+        .arg(root().join("target/site"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("{} (build it with cargo build --release -p gpudash)", bin.display()))?;
+    Ok((child.id(), Killer(child)))
+}
+
 async fn run(
     size: &str,
     nodes: usize,
@@ -136,21 +158,8 @@ async fn run(
     std::fs::write(&kc, sim.kubeconfig())?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let url = format!("http://127.0.0.1:{port}");
-    let bin = root().join("target/release/gpudash");
     let t0 = Instant::now();
-    let child = Command::new(&bin)
-        .args(["serve", "--kubeconfig"])
-        .arg(&kc)
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--db"])
-        .arg(dir.path().join("h.db"))
-        .arg("--site-root")
-        .arg(root().join("target/site"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("{} (build it with cargo build --release -p gpudash)", bin.display()))?;
-    let pid = child.id();
-    let _k = Killer(child);
+    let (pid, _k) = spawn_gpudash(&kc, port, dir.path())?;
     let http = reqwest::Client::new();
     loop {
         if let Ok(r) = http.get(format!("{url}/readyz")).send().await {

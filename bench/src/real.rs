@@ -9,16 +9,15 @@
 //! (a watch this benchmark holds, like gpudash's) and from the write.
 
 use std::collections::HashMap;
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use futures::StreamExt;
 use gpudash_tests::control_plane::ControlPlane;
 use serde_json::{json, Value};
 
-use crate::{cluster, cpu_and_rss, pct, per_resource, root, Killer};
+use crate::{cluster, cpu_and_rss, pct, per_resource};
 
 /// The namespaces the generated pods and the churn use.
 fn namespaces() -> Vec<String> {
@@ -242,21 +241,8 @@ pub async fn run(nodes: usize, client_counts: &[usize], rate: u32, secs: u64) ->
     let dir = tempfile::tempdir()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let url = format!("http://127.0.0.1:{port}");
-    let bin = root().join("target/release/gpudash");
     let t0 = Instant::now();
-    let child = Command::new(&bin)
-        .args(["serve", "--kubeconfig"])
-        .arg(&plane.kubeconfig)
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--db"])
-        .arg(dir.path().join("h.db"))
-        .arg("--site-root")
-        .arg(root().join("target/site"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("{} (build it with cargo build --release -p gpudash)", bin.display()))?;
-    let pid = child.id();
-    let _k = Killer(child);
+    let (pid, _k) = crate::spawn_gpudash(&plane.kubeconfig, port, dir.path())?;
     let local = reqwest::Client::new();
     let ready_s = wait_for("gpudash /readyz", Duration::from_secs(300), Duration::from_millis(10), || {
         let r = local.get(format!("{url}/readyz")).send();
@@ -312,6 +298,9 @@ pub async fn run(nodes: usize, client_counts: &[usize], rate: u32, secs: u64) ->
     let (kc, label) = (plane.kubeconfig.clone(), format!("real {nodes}"));
     tokio::task::spawn_blocking(move || crate::peer(&kc, &ours, &label, first_view_s)).await?;
 
+    // Probe numbers go on from one client count to the next: the probe node keeps its label, and
+    // a client's first view must not hold a number the next run will send again.
+    let mut seq_base = 0u64;
     for &clients in client_counts {
         let streams = crate::stream::Clients::spawn(&url, clients);
         let all_first_s = streams.wait_ready(Duration::from_secs(120)).await;
@@ -355,7 +344,7 @@ pub async fn run(nodes: usize, client_counts: &[usize], rate: u32, secs: u64) ->
                 for i in 1u64.. {
                     tick.tick().await;
                     let req = if i % 10 == 0 {
-                        let seq = i / 10;
+                        let seq = seq_base + i / 10;
                         sent.lock().unwrap_or_else(|e| e.into_inner()).insert(seq, Instant::now());
                         http.patch(format!("{server}/api/v1/nodes/probe-node"))
                             .header("content-type", "application/merge-patch+json")
@@ -412,6 +401,7 @@ pub async fn run(nodes: usize, client_counts: &[usize], rate: u32, secs: u64) ->
         let mut from_watch = streams.latencies(&delivered);
         let mut from_write = streams.latencies(&sent);
         let probes = sent.len();
+        seq_base = sent.keys().max().copied().unwrap_or(seq_base) + 1;
         eprintln!(
             "{nodes} nodes, {clients} clients: the benchmark's own API watch delivered {} of {probes} probes; clients saw {} of {} (probe, client) pairs",
             delivered.len(),

@@ -66,7 +66,7 @@ impl Hosts {
             || name.ends_with(".localhost")
             || name.ends_with(".svc")
             || name.ends_with(".svc.cluster.local")
-            || self.names.iter().any(|n| *n == name)
+            || self.names.contains(&name)
     }
 }
 
