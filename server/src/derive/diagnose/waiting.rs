@@ -241,21 +241,24 @@ fn rollout_deadlock(
     let new_name = new_rs.metadata.name.clone().unwrap_or_default();
     let mut old_rs = Vec::new();
     let mut old_pods = Vec::new();
-    for (_, g) in with_res.iter().filter(|(_, g)| g.resource == res) {
-        for h in g.holders.iter().filter(|h| h.namespace == ns) {
-            let Some(holder) = cx.inputs.pods.iter().find(|p| {
-                p.metadata.namespace.as_deref() == Some(ns) && p.metadata.name.as_deref() == Some(h.name.as_str())
-            }) else {
-                continue;
-            };
-            let Some((rs, _, d_uid)) = owners(cx, ns, holder.metadata.owner_references.as_ref()) else { continue };
-            let rs_name = rs.metadata.name.clone().unwrap_or_default();
-            if d_uid == uid && rs_name != new_name {
-                if !old_rs.contains(&rs_name) {
-                    old_rs.push(rs_name);
-                }
-                old_pods.push(h.name.clone());
+    // The holders in the pod's namespace, then their pod objects in one pass over the pods (a
+    // pod with no selector may see thousands of holders: no search of every pod per holder).
+    let held: std::collections::BTreeSet<&str> = with_res
+        .iter()
+        .filter(|(_, g)| g.resource == res)
+        .flat_map(|(_, g)| g.holders.iter().filter(|h| h.namespace == ns).map(|h| h.name.as_str()))
+        .collect();
+    let holders = cx.inputs.pods.iter().filter(|p| {
+        p.metadata.namespace.as_deref() == Some(ns) && p.metadata.name.as_deref().is_some_and(|n| held.contains(n))
+    });
+    for holder in holders {
+        let Some((rs, _, d_uid)) = owners(cx, ns, holder.metadata.owner_references.as_ref()) else { continue };
+        let rs_name = rs.metadata.name.clone().unwrap_or_default();
+        if d_uid == uid && rs_name != new_name {
+            if !old_rs.contains(&rs_name) {
+                old_rs.push(rs_name);
             }
+            old_pods.push(holder.metadata.name.clone().unwrap_or_default());
         }
     }
     if old_pods.is_empty() {
