@@ -285,6 +285,20 @@ fn a_device_class_quota_is_listed_as_such() {
     );
 }
 
+/// The NVIDIA device plugin's pod on `node`, as its Helm chart names it: a list item.
+fn plugin_pod(suffix: &str, node: &str) -> String {
+    format!(
+        r#"- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: nvdp-nvidia-device-plugin-{suffix}
+    namespace: nvidia-device-plugin
+    labels: {{app.kubernetes.io/instance: nvdp, app.kubernetes.io/name: nvidia-device-plugin}}
+  spec: {{nodeName: {node}, containers: [{{name: nvidia-device-plugin-ctr, image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}]}}
+  status: {{phase: Running}}"#
+    )
+}
+
 /// One Orin Nano whose GPU a terminating pod holds, and a model waiting for it; the holder's
 /// deletion asked at `deleted` with a 30 s grace period, its node Ready or not, with finalizers.
 fn terminating(ready: bool, finalizers: &str) -> String {
@@ -301,11 +315,7 @@ items:
     capacity: {{cpu: "6", memory: 7802852Ki, nvidia.com/gpu: "1", pods: "110"}}
     allocatable: {{cpu: "6", memory: 7802852Ki, nvidia.com/gpu: "1", pods: "110"}}
     conditions: [{{type: Ready, status: "{ready}", reason: KubeletReady, message: kubelet is posting ready status}}]
-- apiVersion: v1
-  kind: Pod
-  metadata: {{name: nvdp-nvidia-device-plugin-k2j4h, namespace: nvidia-device-plugin, labels: {{app.kubernetes.io/instance: nvdp, app.kubernetes.io/name: nvidia-device-plugin}}}}
-  spec: {{nodeName: orin-nano-busy, containers: [{{name: nvidia-device-plugin-ctr, image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}]}}
-  status: {{phase: Running}}
+{plugin}
 - apiVersion: v1
   kind: Pod
   metadata: {{name: old-model, namespace: vision, creationTimestamp: "2026-11-30T09:00:00Z", deletionTimestamp: "2026-11-30T11:50:30Z", deletionGracePeriodSeconds: 30, finalizers: {finalizers}}}
@@ -318,7 +328,8 @@ items:
   status:
     phase: Pending
     conditions: [{{type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-11-30T11:50:01Z", message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}]
-"#
+"#,
+        plugin = plugin_pod("k2j4h", "orin-nano-busy")
     )
 }
 
@@ -386,11 +397,7 @@ items:
     capacity: {{cpu: "8", memory: 15755428Ki, {resource}: "4", pods: "110"}}
     allocatable: {{cpu: "8", memory: 15755428Ki, {resource}: "4", pods: "110"}}
     conditions: [{{type: Ready, status: "True", reason: KubeletReady, message: kubelet is posting ready status}}]
-- apiVersion: v1
-  kind: Pod
-  metadata: {{name: nvdp-nvidia-device-plugin-7x9kq, namespace: nvidia-device-plugin, labels: {{app.kubernetes.io/instance: nvdp, app.kubernetes.io/name: nvidia-device-plugin}}}}
-  spec: {{nodeName: orin-nx-01, containers: [{{name: nvidia-device-plugin-ctr, image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}]}}
-  status: {{phase: Running}}
+{plugin}
 - apiVersion: v1
   kind: Pod
   metadata: {{name: sorter-5d6c7b8a9-k3m4n, namespace: vision, creationTimestamp: "2026-11-30T11:00:00Z"}}
@@ -398,7 +405,8 @@ items:
   status:
     phase: Pending
     conditions: [{{type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-11-30T11:00:01Z", message: "{message}"}}]
-"#
+"#,
+        plugin = plugin_pod("7x9kq", "orin-nx-01")
     )
 }
 
@@ -457,11 +465,7 @@ items:
     capacity: {{cpu: "8", memory: 15755428Ki, nvidia.com/gpu: "{gpus}", pods: "110"}}
     allocatable: {{cpu: "8", memory: 15755428Ki, nvidia.com/gpu: "{gpus}", pods: "110"}}
     conditions: [{{type: Ready, status: "True", reason: KubeletReady, message: kubelet is posting ready status}}]
-- apiVersion: v1
-  kind: Pod
-  metadata: {{name: nvdp-nvidia-device-plugin-p2q3r, namespace: nvidia-device-plugin, labels: {{app.kubernetes.io/instance: nvdp, app.kubernetes.io/name: nvidia-device-plugin}}}}
-  spec: {{nodeName: orin-nx-pack, containers: [{{name: nvidia-device-plugin-ctr, image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}]}}
-  status: {{phase: Running}}
+{plugin}
 - apiVersion: apps/v1
   kind: ReplicaSet
   metadata:
@@ -498,7 +502,8 @@ items:
   status:
     phase: Pending
     conditions: [{{type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-11-30T11:45:01Z", message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}]
-"#
+"#,
+        plugin = plugin_pod("p2q3r", "orin-nx-pack")
     )
 }
 
