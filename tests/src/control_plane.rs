@@ -399,6 +399,15 @@ impl ControlPlane {
         bail!("{what}: not within {limit:?}\n{}", self.logs(15))
     }
 
+    /// Waits until the one pod of `namespace` labelled `label` (`app=x`) is Running.
+    pub async fn wait_one_running(&self, namespace: &str, label: &str, limit: Duration) -> anyhow::Result<()> {
+        self.wait_until(&format!("the {label} pod running"), limit, |p| {
+            p.kubectl(&["get", "pods", "-n", namespace, "-l", label, "-o", "jsonpath={.items[*].status.phase}"])
+                .is_ok_and(|s| s == "Running")
+        })
+        .await
+    }
+
     async fn wait_tcp(&self, i: usize, port: u16, limit: Duration) -> anyhow::Result<()> {
         let t = Instant::now();
         while t.elapsed() < limit {

@@ -128,22 +128,7 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
             model("vision", "wear-model", 1, "1Gi", json!({"factory.example.com/line": "cut-7"}), json!([])),
         ])
         .expect("workloads");
-    plane
-        .wait_until("dark-model running on dark-board", Duration::from_secs(60), |p| {
-            p.kubectl(&[
-                "get",
-                "pods",
-                "-n",
-                "vision",
-                "-l",
-                "app=dark-model",
-                "-o",
-                "jsonpath={.items[*].status.phase}",
-            ])
-            .is_ok_and(|s| s == "Running")
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    plane.wait_one_running("vision", "app=dark-model", Duration::from_secs(60)).await.unwrap_or_else(|e| panic!("{e}"));
 
     let kc = plane.kubeconfig.display().to_string();
     let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));

@@ -90,22 +90,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    plane
-        .wait_until("ocr-model running", Duration::from_secs(60), |p| {
-            p.kubectl(&[
-                "get",
-                "pods",
-                "-n",
-                "vision",
-                "-l",
-                "app=ocr-model",
-                "-o",
-                "jsonpath={.items[*].status.phase}",
-            ])
-            .is_ok_and(|s| s == "Running")
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    plane.wait_one_running("vision", "app=ocr-model", Duration::from_secs(60)).await.unwrap_or_else(|e| panic!("{e}"));
     plane
         .apply(&[model("sorter", "sort-1"), model("press-model", "press-3"), model("next-model", "cut-7")])
         .expect("models");
