@@ -516,6 +516,8 @@ pub fn kubectl_with(kc: &Path, args: &[&str], stdin: Option<&str>) -> anyhow::Re
     let mut child = Command::new(kubectl_bin())
         .arg("--kubeconfig")
         .arg(kc)
+        .arg("--cache-dir")
+        .arg(crate::kubectl_cache_dir(kc))
         .args(args)
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())

@@ -433,11 +433,25 @@ pub fn kubectl_program() -> PathBuf {
         .clone()
 }
 
+/// kubectl's discovery cache for a kubeconfig: a folder beside it, not `~/.kube/cache`. That one
+/// is keyed by host and port, and the tests' servers take ephemeral ports on 127.0.0.1 — a server
+/// that serves no DRA, started on a port an earlier test's server (with DRA) had, was answered
+/// from the earlier one's cached discovery (seen in CI: kubectl listed `resource.k8s.io/v1`
+/// instead of saying the resource type is not served).
+pub fn kubectl_cache_dir(kc: &Path) -> PathBuf {
+    kc.with_file_name("kubectl-cache")
+}
+
+/// The tests' kubectl command for a kubeconfig, its discovery cache beside it.
+pub fn kubectl_command(kc: &Path) -> Command {
+    let mut cmd = Command::new(kubectl_program());
+    cmd.arg("--kubeconfig").arg(kc).arg("--cache-dir").arg(kubectl_cache_dir(kc));
+    cmd
+}
+
 /// Runs kubectl with a kubeconfig; returns whether it succeeded and its stdout and stderr.
 pub fn kubectl(kc: &Path, args: &[&str]) -> (bool, String) {
-    let out = std::process::Command::new(kubectl_program())
-        .arg("--kubeconfig")
-        .arg(kc)
+    let out = kubectl_command(kc)
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("kubectl not found ({e}): ./test.sh installs it"));

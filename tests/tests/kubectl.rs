@@ -3,7 +3,7 @@
 //! timeline change, and has its write refused and logged.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
@@ -44,9 +44,7 @@ async fn kubectl_watch_sees_a_timeline_change() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let (_dir, kc) = kubeconfig_file(&sim.url());
-    let mut child = Command::new(gpudash_tests::kubectl_program())
-        .arg("--kubeconfig")
-        .arg(&kc)
+    let mut child = gpudash_tests::kubectl_command(&kc)
         .args(["get", "pods", "-A", "-w"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

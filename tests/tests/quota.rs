@@ -3,7 +3,6 @@
 //! `gpu-quota-exhausted`), the what-if check refusing by quota in the API server's words, and
 //! the quota page and pending page in Chromium.
 
-use std::process::Command;
 use std::time::Duration;
 
 use fantoccini::Locator;
@@ -30,9 +29,7 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
 
     // kubectl reads the quotas from the simulator as from an API server.
     let (_dir, kc) = kubeconfig_file(&sim.url());
-    let out = Command::new(gpudash_tests::kubectl_program())
-        .arg("--kubeconfig")
-        .arg(&kc)
+    let out = gpudash_tests::kubectl_command(&kc)
         .args(["get", "resourcequota", "-A"])
         .output()
         .unwrap_or_else(|e| panic!("kubectl: {e}"));
@@ -41,9 +38,7 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
     for q in ["gpu-quota", "gpu-high-priority", "dra-gpus"] {
         assert!(listing.contains(q), "{q} not in:\n{listing}");
     }
-    let out = Command::new(gpudash_tests::kubectl_program())
-        .arg("--kubeconfig")
-        .arg(&kc)
+    let out = gpudash_tests::kubectl_command(&kc)
         .args(["get", "quota", "gpu-quota", "-n", "team-a", "-o", "jsonpath={.status.used}"])
         .output()
         .unwrap_or_else(|e| panic!("kubectl: {e}"));
