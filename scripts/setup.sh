@@ -45,7 +45,11 @@ ensure_test_tools() {
   # A Japanese face, so the Japanese screenshots show text rather than empty boxes (a kiosk's
   # own browser brings its fonts).
   [ -e /usr/share/fonts/opentype/ipafont-gothic/ipag.ttf ] || missing+=(fonts-ipafont-gothic)
-  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl, postgresql, Japanese font: present"; fi
+  # The alerting rules are unit-tested with promtool and run end to end through a real Prometheus
+  # and Alertmanager (the tests start their own, on 127.0.0.1; the packages' services are not used).
+  command -v promtool >/dev/null || missing+=(prometheus)
+  command -v prometheus-alertmanager >/dev/null || missing+=(prometheus-alertmanager)
+  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl, postgresql, Japanese font, Prometheus, Alertmanager: present"; fi
 }
 
 ensure_arm64() {

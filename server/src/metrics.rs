@@ -13,6 +13,8 @@ pub struct Health {
     pub rss_bytes: Option<u64>,
     /// Seconds since the view's watch went stale (0 while live).
     pub stale_seconds: f64,
+    /// Now, in Unix seconds (the ages of Pending pods are measured to it).
+    pub now: i64,
 }
 
 /// Escapes a label value as the text format requires.
@@ -133,15 +135,55 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.head("gpudash_diagnoses", "Open diagnoses by code and severity.");
     let mut diags: std::collections::BTreeMap<(&str, &str), u64> = std::collections::BTreeMap::new();
     for d in &v.diagnoses {
-        let sev = match d.severity {
-            app::model::Severity::Critical => "critical",
-            app::model::Severity::Warning => "warning",
-            app::model::Severity::Info => "info",
-        };
-        *diags.entry((d.code.as_str(), sev)).or_default() += 1;
+        *diags.entry((d.code.as_str(), severity_label(d.severity))).or_default() += 1;
     }
     for ((c, s), n) in diags {
         o.sample("gpudash_diagnoses", &[("code", c), ("severity", s)], n as f64);
+    }
+    diagnosis_series(&mut o, v);
+    o.head(
+        "gpudash_pending_oldest_seconds",
+        "How long the longest-waiting Pending pod with this (normalised) reason has waited.",
+    );
+    for (r, age) in oldest_by_reason(&v.pending, h.now) {
+        o.sample("gpudash_pending_oldest_seconds", &[("reason", &r)], age as f64);
+    }
+    o.head("gpudash_blocked_workloads", "Workloads a ResourceQuota keeps from creating their pods, by namespace.");
+    let mut blocked: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for b in &v.blocked {
+        *blocked.entry(b.namespace.as_str()).or_default() += 1;
+    }
+    for (ns, n) in blocked {
+        o.sample("gpudash_blocked_workloads", &[("namespace", ns)], n as f64);
+    }
+    o.head("gpudash_node_down_since_timestamp_seconds", "When a down node's Ready condition last changed (Unix time).");
+    for n in &v.nodes {
+        if let Some(t) = n.down.as_ref().and_then(|d| d.since.as_deref()).and_then(app::time::parse_rfc3339) {
+            o.sample("gpudash_node_down_since_timestamp_seconds", &[("node", &n.name)], t as f64);
+        }
+    }
+    o.head(
+        "gpudash_node_down_gpu_holder",
+        "1 for each pod still bound to a down node and holding its GPU (the models the board took down with it).",
+    );
+    for n in v.nodes.iter().filter(|n| n.down.is_some()) {
+        for g in &n.gpu_resources {
+            for p in &g.holders {
+                let labels = [
+                    ("node", n.name.as_str()),
+                    ("namespace", &p.namespace),
+                    ("pod", &p.name),
+                    ("resource", &g.resource),
+                ];
+                o.sample("gpudash_node_down_gpu_holder", &labels, 1.0);
+            }
+        }
+    }
+    o.head("gpudash_agent_stale", "1 while a node's gpudash-agent has not answered within three intervals.");
+    for n in &v.nodes {
+        if let Some(a) = &n.agent {
+            o.sample("gpudash_agent_stale", &[("node", &n.name)], if a.stale { 1.0 } else { 0.0 });
+        }
     }
     o.head("gpudash_watch_synced", "1 once every watcher finished its first list.");
     o.sample("gpudash_watch_synced", &[], if v.source.synced { 1.0 } else { 0.0 });
@@ -162,6 +204,90 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.0
 }
 
+/// Open diagnoses written as `gpudash_diagnosis` series at most; beyond, the rest are counted in
+/// `gpudash_diagnosis_series_dropped` (the per-code counts in `gpudash_diagnoses` stay whole).
+pub const MAX_DIAGNOSIS_SERIES: usize = 5000;
+
+fn severity_label(s: app::model::Severity) -> &'static str {
+    match s {
+        app::model::Severity::Critical => "critical",
+        app::model::Severity::Warning => "warning",
+        app::model::Severity::Info => "info",
+    }
+}
+
+/// One `gpudash_diagnosis` series per open diagnosis (value 1) and its start time: what an alert
+/// rule selects by code and severity and names by namespace, name and node.
+fn diagnosis_series(o: &mut Out, v: &ClusterView) {
+    o.head(
+        "gpudash_diagnosis",
+        "1 while a diagnosis holds: its code, severity, the object it concerns and that object's node.",
+    );
+    let labels = |d: &app::model::Diagnosis| -> [(&'static str, String); 6] {
+        [
+            ("code", d.code.to_string()),
+            ("severity", severity_label(d.severity).to_string()),
+            ("kind", d.kind.to_string()),
+            ("namespace", d.namespace.clone().unwrap_or_default()),
+            ("name", d.name.clone()),
+            ("node", d.node.clone().unwrap_or_default()),
+        ]
+    };
+    let shown = &v.diagnoses[..v.diagnoses.len().min(MAX_DIAGNOSIS_SERIES)];
+    for d in shown {
+        let l = labels(d);
+        let l: Vec<(&str, &str)> = l.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        o.sample("gpudash_diagnosis", &l, 1.0);
+    }
+    o.head("gpudash_diagnosis_since_timestamp_seconds", "Since when a diagnosis has held without a break (Unix time).");
+    for d in shown {
+        if let Some(t) = d.since.as_deref().and_then(app::time::parse_rfc3339) {
+            let l = labels(d);
+            let l: Vec<(&str, &str)> = l.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            o.sample("gpudash_diagnosis_since_timestamp_seconds", &l, t as f64);
+        }
+    }
+    o.head("gpudash_diagnosis_series_dropped", "Open diagnoses beyond the series limit, not written above.");
+    o.sample("gpudash_diagnosis_series_dropped", &[], v.diagnoses.len().saturating_sub(MAX_DIAGNOSIS_SERIES) as f64);
+}
+
+/// The longest wait per reason label (the labels [`reason_counts`] gives; the rest as `other`).
+pub fn oldest_by_reason(pending: &[app::model::PendingPod], now: i64) -> Vec<(String, i64)> {
+    let allowed: std::collections::BTreeSet<String> = reason_counts(pending).into_iter().map(|(r, _)| r).collect();
+    let mut oldest: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
+    for p in pending {
+        let Some(since) = p.pending_since.as_deref().and_then(app::time::parse_rfc3339) else { continue };
+        let age = (now - since).max(0);
+        for r in reason_labels(p) {
+            let r = if allowed.contains(&r) { r } else { "other".to_string() };
+            let e = oldest.entry(r).or_insert(0);
+            *e = (*e).max(age);
+        }
+    }
+    oldest.into_iter().collect()
+}
+
+/// A Pending pod's reason labels: the scheduler's words gpudash knows by name (cut to
+/// [`MAX_REASON_CHARS`]), anything else — text a tenant could have written in its own pod's
+/// events — as `other`; each once.
+fn reason_labels(p: &app::model::PendingPod) -> Vec<String> {
+    let mut seen: Vec<String> = p
+        .reasons
+        .iter()
+        .map(|r| {
+            let known = !r.verbatim && !r.reason.en.chars().any(char::is_control);
+            if known {
+                r.reason.en.chars().take(MAX_REASON_CHARS).collect()
+            } else {
+                "other".to_string()
+            }
+        })
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen
+}
+
 /// Distinct `reason` label values at most; the rarest beyond these are counted as `other`.
 pub const MAX_REASONS: usize = 24;
 /// Longest `reason` label value, in characters.
@@ -173,21 +299,7 @@ pub const MAX_REASON_CHARS: usize = 96;
 pub fn reason_counts(pending: &[app::model::PendingPod]) -> Vec<(String, u64)> {
     let mut reasons: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
     for p in pending {
-        let mut seen: Vec<String> = p
-            .reasons
-            .iter()
-            .map(|r| {
-                let known = !r.verbatim && !r.reason.en.chars().any(char::is_control);
-                if known {
-                    r.reason.en.chars().take(MAX_REASON_CHARS).collect()
-                } else {
-                    "other".to_string()
-                }
-            })
-            .collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for r in seen {
+        for r in reason_labels(p) {
             *reasons.entry(r).or_default() += 1;
         }
     }

@@ -115,9 +115,14 @@ pub fn next_snapshot(prev: &Snapshot, view: ClusterView) -> Snapshot {
 }
 
 /// Derives on change and publishes when the view differs, until `stop` is set.
-pub async fn run(stores: Stores, opts: Options, tx: watch::Sender<Arc<Snapshot>>, mut stop: watch::Receiver<bool>) {
+pub async fn run(
+    stores: Stores,
+    opts: Options,
+    tx: watch::Sender<Arc<Snapshot>>,
+    mut stop: watch::Receiver<bool>,
+    mut cache: Cache,
+) {
     let mut revision = 0u64;
-    let mut cache = Cache::default();
     loop {
         tokio::select! {
             () = stores.state.notify.notified() => {}

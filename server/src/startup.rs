@@ -17,6 +17,10 @@ use crate::derive::Options;
 use crate::http::{self, AppState};
 use crate::publish::{self, Snapshot};
 
+/// How long gpudash may have been stopped for a diagnosis open before and after to keep its
+/// first time (longer, whether it held in between is not known: it starts again).
+const CARRY_SINCE_WITHIN: i64 = 600;
+
 /// Finds the directory holding `pkg/` (the browser bundle).
 fn site_root(arg: Option<PathBuf>) -> PathBuf {
     if let Some(p) = arg {
@@ -207,7 +211,24 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     let opts = Options { unified_selector, agent_stale_after };
     let (stop, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
-    tasks.spawn(publish::run(stores.clone(), opts.clone(), tx, stop_rx.clone()));
+    // Diagnoses that held when gpudash last stopped keep their first time if they still hold
+    // (read before the recorder closes them at its start).
+    let carried = match &pool {
+        Some(p) => crate::history::query::open_diagnoses(p, jiff::Timestamp::now().as_second(), CARRY_SINCE_WITHIN)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "cannot read the open diagnoses from history; their times start now");
+                Vec::new()
+            }),
+        None => Vec::new(),
+    };
+    let carried = carried.into_iter().filter_map(|(code, kind, ns, name, raised)| {
+        let at = jiff::Timestamp::from_second(raised).ok()?;
+        Some(((code, kind, ns, name), crate::derive::ts(&at)))
+    });
+    let mut cache = crate::derive::Cache::default();
+    cache.carry_since(carried);
+    tasks.spawn(publish::run(stores.clone(), opts.clone(), tx, stop_rx.clone(), cache));
     if let Some(p) = pool.clone() {
         tasks.spawn(crate::history::recorder::run(p.clone(), hcfg, rx.clone(), health.clone(), stop_rx.clone()));
         tasks.spawn(crate::history::retention::run(p, hcfg, health.clone(), stop_rx.clone()));

@@ -35,6 +35,16 @@ pub fn render(template: &str, values: &Value, release: &str, namespace: &str) ->
     let mut skipping: Vec<bool> = Vec::new();
     while let Some(start) = rest.find("{{") {
         let (before, after) = rest.split_at(start);
+        // {{`raw`}}: the text between the backquotes as it is (Prometheus' own templates).
+        if let Some(raw) = after.strip_prefix("{{`") {
+            let end = raw.find("`}}").unwrap_or_else(|| panic!("unclosed raw string"));
+            if !skipping.contains(&true) {
+                out.push_str(before);
+                out.push_str(&raw[..end]);
+            }
+            rest = &raw[end + 3..];
+            continue;
+        }
         let end = after.find("}}").unwrap_or_else(|| panic!("unclosed action"));
         let action = after[2..end].trim().trim_start_matches('-').trim().trim_end_matches('-').trim();
         let trim_left = after[2..].starts_with('-');
@@ -81,17 +91,31 @@ pub fn render(template: &str, values: &Value, release: &str, namespace: &str) ->
     out
 }
 
+/// `o` over `v`, mapping by mapping (as Helm merges `--values` over the chart's values).
+fn merge(v: &mut Value, o: Value) {
+    match (v, o) {
+        (Value::Mapping(v), Value::Mapping(o)) => {
+            for (k, x) in o {
+                match v.get_mut(&k) {
+                    Some(cur) if cur.is_mapping() && x.is_mapping() => merge(cur, x),
+                    _ => {
+                        v.insert(k, x);
+                    }
+                }
+            }
+        }
+        (v, o) if !o.is_null() => *v = o,
+        _ => {}
+    }
+}
+
 /// The chart's objects with `overrides` (YAML) over `values.yaml`, for a release and namespace.
 pub fn chart(overrides: &str, release: &str, namespace: &str) -> Vec<Value> {
     let dir = crate::root().join("deploy/helm/gpudash");
     let mut values: Value = serde_yaml::from_str(&std::fs::read_to_string(dir.join("values.yaml")).unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}"));
     let o: Value = serde_yaml::from_str(overrides).unwrap_or(Value::Null);
-    if let (Value::Mapping(v), Value::Mapping(o)) = (&mut values, o) {
-        for (k, x) in o {
-            v.insert(k, x);
-        }
-    }
+    merge(&mut values, o);
     let mut all = Vec::new();
     let mut entries: Vec<_> = std::fs::read_dir(dir.join("templates"))
         .unwrap_or_else(|e| panic!("{e}"))

@@ -175,3 +175,47 @@ fn the_dockerfile_builds_non_root_from_a_minimal_image() {
     assert!(d.lines().any(|l| l.starts_with("USER 65532")));
     assert!(d.contains("cargo xtask site") && d.contains("--locked"));
 }
+
+/// The chart's PrometheusRule is the plain rules file (the one `promtool test rules` checks) at
+/// the chart's default thresholds, each threshold is a value, and the ServiceMonitor scrapes the
+/// Service's port.
+#[test]
+fn the_charts_alert_rules_are_the_tested_rules_file() {
+    assert!(kind(&chart(""), "PrometheusRule").is_empty(), "off by default: the CRDs may be absent");
+    let on = chart("alerts: {prometheusRule: true, serviceMonitor: true}");
+    check(&on, "chart with alerts");
+    let rule = kind(&on, "PrometheusRule");
+    assert_eq!(rule.len(), 1);
+    let plain = std::fs::read_to_string(gpudash_tests::root().join("deploy/prometheus/gpudash-rules.yaml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let plain: Value = serde_yaml::from_str(&plain).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rule[0]["spec"]["groups"], plain["groups"], "chart and rules file differ");
+    assert_eq!(rule[0]["metadata"]["labels"]["release"].as_str(), Some("kube-prometheus-stack"));
+
+    let tuned = chart("alerts: {prometheusRule: true, pendingSeconds: \"60\", boardDownFor: 30s}");
+    let rules = &kind(&tuned, "PrometheusRule")[0]["spec"]["groups"][0]["rules"];
+    let by = |name: &str| {
+        rules
+            .as_sequence()
+            .into_iter()
+            .flatten()
+            .find(|r| r["alert"].as_str() == Some(name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert!(by("GpuModelPending")["expr"].as_str().is_some_and(|e| e.ends_with("> 60")), "{:?}", by("GpuModelPending"));
+    assert_eq!(by("GpuBoardDown")["for"].as_str(), Some("30s"));
+    let annotations = by("GpuBoardDown")["annotations"]["summary"].as_str().unwrap_or("").to_string();
+    assert!(annotations.contains("{{ $labels.node }}"), "Prometheus' templates pass through Helm: {annotations}");
+
+    let sm = kind(&on, "ServiceMonitor");
+    assert_eq!(sm.len(), 1);
+    let svc = kind(&on, "Service");
+    let svc_labels = &svc[0]["metadata"]["labels"];
+    for (k, v) in sm[0]["spec"]["selector"]["matchLabels"].as_mapping().into_iter().flatten() {
+        assert_eq!(&svc_labels[k], v, "the ServiceMonitor selects the Service");
+    }
+    let port = sm[0]["spec"]["endpoints"][0]["port"].as_str();
+    assert!(svc[0]["spec"]["ports"].as_sequence().into_iter().flatten().any(|p| p["name"].as_str() == port));
+    assert_eq!(sm[0]["spec"]["endpoints"][0]["path"].as_str(), Some("/metrics"));
+}

@@ -34,6 +34,15 @@ pub struct Diagnosis {
     /// `/pending#pod-vision-anomaly-detector-…`), when it is shown anywhere.
     #[serde(default)]
     pub link: Option<String>,
+    /// The node it concerns: the node itself, or the node a pod is bound to (the alert's
+    /// `node` label; none for a Pending pod or a workload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// Since when it has held without a break (RFC 3339): the first derivation that found it
+    /// in this process, or — across a gpudash restart — the time history recorded it raised,
+    /// when it still held at the last heartbeat before the restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
 }
 
 /// Declares a string enum with an `Other` fallback: it reads and writes as the same JSON

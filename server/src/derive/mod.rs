@@ -279,6 +279,20 @@ pub struct Cache {
     /// Per-pod facts.
     pub facts: pods::FactsCache,
     nodes: Map<String, NodeMemo>,
+    /// Since when each open diagnosis has held (only the open ones: bounded by the view).
+    since: Map<DiagKey, String>,
+    /// Diagnoses history found open at the last heartbeat before this process started, with
+    /// the time each was raised; taken over by the first synced derivation that still finds
+    /// them, dropped by it otherwise.
+    carried: Option<Map<DiagKey, String>>,
+}
+
+/// A diagnosis' identity: code, kind, namespace, name.
+pub type DiagKey = (String, String, String, String);
+
+/// The identity of a diagnosis, as history keys it.
+pub fn diag_key(d: &app::model::Diagnosis) -> DiagKey {
+    (d.code.to_string(), d.kind.to_string(), d.namespace.clone().unwrap_or_default(), d.name.clone())
 }
 
 impl Cache {
@@ -286,6 +300,73 @@ impl Cache {
     pub fn nodes(&self) -> usize {
         self.nodes.len()
     }
+
+    /// Hands over the diagnoses history had open when gpudash last stopped (key, raised as
+    /// RFC 3339): those the first synced view still finds keep their first time.
+    pub fn carry_since(&mut self, open: impl IntoIterator<Item = (DiagKey, String)>) {
+        self.carried = Some(open.into_iter().collect());
+    }
+}
+
+/// Gives each diagnosis its node and the time since when it has held, and keeps the times of
+/// the open ones for the next run; the pending pods' copies get the same.
+fn stamp(
+    diagnoses: &mut [app::model::Diagnosis],
+    pending: &mut [PendingPod],
+    pods: &[Arc<Pod>],
+    source: &Source,
+    now: &jiff::Timestamp,
+    cache: &mut Cache,
+) {
+    use app::model::Kind;
+    let carried = if source.synced { cache.carried.take() } else { None };
+    let mut bound: Map<(&str, &str), Option<&str>> = diagnoses
+        .iter()
+        .filter(|d| d.kind == Kind::Pod)
+        .map(|d| ((d.namespace.as_deref().unwrap_or(""), d.name.as_str()), None))
+        .collect();
+    if !bound.is_empty() {
+        for p in pods {
+            let key = (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or(""));
+            if let Some(slot) = bound.get_mut(&key) {
+                *slot = pods::node_of(p);
+            }
+        }
+    }
+    let nodes: Vec<Option<String>> = diagnoses
+        .iter()
+        .map(|d| match d.kind {
+            Kind::Node => Some(d.name.clone()),
+            Kind::Pod => bound
+                .get(&(d.namespace.as_deref().unwrap_or(""), d.name.as_str()))
+                .copied()
+                .flatten()
+                .map(str::to_string),
+            _ => None,
+        })
+        .collect();
+    let now_text = ts(now);
+    let mut since = Map::default();
+    for (d, node) in diagnoses.iter_mut().zip(nodes) {
+        let key = diag_key(d);
+        let first = cache
+            .since
+            .get(&key)
+            .or_else(|| carried.as_ref().and_then(|c| c.get(&key)))
+            .cloned()
+            .unwrap_or_else(|| now_text.clone());
+        d.node = node;
+        d.since = Some(first.clone());
+        since.insert(key, first);
+    }
+    for p in pending.iter_mut() {
+        for d in &mut p.problems {
+            if let Some(s) = since.get(&diag_key(d)) {
+                d.since = Some(s.clone());
+            }
+        }
+    }
+    cache.since = since;
 }
 
 /// A pod a node holds, with its facts.
@@ -621,8 +702,9 @@ pub fn derive_cached(
 
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
     let quotas = quota::quotas(&inputs.quotas, &nodes);
-    let (diagnoses, blocked) =
+    let (mut diagnoses, blocked) =
         diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting, &claim_index, now);
+    stamp(&mut diagnoses, &mut pending, &inputs.pods, &source, &now, cache);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),

@@ -226,6 +226,27 @@ pub async fn diagnoses(pool: &SqlitePool, from: i64, to: i64) -> Result<Vec<Diag
         .await
 }
 
+/// The diagnoses left open when gpudash last stopped (code, kind, namespace, name, raised),
+/// when that stop was at most `within` seconds before `now` — the times the next run's view
+/// may say they have held since. Older than that, whether they held in between is not known.
+pub async fn open_diagnoses(
+    pool: &SqlitePool,
+    now: i64,
+    within: i64,
+) -> Result<Vec<(String, String, String, String, i64)>, sqlx::Error> {
+    let hb: Option<(String,)> =
+        sqlx::query_as("SELECT value FROM gpudash_meta WHERE key = 'heartbeat'").fetch_optional(pool).await?;
+    let hb: i64 = hb.and_then(|(s,)| s.parse().ok()).unwrap_or(0);
+    if hb <= 0 || now - hb > within {
+        return Ok(Vec::new());
+    }
+    sqlx::query_as(
+        "SELECT code, kind, COALESCE(namespace, ''), name, raised FROM diagnosis_events WHERE cleared IS NULL LIMIT 100000",
+    )
+    .fetch_all(pool)
+    .await
+}
+
 /// Splits points into drawable segments: a segment ends at a gap, or where the next point is
 /// further away than `max_step` (nothing was recorded), so that missing time is never drawn.
 /// Each point holds until the next one (a step function).

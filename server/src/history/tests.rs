@@ -48,7 +48,7 @@ fn view(allocated: u64, pending: bool) -> ClusterView {
                 namespace: Some("ml".into()),
                 name: "late".into(),
                 message: "m".into(),
-                link: None,
+                ..Diagnosis::default()
             }]
         } else {
             vec![]

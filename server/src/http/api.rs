@@ -146,6 +146,7 @@ pub async fn metrics(State(st): State<AppState>) -> Response {
         stream_clients: st.stream_clients.load(Ordering::Relaxed),
         rss_bytes: crate::metrics::rss_bytes(),
         stale_seconds,
+        now: jiff::Timestamp::now().as_second(),
     };
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],

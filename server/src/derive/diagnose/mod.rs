@@ -29,6 +29,8 @@ fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, nam
         name: name.to_string(),
         message,
         link: None,
+        node: None,
+        since: None,
     }
 }
 
