@@ -76,6 +76,7 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
     let mut cache = Cache::default();
     let now = jiff::Timestamp::now();
     let mut prev = derive_cached(&inputs, &opts, source.clone(), 0, now, &mut cache);
+    print_metrics_cardinality(&prev, nodes);
     let (mut derive, mut compare, mut delta, mut encode, mut bytes) = (vec![], vec![], vec![], vec![], 0);
     for r in 0..rounds {
         if dra {
@@ -142,4 +143,24 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
         median(encode),
         bytes / rounds.max(1)
     );
+}
+
+/// The `/metrics` page of this view: series per metric family and its size (docs/alerts.md's
+/// cardinality figures).
+fn print_metrics_cardinality(view: &app::model::ClusterView, nodes: usize) {
+    let text = gpudash::metrics::render(view, gpudash::metrics::Health::default());
+    let mut families: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let name = line.split(['{', ' ']).next().unwrap_or("");
+        *families.entry(name).or_default() += 1;
+    }
+    let total: usize = families.values().sum();
+    println!(
+        "/metrics at {nodes} nodes: {total} series, {:.1} KiB ({} diagnoses open)",
+        text.len() as f64 / 1024.0,
+        view.diagnoses.len()
+    );
+    for (name, n) in families.iter().filter(|(_, n)| **n > 1) {
+        println!("  {name}: {n}");
+    }
 }

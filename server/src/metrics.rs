@@ -363,4 +363,49 @@ mod tests {
         assert!(text.contains(r#"gpudash_gpu_capacity{node="a\"b\\c\nd",resource="nvidia.com/gpu"} 4"#), "{text}");
         assert!(text.lines().all(|l| l.starts_with('#') || l.split(' ').count() == 2 || l.contains('"')), "{text}");
     }
+
+    #[test]
+    fn one_series_per_diagnosis_named_by_its_object_and_bounded() {
+        use app::model::{Diagnosis, Severity};
+        let d = |name: String| Diagnosis {
+            code: "insufficient-gpu".into(),
+            severity: Severity::Critical,
+            kind: "Pod".into(),
+            namespace: Some("team\"a".into()),
+            name,
+            node: Some("orin\nx".into()),
+            since: Some("2026-12-04T10:00:00Z".into()),
+            ..Diagnosis::default()
+        };
+        let v = ClusterView { diagnoses: vec![d("p\"}\n x 1".into())], ..ClusterView::default() };
+        let text = render(&v, Health::default());
+        let labels = r#"{code="insufficient-gpu",severity="critical",kind="Pod",namespace="team\"a",name="p\"}\n x 1",node="orin\nx"}"#;
+        assert!(text.contains(&format!("gpudash_diagnosis{labels} 1\n")), "{text}");
+        assert!(text.contains(&format!("gpudash_diagnosis_since_timestamp_seconds{labels} 1796378400\n")), "{text}");
+        let many = ClusterView { diagnoses: (0..MAX_DIAGNOSIS_SERIES + 7).map(|i| d(format!("p{i}"))).collect(), ..ClusterView::default() };
+        let text = render(&many, Health::default());
+        assert_eq!(text.lines().filter(|l| l.starts_with("gpudash_diagnosis{")).count(), MAX_DIAGNOSIS_SERIES);
+        assert!(text.contains("gpudash_diagnosis_series_dropped 7\n"), "the rest are counted");
+        assert!(text.contains(&format!("gpudash_diagnoses{{code=\"insufficient-gpu\",severity=\"critical\"}} {}\n", MAX_DIAGNOSIS_SERIES + 7)));
+    }
+
+    #[test]
+    fn the_oldest_wait_per_reason() {
+        use app::model::{PendingPod, ReasonCount};
+        let pod = |since: &str, reason: &str| PendingPod {
+            pending_since: Some(since.into()),
+            reasons: vec![ReasonCount { reason: app::i18n::Said::same(reason.to_string()), verbatim: false, nodes: Some(1) }],
+            ..PendingPod::default()
+        };
+        let pending = vec![
+            pod("2026-12-04T10:00:00Z", "Insufficient nvidia.com/gpu"),
+            pod("2026-12-04T10:05:00Z", "Insufficient nvidia.com/gpu"),
+            pod("2026-12-04T10:09:00Z", "Insufficient memory"),
+        ];
+        let now = 1_796_378_400 + 600;
+        let v = ClusterView { pending, ..ClusterView::default() };
+        let text = render(&v, Health { now, ..Health::default() });
+        assert!(text.contains("gpudash_pending_oldest_seconds{reason=\"Insufficient nvidia.com/gpu\"} 600\n"), "{text}");
+        assert!(text.contains("gpudash_pending_oldest_seconds{reason=\"Insufficient memory\"} 60\n"), "{text}");
+    }
 }

@@ -100,6 +100,7 @@ catalog! {
         // Diagnoses.
         diagnoses_title: "Diagnoses", "診断";
         diagnoses_none: "Nothing to report.", "報告することはありません。";
+        diagnosis_since: "for {0}", "{0}継続";
         sev_critical: "✖ critical", "✖ 重大";
         sev_warning: "⚠ warning", "⚠ 警告";
         sev_info: "ℹ info", "ℹ 情報";

@@ -183,6 +183,7 @@ pub fn DiagnosesPage() -> impl IntoView {
     let boot = expect_context::<Boot>();
     let lang = boot.lang;
     let t = lang.t();
+    let now = live.now;
     let items = move || live.view.with(|v| v.diagnoses.clone());
     view! {
         <h1 class="page-title">{t.diagnoses_title}</h1>
@@ -194,11 +195,15 @@ pub fn DiagnosesPage() -> impl IntoView {
                 let (cls, lbl) = severity_label(d.severity, t);
                 let href = d.link.as_deref().map(|l| boot.link(l));
                 let obj = match &d.namespace { Some(ns) => format!("{} {ns}/{}", d.kind, d.name), None => format!("{} {}", d.kind, d.name) };
+                // Since when it holds (the alert's start too): its age, live; the time on hover.
+                let since = d.since.clone();
+                let at = since.as_deref().and_then(parse_rfc3339);
                 view! {
                     <li class="diagnosis-item" data-code=d.code.to_string()>
                         <span class=cls>{lbl}</span>
                         <b class="mono code">{d.code.to_string()}</b>
                         {match href { Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }), None => Either::Right(view! { <span class="obj">{obj}</span> }) }}
+                        {at.map(|s| view! { <time class="since muted" datetime=since.clone() title=since>{move || fill(t.diagnosis_since, &[&duration(now.get() - s, lang)])}</time> })}
                         <p>{d.message.say(lang).to_string()}</p>
                     </li>
                 }

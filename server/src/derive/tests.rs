@@ -442,3 +442,43 @@ fn views_get_their_joins_from_the_derivation_links_node_problems_and_pending_pro
         assert_eq!(n.memory.overcommit_bytes > 0, diagnosed, "{}", n.name);
     }
 }
+
+/// A diagnosis keeps the time it was first found while it holds, starts again once it has
+/// cleared, and takes over history's time across a restart only when it still holds; a pod's
+/// diagnosis names the node the pod is bound to.
+#[test]
+fn each_diagnosis_says_since_when_it_holds_and_on_which_node() {
+    let text = gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or("");
+    let inputs = load(text);
+    let synced = || Source { mode: SourceMode::Demo, synced: true, ..Source::default() };
+    let at = |s: i64| jiff::Timestamp::from_second(s).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let find = |v: &ClusterView, code: &str| -> app::model::Diagnosis {
+        v.diagnoses.iter().find(|d| d.code.as_str() == code).cloned().unwrap_or_else(|| panic!("no {code}"))
+    };
+    let mut cache = Cache::default();
+    // History had insufficient-gpu open since 1,000 s and a diagnosis that no longer holds.
+    let pending = find(&edge(), "insufficient-gpu");
+    cache.carry_since([
+        (diag_key(&pending), ts(&at(1000))),
+        (("gpu-node-down".into(), "Node".into(), String::new(), "gone".into()), ts(&at(900))),
+    ]);
+    let v1 = derive_cached(&inputs, &Options::default(), synced(), 1, at(5000), &mut cache);
+    assert_eq!(find(&v1, "insufficient-gpu").since.as_deref(), Some("1970-01-01T00:16:40Z"), "carried over");
+    let contention = find(&v1, "gpu-time-slice-contention");
+    assert_eq!(contention.since.as_deref(), Some("1970-01-01T01:23:20Z"), "new: now");
+    assert_eq!(contention.node.as_deref(), Some(contention.name.as_str()), "a node's diagnosis names it");
+    let unbound = find(&v1, "gpu-pod-without-runtimeclass");
+    assert!(unbound.node.as_deref().is_some_and(|n| !n.is_empty()), "a bound pod's node: {unbound:?}");
+    assert_eq!(find(&v1, "insufficient-gpu").node, None, "a Pending pod has no node");
+    // The pending pod's own copy says the same.
+    let copy = v1.pending.iter().flat_map(|p| &p.problems).find(|d| d.code.as_str() == "insufficient-gpu");
+    assert_eq!(copy.and_then(|d| d.since.as_deref()), Some("1970-01-01T00:16:40Z"));
+    // Later: unchanged while it holds.
+    let v2 = derive_cached(&inputs, &Options::default(), synced(), 2, at(6000), &mut cache);
+    assert_eq!(find(&v2, "gpu-time-slice-contention").since, contention.since);
+    // Cleared (no inputs), then found again: a new start.
+    let _ = derive_cached(&Inputs::default(), &Options::default(), synced(), 3, at(7000), &mut cache);
+    let v4 = derive_cached(&inputs, &Options::default(), synced(), 4, at(8000), &mut cache);
+    assert_eq!(find(&v4, "insufficient-gpu").since.as_deref(), Some("1970-01-01T02:13:20Z"));
+    assert_eq!(cache.since.len(), v4.diagnoses.len(), "only the open ones are kept");
+}
