@@ -75,6 +75,14 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         assert!(first.contains("critical"), "{first}");
         let links = c.find_all(Locator::Css(".diagnosis-item a.obj")).await?;
         assert!(!links.is_empty());
+        // Each says how long it has held (the alert's age too), its start on hover.
+        let since = c.find_all(Locator::Css(".diagnosis-item time.since")).await?;
+        let items = c.find_all(Locator::Css(".diagnosis-item")).await?;
+        assert_eq!(since.len(), items.len(), "every diagnosis has its since");
+        let at = since[0].attr("datetime").await?.unwrap_or_default();
+        assert!(at.ends_with('Z') && at.len() == 20, "{at}");
+        let age = since[0].text().await?;
+        assert!(age.starts_with("for ") && age.ends_with('s'), "{age}");
         shot(&c, "diagnoses.png").await?;
 
         // History: charts served as SVG images that load.
