@@ -21,6 +21,11 @@ k8s_version=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2 }' "$wrappe
 [ -n "$k8s_version" ] || { echo "no k8s.io/kubernetes version in $wrapper/go.mod" >&2; exit 1; }
 kine_version=v0.17.5
 kwok_version=v0.8.0
+# The Prometheus Operator's CRDs (PrometheusRule, ServiceMonitor), so that the chart's alerting
+# objects meet the real API server's schema: from the operator's module on the Go module proxy
+# (v0.85.0 is the newest version of the root module it serves; the files are in its example/).
+prometheus_operator_version=v0.85.0
+crds=target/control-plane/crds
 key="k8s-${k8s_version}_kine-${kine_version}_kwok-${kwok_version}_$(sha256sum "$wrapper/go.sum" | cut -c1-12)"
 cache="${GPUDASH_CONTROL_PLANE_CACHE:-$HOME/.cache/gpudash/control-plane}/$key"
 out=target/control-plane/bin
@@ -89,8 +94,30 @@ build() {
     mkdir -p "$out"
     cp -p "$cache"/* "$out"/
   fi
+  fetch_crds
   say "control plane: $("$out/kube-apiserver" --version), kine $kine_version, kwok $kwok_version in $out"
   echo "$PWD/$out"
+}
+
+fetch_crds() {
+  local want=(monitoring.coreos.com_prometheusrules.yaml monitoring.coreos.com_servicemonitors.yaml) f dir tmp
+  if [ "$(cat "$crds/VERSION" 2>/dev/null)" = "$prometheus_operator_version" ]; then return 0; fi
+  tmp=$(mktemp -d)
+  # Outside any module: a plain download into Go's module cache, nothing built.
+  dir=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json \
+    "github.com/prometheus-operator/prometheus-operator@$prometheus_operator_version" 2>&1 \
+    | awk -F'"' '$2 == "Dir" { print $4 }')
+  rm -rf "$tmp"
+  if [ -z "$dir" ]; then
+    say "warning: github.com/prometheus-operator/prometheus-operator $prometheus_operator_version not served: the chart's PrometheusRule and ServiceMonitor are not dry-run on the real API server"
+    return 0
+  fi
+  rm -rf "$crds"
+  mkdir -p "$crds"
+  for f in "${want[@]}"; do cp "$dir/example/prometheus-operator-crd/$f" "$crds/"; done
+  chmod u+w "$crds"/*
+  echo "$prometheus_operator_version" >"$crds/VERSION"
+  say "Prometheus Operator CRDs $prometheus_operator_version in $crds"
 }
 
 case "${1:-}" in

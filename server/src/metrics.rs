@@ -382,11 +382,17 @@ mod tests {
         let labels = r#"{code="insufficient-gpu",severity="critical",kind="Pod",namespace="team\"a",name="p\"}\n x 1",node="orin\nx"}"#;
         assert!(text.contains(&format!("gpudash_diagnosis{labels} 1\n")), "{text}");
         assert!(text.contains(&format!("gpudash_diagnosis_since_timestamp_seconds{labels} 1796378400\n")), "{text}");
-        let many = ClusterView { diagnoses: (0..MAX_DIAGNOSIS_SERIES + 7).map(|i| d(format!("p{i}"))).collect(), ..ClusterView::default() };
+        let many = ClusterView {
+            diagnoses: (0..MAX_DIAGNOSIS_SERIES + 7).map(|i| d(format!("p{i}"))).collect(),
+            ..ClusterView::default()
+        };
         let text = render(&many, Health::default());
         assert_eq!(text.lines().filter(|l| l.starts_with("gpudash_diagnosis{")).count(), MAX_DIAGNOSIS_SERIES);
         assert!(text.contains("gpudash_diagnosis_series_dropped 7\n"), "the rest are counted");
-        assert!(text.contains(&format!("gpudash_diagnoses{{code=\"insufficient-gpu\",severity=\"critical\"}} {}\n", MAX_DIAGNOSIS_SERIES + 7)));
+        assert!(text.contains(&format!(
+            "gpudash_diagnoses{{code=\"insufficient-gpu\",severity=\"critical\"}} {}\n",
+            MAX_DIAGNOSIS_SERIES + 7
+        )));
     }
 
     #[test]
@@ -394,7 +400,11 @@ mod tests {
         use app::model::{PendingPod, ReasonCount};
         let pod = |since: &str, reason: &str| PendingPod {
             pending_since: Some(since.into()),
-            reasons: vec![ReasonCount { reason: app::i18n::Said::same(reason.to_string()), verbatim: false, nodes: Some(1) }],
+            reasons: vec![ReasonCount {
+                reason: app::i18n::Said::same(reason.to_string()),
+                verbatim: false,
+                nodes: Some(1),
+            }],
             ..PendingPod::default()
         };
         let pending = vec![
@@ -405,7 +415,10 @@ mod tests {
         let now = 1_796_378_400 + 600;
         let v = ClusterView { pending, ..ClusterView::default() };
         let text = render(&v, Health { now, ..Health::default() });
-        assert!(text.contains("gpudash_pending_oldest_seconds{reason=\"Insufficient nvidia.com/gpu\"} 600\n"), "{text}");
+        assert!(
+            text.contains("gpudash_pending_oldest_seconds{reason=\"Insufficient nvidia.com/gpu\"} 600\n"),
+            "{text}"
+        );
         assert!(text.contains("gpudash_pending_oldest_seconds{reason=\"Insufficient memory\"} 60\n"), "{text}");
     }
 }

@@ -39,6 +39,18 @@ pub fn site_root() -> PathBuf {
     target_dir().join("site")
 }
 
+/// A view (or part of one) without the diagnoses' `since`: two gpudash processes that started
+/// at different times agree on everything else (how long each has seen a diagnosis is its own).
+pub fn without_since(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.iter().filter(|(k, _)| k.as_str() != "since").map(|(k, x)| (k.clone(), without_since(x))).collect()
+        }
+        serde_json::Value::Array(a) => a.iter().map(without_since).collect(),
+        other => other.clone(),
+    }
+}
+
 /// A free loopback port.
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(0)

@@ -33,7 +33,7 @@ fn cluster_part(v: &Value) -> Value {
     nodes.sort_by_key(|n| n["name"].to_string());
     let mut diagnoses = items(v, "diagnoses");
     diagnoses.sort_by_key(|d| format!("{}{}{}", d["code"], d["namespace"], d["name"]));
-    json!({"nodes": nodes, "pending": pending, "diagnoses": diagnoses})
+    gpudash_tests::without_since(&json!({"nodes": nodes, "pending": pending, "diagnoses": diagnoses}))
 }
 
 /// A kwok node shaped like a time-sliced Jetson AGX Orin as K3s registers it: the labels a
@@ -141,6 +141,45 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
             .kubectl_stdin(&["apply", "--dry-run=server", "-n", "edge-ops", "-f", "-"], &list.to_string())
             .unwrap_or_else(|e| panic!("the rendered chart ({overrides:?}) refused by the real API server: {e}"));
         assert!(out.contains("daemonset.apps/") && out.contains("(server dry run)"), "{out}");
+    }
+    // The alerting objects, with the Prometheus Operator's CRDs (scripts/control-plane.sh fetches
+    // them from the operator's module) installed as kube-prometheus-stack would.
+    let crds = gpudash_tests::root().join("target/control-plane/crds");
+    if crds.join("VERSION").exists() {
+        plane.kubectl(&["apply", "-f", &crds.display().to_string()]).expect("the CRDs apply");
+        plane
+            .kubectl(&[
+                "wait",
+                "--for=condition=Established",
+                "--timeout=60s",
+                "crd/prometheusrules.monitoring.coreos.com",
+                "crd/servicemonitors.monitoring.coreos.com",
+            ])
+            .expect("the CRDs are established");
+        let docs: Vec<Value> =
+            gpudash_tests::helm::chart("alerts: {prometheusRule: true, serviceMonitor: true}", "gpudash", "edge-ops")
+                .into_iter()
+                .filter(|d| d["apiVersion"].as_str() == Some("monitoring.coreos.com/v1"))
+                .filter_map(|d| serde_json::to_value(d).ok())
+                .collect();
+        assert_eq!(docs.len(), 2, "a PrometheusRule and a ServiceMonitor");
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
+        let out = plane
+            .kubectl_stdin(&["apply", "--dry-run=server", "-n", "edge-ops", "-f", "-"], &list.to_string())
+            .unwrap_or_else(|e| panic!("the chart's alerting objects refused by the real API server: {e}"));
+        assert!(
+            out.contains("prometheusrule.monitoring.coreos.com/gpudash")
+                && out.contains("servicemonitor.monitoring.coreos.com/gpudash"),
+            "{out}"
+        );
+        // The schema is enforced: a rule without an expression is refused.
+        let mut bad = list.clone();
+        bad["items"][0]["spec"]["groups"][0]["rules"][0].as_object_mut().map(|r| r.remove("expr"));
+        let refused =
+            plane.kubectl_stdin(&["apply", "--dry-run=server", "-n", "edge-ops", "-f", "-"], &bad.to_string());
+        assert!(refused.is_err(), "a rule without expr was accepted: {refused:?}");
+    } else {
+        eprintln!("no Prometheus Operator CRDs in {} (scripts/control-plane.sh could not fetch them): alerting objects not dry-run", crds.display());
     }
 
     // Its ServiceAccount may only read.
