@@ -11,6 +11,7 @@ pub mod fit;
 pub mod node;
 pub mod pending;
 pub mod quota;
+pub mod report;
 
 pub use cluster::*;
 pub use delta::*;

@@ -79,6 +79,10 @@ pub struct Holder {
     /// The pod's runtimeClassName.
     #[serde(default)]
     pub runtime_class: Option<String>,
+    /// The workload it belongs to, `Kind/name` (`Deployment/detector`, `Job/warmup`,
+    /// `StatefulSet/llm`; a ReplicaSet not made by a Deployment as itself), none for a bare pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
     /// The pod is being deleted (Terminating): it still holds its units until it is gone.
     #[serde(default)]
     pub terminating: bool,

@@ -54,6 +54,9 @@ pub struct PendingPod {
     /// Memory request, for the pending page.
     #[serde(default)]
     pub memory_request_bytes: Option<u64>,
+    /// The workload a Pending pod belongs to (`Deployment/detector`; see `Holder::workload`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
     /// For a workload that cannot create its pods (see `ClusterView.blocked`): its kind
     /// (`ReplicaSet`, `Job`, `StatefulSet`, `DaemonSet`); null for a pod.
     #[serde(default)]

@@ -260,6 +260,7 @@ fn pending_pod(pod: &Pod, events: &[Arc<Event>], claims: &ClaimIndex<'_>) -> Pen
         problems: Vec::new(),
         scheduler,
         memory_request_bytes: req.get("memory").map(|m| pods::units(*m)),
+        owner: None,
         workload: None,
         claims: dra::pending_claims(pod, claims),
     }
@@ -281,6 +282,9 @@ pub struct Cache {
     nodes: Map<String, NodeMemo>,
     /// Since when each open diagnosis has held (only the open ones: bounded by the view).
     since: Map<DiagKey, String>,
+    /// Whether the last run's source was synced: node views built before the first full list
+    /// (a pod seen before its ReplicaSet) are not kept past it.
+    synced: bool,
     /// Diagnoses history found open at the last heartbeat before this process started, with
     /// the time each was raised; taken over by the first synced derivation that still finds
     /// them, dropped by it otherwise.
@@ -434,6 +438,7 @@ fn node_view(
     pending_pods: u32,
     unified: bool,
     extra: &Extra,
+    rs: &pods::RsOwners<'_>,
 ) -> NodeView {
     let Extra { dra, agent } = extra;
     let name = n.metadata.name.clone().unwrap_or_default();
@@ -464,6 +469,7 @@ fn node_view(
                             since: p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0)),
                             runtime_class: p.spec.as_ref().and_then(|s| s.runtime_class_name.clone()),
                             terminating: p.metadata.deletion_timestamp.is_some(),
+                            workload: pods::workload(p, rs),
                         }
                     })
                 })
@@ -619,6 +625,11 @@ pub fn derive_cached(
     now: jiff::Timestamp,
     cache: &mut Cache,
 ) -> ClusterView {
+    if source.synced != cache.synced {
+        cache.nodes.clear();
+        cache.synced = source.synced;
+    }
+    let rs_owners = pods::rs_owners(&inputs.replica_sets);
     let facts = cache.facts.facts(&inputs.pods);
     // Pods by node, holding their resources, with their facts.
     let mut by_node: Map<&str, Vec<Held<'_>>> = Map::default();
@@ -654,7 +665,8 @@ pub fn derive_cached(
     let mut pending: Vec<(Option<jiff::Timestamp>, PendingPod, &Pod)> = unscheduled
         .into_iter()
         .map(|p| {
-            let pp = pending_pod(p, &inputs.events, &claim_index);
+            let mut pp = pending_pod(p, &inputs.events, &claim_index);
+            pp.owner = pods::workload(p, &rs_owners);
             let t = pp.pending_since.as_deref().and_then(|s| s.parse().ok());
             (t, pp, p.as_ref())
         })
@@ -687,7 +699,7 @@ pub fn derive_cached(
             let extra = Extra { dra: dra_nodes.remove(name).unwrap_or_default(), agent: agents.remove(name) };
             let view = match memo.remove(name) {
                 Some(m) if m.same(n, &held, &usage, pending_pods, unified, &extra) => m.view,
-                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &extra)),
+                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &extra, &rs_owners)),
             };
             let held = held.iter().map(|(p, _)| Arc::clone(p)).collect();
             kept.insert(

@@ -132,6 +132,32 @@ pub fn holds_resources(pod: &Pod) -> bool {
 }
 
 /// The node a pod is bound to.
+/// ReplicaSets made by a Deployment: (namespace, ReplicaSet) → the Deployment's name.
+pub type RsOwners<'a> = super::Map<(&'a str, &'a str), &'a str>;
+
+/// The Deployments behind the ReplicaSets.
+pub fn rs_owners(replica_sets: &[std::sync::Arc<k8s_openapi::api::apps::v1::ReplicaSet>]) -> RsOwners<'_> {
+    replica_sets
+        .iter()
+        .filter_map(|rs| {
+            let d = rs.metadata.owner_references.as_ref()?.iter().find(|o| o.kind == "Deployment")?;
+            Some(((rs.metadata.namespace.as_deref().unwrap_or(""), rs.metadata.name.as_deref()?), d.name.as_str()))
+        })
+        .collect()
+}
+
+/// The workload a pod belongs to, `Kind/name`, from its controller's owner reference: a
+/// ReplicaSet's Deployment when the ReplicaSet is known to have one, else the owner itself.
+pub fn workload(pod: &Pod, rs: &RsOwners<'_>) -> Option<String> {
+    let refs = pod.metadata.owner_references.as_ref()?;
+    let o = refs.iter().find(|o| o.controller == Some(true)).or_else(|| refs.first())?;
+    let ns = pod.metadata.namespace.as_deref().unwrap_or("");
+    match (o.kind.as_str(), rs.get(&(ns, o.name.as_str()))) {
+        ("ReplicaSet", Some(d)) => Some(format!("Deployment/{d}")),
+        (kind, _) => Some(format!("{kind}/{}", o.name)),
+    }
+}
+
 pub fn node_of(pod: &Pod) -> Option<&str> {
     pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).filter(|n| !n.is_empty())
 }

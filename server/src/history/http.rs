@@ -13,7 +13,7 @@ use sqlx::SqlitePool;
 
 use crate::error::ApiError;
 use crate::history::charts::{self, ChartError, Unit};
-use crate::history::{query, range_seconds, Config, Health};
+use crate::history::{query, range_seconds, report, Config, Health};
 
 /// History's state as handlers see it.
 #[derive(Clone)]
@@ -267,4 +267,120 @@ async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, look: charts::Look) 
         look,
         (900, 280),
     )
+}
+
+/// Longest report range: a year and a day.
+const MAX_REPORT_SECONDS: i64 = 367 * 86_400;
+
+/// A report's window and time zone from the query: `month=YYYY-MM`, or `from=`/`to=` (RFC 3339
+/// or Unix seconds), the current month when neither is given; `tz=` minutes east of UTC for
+/// months and days (0 when not given).
+pub fn report_window(q: &HashMap<String, String>, now: i64) -> Result<(i64, i64, i32), ApiError> {
+    let tz: i32 = match q.get("tz").filter(|t| !t.is_empty()) {
+        None => 0,
+        Some(t) => t
+            .parse()
+            .ok()
+            .filter(|m| (-720..=840).contains(m))
+            .ok_or_else(|| ApiError::bad("tz", "tz is minutes east of UTC, from -720 to 840 (540 for Japan)"))?,
+    };
+    let off = i64::from(tz) * 60;
+    let month_start = |y: i64, m: i64| app::time::days_from_civil(y, m, 1) * 86_400 - off;
+    let month = |s: &str| -> Option<(i64, i64)> {
+        let (y, m) = s.split_once('-')?;
+        let (y, m): (i64, i64) = (y.parse().ok()?, m.parse().ok()?);
+        ((1970..=9999).contains(&y) && (1..=12).contains(&m) && s.len() == 7)
+            .then(|| (month_start(y, m), if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) }))
+    };
+    let time = |k: &str| -> Result<Option<i64>, ApiError> {
+        match q.get(k).filter(|v| !v.is_empty()) {
+            None => Ok(None),
+            Some(v) => v
+                .parse::<i64>()
+                .ok()
+                .or_else(|| app::time::parse_rfc3339(v))
+                .map(Some)
+                .ok_or_else(|| ApiError::bad(k, format!("{k} is RFC 3339 (2026-11-01T00:00:00Z) or Unix seconds"))),
+        }
+    };
+    let (from, to) = match (q.get("month").filter(|m| !m.is_empty()), time("from")?, time("to")?) {
+        (Some(m), _, _) => month(m).ok_or_else(|| ApiError::bad("month", "month is YYYY-MM (2026-11)"))?,
+        (None, Some(f), Some(t)) => (f, t),
+        (None, Some(f), None) => (f, now),
+        (None, None, Some(_)) => return Err(ApiError::bad("from", "from is required with to")),
+        (None, None, None) => {
+            let days = (now + off).div_euclid(86_400);
+            // The civil month of `days`: walk back to its first day.
+            let mut first = days;
+            while civil_day(first - 1).1 == civil_day(days).1 {
+                first -= 1;
+            }
+            let (y, m, _) = civil_day(days);
+            (first * 86_400 - off, if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) })
+        }
+    };
+    if to <= from {
+        return Err(ApiError::bad("to", "to must be after from"));
+    }
+    if to - from > MAX_REPORT_SECONDS {
+        return Err(ApiError::bad("to", "a report covers at most 367 days"));
+    }
+    Ok((from, to, tz))
+}
+
+/// The civil date of a day number (days since 1970-01-01).
+fn civil_day(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The report a query asks for (shared by the API and the page).
+pub async fn load_report(h: &History, q: &HashMap<String, String>) -> Result<report::Report, ApiError> {
+    let now = jiff::Timestamp::now().as_second();
+    let (from, to, tz) = report_window(q, now)?;
+    let by = report::By::parse(q.get("by").map_or("", String::as_str))
+        .ok_or_else(|| ApiError::bad("by", "by is namespace, workload or pod"))?;
+    let pool = pool(h)?;
+    let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
+    let max_step = max_step.max(h.cfg.rollup_width.as_secs() as i64 * 2);
+    report::report(pool, from, to, now, by, tz, max_step).await.map_err(|e| ApiError::internal("history query", e))
+}
+
+/// `GET /api/v1/reports?month=|from=&to=&by=&tz=` — JSON, or CSV with `format=csv` (headers in
+/// `lang=`'s language).
+pub async fn reports(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
+    let r = load_report(&h, &q).await?;
+    if q.get("format").is_some_and(|f| f == "csv") {
+        let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or_default();
+        let s = lang.s();
+        let heads = [
+            s.col_namespace,
+            s.col_workload,
+            s.col_pod,
+            s.col_held,
+            s.col_measured,
+            s.col_gpu_used,
+            s.col_idle,
+            s.col_memory_hours,
+            s.col_waited,
+        ];
+        let name = format!("gpudash-gpu-hours-{}.csv", q.get("by").map_or("namespace", String::as_str));
+        return Ok((
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+                (header::CACHE_CONTROL, "no-store".to_string()),
+            ],
+            report::csv(&r, &heads),
+        )
+            .into_response());
+    }
+    Ok(([(header::CACHE_CONTROL, "no-store")], Json(r)).into_response())
 }

@@ -5,6 +5,7 @@ pub mod charts;
 pub mod http;
 pub mod query;
 pub mod recorder;
+pub mod report;
 pub mod retention;
 
 use std::time::Duration;

@@ -23,6 +23,40 @@ pub struct Recorder {
     stale_gap: Option<i64>,
 }
 
+/// What the recorder sees of one pod in one state.
+#[derive(Default)]
+struct Seen {
+    node: Option<String>,
+    gpu: Option<(String, u64)>,
+    reasons: String,
+    workload: Option<String>,
+    share: Option<f64>,
+    mem: Option<u64>,
+    unified: Option<bool>,
+}
+
+/// The physical GPUs one unit of a resource amounts to: a time-slicing or MPS replica
+/// 1/replicas, a MIG slice its compute slices out of the GPU's (7 on A100/H100/H200, 4 on
+/// A30), a DRA device or a whole GPU 1.
+pub fn gpu_share_per_unit(g: &app::model::GpuResource) -> f64 {
+    use app::model::Sharing;
+    match g.sharing {
+        Sharing::TimeSlicing | Sharing::Mps => 1.0 / g.replicas_per_gpu.max(1) as f64,
+        Sharing::Mig => {
+            let slices = g
+                .resource
+                .rsplit('/')
+                .next()
+                .and_then(|r| r.strip_prefix("mig-"))
+                .and_then(|r| r.split('g').next())
+                .and_then(|n| n.parse::<u32>().ok());
+            let per_gpu = if g.product.as_deref().is_some_and(|p| p.contains("A30")) { 4.0 } else { 7.0 };
+            slices.map_or(1.0, |s| (f64::from(s) / per_gpu).min(1.0))
+        }
+        Sharing::None | Sharing::Dra => 1.0,
+    }
+}
+
 /// Values of every series at one moment.
 pub fn values(view: &ClusterView) -> Vec<(SeriesKey, f64)> {
     let mut out = Vec::new();
@@ -204,27 +238,35 @@ impl Recorder {
                     new_last.push((id, (v, now)));
                 }
             }
-            // Pod intervals.
-            // (node, GPU resource and count, reasons) per pod and state.
-            type Seen = (Option<String>, Option<(String, u64)>, String);
+            // Pod intervals: where each pod is, what it holds, what it waits for.
             let mut current: HashMap<PodKey, Seen> = HashMap::new();
             for p in &view.pending {
                 let reasons = p.reasons.iter().map(|r| r.reason.en.as_str()).collect::<Vec<_>>().join("; ");
                 let gpu = p.gpu_request.as_ref().map(|g| (g.resource.clone(), g.count));
-                current.insert((p.namespace.clone(), p.name.clone(), "pending"), (None, gpu, reasons));
+                let seen = Seen {
+                    gpu,
+                    reasons,
+                    workload: p.owner.clone(),
+                    mem: p.memory_request_bytes,
+                    ..Seen::default()
+                };
+                current.insert((p.namespace.clone(), p.name.clone(), "pending"), seen);
             }
             for n in &view.nodes {
                 for pm in &n.pods {
-                    let gpu = n.gpu_resources.iter().find_map(|g| {
-                        g.holders
-                            .iter()
-                            .find(|h| h.namespace == pm.namespace && h.name == pm.name)
-                            .map(|h| (g.resource.clone(), h.count))
+                    let held = n.gpu_resources.iter().find_map(|g| {
+                        g.holders.iter().find(|h| h.namespace == pm.namespace && h.name == pm.name).map(|h| (g, h))
                     });
-                    current.insert(
-                        (pm.namespace.clone(), pm.name.clone(), "running"),
-                        (Some(n.name.clone()), gpu, String::new()),
-                    );
+                    let seen = Seen {
+                        node: Some(n.name.clone()),
+                        gpu: held.map(|(g, h)| (g.resource.clone(), h.count)),
+                        reasons: String::new(),
+                        workload: held.and_then(|(_, h)| h.workload.clone()),
+                        share: held.map(|(g, h)| h.count as f64 * gpu_share_per_unit(g)),
+                        mem: Some(pm.requested_bytes),
+                        unified: Some(n.unified_memory),
+                    };
+                    current.insert((pm.namespace.clone(), pm.name.clone(), "running"), seen);
                 }
             }
             for (key, (id, reasons)) in &self.open_pods {
@@ -237,7 +279,7 @@ impl Recorder {
                             .await?;
                         closed_pods.push(key.clone());
                     }
-                    Some((_, _, r)) if key.2 == "pending" && r != reasons && !r.is_empty() => {
+                    Some(Seen { reasons: r, .. }) if key.2 == "pending" && r != reasons && !r.is_empty() => {
                         // Keep every reason seen while it waited.
                         let merged = if reasons.is_empty() || reasons.contains(r.as_str()) {
                             r.clone()
@@ -254,11 +296,12 @@ impl Recorder {
                     Some(_) => {}
                 }
             }
-            for (key, (node, gpu, reasons)) in &current {
+            for (key, seen) in &current {
                 if self.open_pods.contains_key(key) {
                     continue;
                 }
-                let r = sqlx::query("INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, reasons, start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                let Seen { node, gpu, reasons, workload, share, mem, unified } = seen;
+                let r = sqlx::query("INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, reasons, start, workload, gpu_share, mem_request_bytes, unified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                     .bind(&key.0)
                     .bind(&key.1)
                     .bind(key.2)
@@ -267,6 +310,10 @@ impl Recorder {
                     .bind(gpu.as_ref().map(|g| g.1 as i64))
                     .bind(reasons)
                     .bind(now)
+                    .bind(workload)
+                    .bind(share)
+                    .bind(mem.and_then(|m| i64::try_from(m).ok()))
+                    .bind(unified.map(i64::from))
                     .execute(&mut *tx)
                     .await?;
                 opened_pods.push((key.clone(), r.last_insert_rowid(), reasons.clone()));

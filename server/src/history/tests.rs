@@ -371,3 +371,110 @@ async fn gpu_busy_and_board_use_are_recorded_while_the_agent_is_fresh_and_gap_wh
     assert!(svg.contains("GPU 0 · tegra") && svg.contains("100%"), "legend and a percent axis");
     assert!(svg.matches(r#"stroke-width="2" points"#).count() >= 2, "the line breaks over the silence:\n{svg}");
 }
+
+/// A known history — pods holding known shares for known times, a busy series, a gap, an old
+/// row without a share, a Pending wait — and every figure of the report to the second.
+#[tokio::test]
+async fn the_gpu_hours_report_adds_up_to_the_second() {
+    use super::report::{self, By};
+    let (_d, pool) = db().await;
+    let t0: i64 = 1_000_000;
+    type Row<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, Option<f64>, Option<&'a str>, Option<i64>, i64, i64, Option<i64>);
+    let gib: i64 = 1 << 30;
+    let rows: [Row; 5] = [
+        // (namespace, name, state, node, share, workload, memory, unified, start, end)
+        ("vision", "detector-0", "running", Some("orin-1"), Some(0.25), Some("Deployment/detector"), Some(2 * gib), 1, t0, Some(t0 + 7200)),
+        ("vision", "detector-1", "running", Some("orin-1"), Some(0.25), Some("Deployment/detector"), Some(gib), 1, t0 + 3600, None),
+        ("llm", "chat-0", "running", Some("x86-1"), Some(1.0), Some("StatefulSet/chat"), Some(gib), 0, t0 - 1000, Some(t0 + 5000)),
+        ("llm", "chat-1", "pending", None, None, Some("StatefulSet/chat"), Some(gib), 0, t0 + 5000, Some(t0 + 8000)),
+        // Written before gpudash recorded shares: counted apart, never as zero.
+        ("vision", "debug", "running", Some("orin-1"), None, None, None, 1, t0, Some(t0 + 1000)),
+    ];
+    for (ns, name, state, node, share, workload, mem, unified, start, end) in rows {
+        sqlx::query("INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, gpu_share, workload, mem_request_bytes, unified) VALUES (?, ?, ?, ?, 'nvidia.com/gpu', 1, ?, ?, ?, ?, ?, ?)")
+            .bind(ns).bind(name).bind(state).bind(node).bind(start).bind(end).bind(share).bind(workload).bind(mem).bind(unified)
+            .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?, ?, 'gpudash not running')")
+        .bind(t0 + 6000).bind(t0 + 6600).execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+    sqlx::query("INSERT INTO series (id, node, metric, resource) VALUES (1, 'orin-1', 'gpu_busy', 'nvidia.com/gpu|gpu0')")
+        .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+    for (ts, v) in [(t0, 80.0), (t0 + 1800, 2.0), (t0 + 3600, 50.0)] {
+        sqlx::query("INSERT INTO samples (series, ts, value) VALUES (1, ?, ?)").bind(ts).bind(v)
+            .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    let (from, to, now) = (t0, t0 + 10_000, t0 + 20_000);
+    let run = |by| {
+        let pool = pool.clone();
+        async move { report::report(&pool, from, to, now, by, 0, 100_000).await.unwrap_or_else(|e| panic!("{e}")) }
+    };
+    let r = run(By::Namespace).await;
+    assert_eq!(r.gap_seconds, 600);
+    let ns: Vec<&str> = r.rows.iter().map(|r| r.namespace.as_str()).collect();
+    assert_eq!(ns, ["llm", "vision"], "most held first");
+    let llm = &r.rows[0].figures;
+    // chat-0 from t0 (the range's start) to t0+5000 on a server without an agent.
+    assert_eq!((llm.held_gpu_seconds, llm.measured_gpu_seconds, llm.used_gpu_seconds), (5000.0, 0.0, None));
+    assert_eq!((llm.idle_held_gpu_seconds, llm.memory_gib_seconds), (None, None));
+    // chat-1 waited 3000 s, 600 of them in the gap.
+    assert_eq!(llm.waited_seconds, 2400.0);
+    let v = &r.rows[1].figures;
+    // detector-0: 7200 s less the 600 s gap at a quarter GPU; detector-1: 6400 s less 600.
+    assert_eq!(v.held_gpu_seconds, 0.25 * 6600.0 + 0.25 * 5800.0);
+    // Busy was measured from t0 to the gap (the last sample holds until the gap begins).
+    assert_eq!(v.measured_gpu_seconds, 0.25 * 6000.0 + 0.25 * 2400.0);
+    // detector-0: 1800 s at 80 %, 1800 s at 2 %, 2400 s at 50 %; detector-1: 2400 s at 50 %.
+    assert_eq!(v.used_gpu_seconds, Some(0.25 * (1440.0 + 36.0 + 1200.0) + 0.25 * 1200.0));
+    assert_eq!(v.idle_held_gpu_seconds, Some(0.25 * 1800.0), "held while under 5 % busy");
+    assert_eq!(v.unknown_share_seconds, 1000.0);
+    assert_eq!(v.memory_gib_seconds, Some(2.0 * 6600.0 + 5800.0), "GiB-seconds on the unified board");
+    assert_eq!(v.waited_seconds, 0.0);
+    assert_eq!(r.totals.held_gpu_seconds, 5000.0 + 3100.0);
+    assert_eq!(r.totals.used_gpu_seconds, Some(969.0));
+    let days: Vec<(i64, &str, f64)> = r.days.iter().map(|d| (d.start, d.namespace.as_str(), d.held_gpu_seconds)).collect();
+    assert_eq!(days, [(950_400, "llm", 5000.0), (950_400, "vision", 3100.0)]);
+    // Days at UTC+9: Japan's midnight falls at t0 + 4400 s, splitting chat-0's 5000 s.
+    let jst = report::report(&pool, from, to, now, By::Namespace, 540, 100_000).await.unwrap_or_else(|e| panic!("{e}"));
+    let llm_days: Vec<(i64, f64)> =
+        jst.days.iter().filter(|d| d.namespace == "llm").map(|d| (d.start, d.held_gpu_seconds)).collect();
+    assert_eq!(llm_days, [(918_000, 4400.0), (1_004_400, 600.0)]);
+
+    let w = run(By::Workload).await;
+    let keys: Vec<(&str, Option<&str>, f64)> =
+        w.rows.iter().map(|r| (r.namespace.as_str(), r.workload.as_deref(), r.figures.held_gpu_seconds)).collect();
+    assert_eq!(
+        keys,
+        [("llm", Some("StatefulSet/chat"), 5000.0), ("vision", Some("Deployment/detector"), 3100.0), ("vision", Some("Pod/debug"), 0.0)]
+    );
+    let p = run(By::Pod).await;
+    let d1 = p.rows.iter().find(|r| r.pod.as_deref() == Some("detector-1")).unwrap_or_else(|| panic!("{p:?}"));
+    assert_eq!((d1.figures.held_gpu_seconds, d1.figures.used_gpu_seconds, d1.figures.idle_held_gpu_seconds), (1450.0, Some(300.0), Some(0.0)));
+    assert_eq!(d1.workload.as_deref(), Some("Deployment/detector"));
+
+    // The CSV, in Japanese, parsed back: BOM, headers intact, hours to two decimals.
+    let s = app::i18n::Lang::Ja.s();
+    let heads = [s.col_namespace, s.col_workload, s.col_pod, s.col_held, s.col_measured, s.col_gpu_used, s.col_idle, s.col_memory_hours, s.col_waited];
+    let text = report::csv(&w, &heads);
+    let body = text.strip_prefix('\u{feff}').unwrap_or_else(|| panic!("no BOM"));
+    let lines: Vec<Vec<&str>> = body.split("\r\n").filter(|l| !l.is_empty()).map(|l| l.split(',').collect()).collect();
+    assert_eq!(lines[0], heads);
+    assert_eq!(lines[1], ["llm", "StatefulSet/chat", "", "1.39", "0.00", "", "", "", "0.67"]);
+    assert_eq!(lines[2], ["vision", "Deployment/detector", "", "0.86", "0.58", "0.27", "0.13", "5.28", "0.00"]);
+}
+
+#[test]
+fn report_windows_from_months_ranges_and_time_zones() {
+    use std::collections::HashMap;
+    let q = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<HashMap<_, _>>();
+    let w = |pairs: &[(&str, &str)]| super::http::report_window(&q(pairs), 1_796_378_400);
+    // 2026-11 in UTC and in Japan.
+    assert_eq!(w(&[("month", "2026-11")]).ok(), Some((1_793_491_200, 1_796_083_200, 0)));
+    assert_eq!(w(&[("month", "2026-11"), ("tz", "540")]).ok(), Some((1_793_491_200 - 32_400, 1_796_083_200 - 32_400, 540)));
+    assert_eq!(w(&[("month", "2026-12")]).ok().map(|x| x.1), Some(1_798_761_600), "December ends at the new year");
+    // Nothing given: the month now is in (2026-12-04 10:00 UTC).
+    assert_eq!(w(&[]).ok(), Some((1_796_083_200, 1_798_761_600, 0)));
+    assert_eq!(w(&[("from", "2026-11-01T00:00:00Z"), ("to", "1793577600")]).ok(), Some((1_793_491_200, 1_793_577_600, 0)));
+    for bad in [&[("month", "2026-13")][..], &[("month", "11/2026")], &[("tz", "9999")], &[("from", "yesterday")], &[("from", "10"), ("to", "5")], &[("from", "0"), ("to", "99999999")], &[("to", "5")]] {
+        assert!(w(bad).is_err(), "{bad:?}");
+    }
+}

@@ -135,6 +135,7 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
         .route("/api/v1/history/pods", get(crate::history::http::pods))
         .route("/api/v1/history/diagnoses", get(crate::history::http::diagnoses))
         .route("/api/v1/history/status", get(crate::history::http::status))
+        .route("/api/v1/reports", get(crate::history::http::reports))
         .route("/charts/{file}", get(crate::history::http::chart))
         .route("/nodes/{name}", get(pages::page))
         .route("/healthz", get(api::healthz))

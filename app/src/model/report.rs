@@ -1,0 +1,114 @@
+//! GPU-hours reports (`/reports`, `GET /api/v1/reports`): what the server computes from
+//! history and the page renders. Figures are seconds; the page shows hours.
+
+use serde::{Deserialize, Serialize};
+
+/// How rows are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum By {
+    /// Per namespace (team).
+    #[default]
+    Namespace,
+    /// Per workload (`Deployment/x`; a bare pod as `Pod/name`).
+    Workload,
+    /// Per pod.
+    Pod,
+}
+
+impl By {
+    /// From a query value.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "namespace" | "" => Some(Self::Namespace),
+            "workload" => Some(Self::Workload),
+            "pod" => Some(Self::Pod),
+            _ => None,
+        }
+    }
+}
+
+/// One row's figures. Seconds of GPU (a GPU-second is one physical GPU for one second).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// GPU-seconds held.
+    pub held_gpu_seconds: f64,
+    /// Of those, GPU-seconds during which the agent measured the GPU's busy %.
+    pub measured_gpu_seconds: f64,
+    /// GPU-seconds used: measured held time weighted by busy % (null when nothing was measured).
+    pub used_gpu_seconds: Option<f64>,
+    /// Measured GPU-seconds held while the GPU was below 5 % busy (null when nothing was measured).
+    pub idle_held_gpu_seconds: Option<f64>,
+    /// GPU-seconds held by intervals recorded before gpudash knew the share (counted apart).
+    pub unknown_share_seconds: f64,
+    /// Memory requested on unified-memory boards, in GiB-seconds (null when none ran there).
+    pub memory_gib_seconds: Option<f64>,
+    /// Seconds Pending pods waited for a GPU.
+    pub waited_seconds: f64,
+}
+
+impl Figures {
+    /// Adds another row's figures (an unknown stays unknown only when both are).
+    pub fn add(&mut self, o: &Figures) {
+        self.held_gpu_seconds += o.held_gpu_seconds;
+        self.measured_gpu_seconds += o.measured_gpu_seconds;
+        self.unknown_share_seconds += o.unknown_share_seconds;
+        self.waited_seconds += o.waited_seconds;
+        let sum = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        self.used_gpu_seconds = sum(self.used_gpu_seconds, o.used_gpu_seconds);
+        self.idle_held_gpu_seconds = sum(self.idle_held_gpu_seconds, o.idle_held_gpu_seconds);
+        self.memory_gib_seconds = sum(self.memory_gib_seconds, o.memory_gib_seconds);
+    }
+}
+
+/// One row of a report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Namespace.
+    pub namespace: String,
+    /// Workload (`by=workload`), or the pod's workload (`by=pod`).
+    pub workload: Option<String>,
+    /// Pod (`by=pod`).
+    pub pod: Option<String>,
+    /// Its figures.
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// GPU-seconds one namespace held on one day.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Day {
+    /// The day's start (Unix seconds, at the report's time-zone offset).
+    pub start: i64,
+    /// Namespace.
+    pub namespace: String,
+    /// GPU-seconds held.
+    pub held_gpu_seconds: f64,
+}
+
+/// A report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Start (Unix seconds).
+    pub from: i64,
+    /// End (Unix seconds, exclusive).
+    pub to: i64,
+    /// Grouping.
+    pub by: By,
+    /// Time-zone offset of the days, in minutes east of UTC.
+    pub tz_minutes: i32,
+    /// Rows, most GPU-hours held first.
+    pub rows: Vec<Row>,
+    /// Sum of the rows.
+    pub totals: Figures,
+    /// Gaps in history within the range: `(start, end, reason)`, left out of every figure.
+    pub gaps: Vec<(i64, i64, String)>,
+    /// Seconds of the range inside gaps.
+    pub gap_seconds: i64,
+    /// Per namespace per day, for the stacked chart.
+    pub days: Vec<Day>,
+}
+
