@@ -24,6 +24,8 @@ pub enum Page {
     Fit,
     /// `/quotas`: GPU quotas per namespace.
     Quotas,
+    /// `/reports`: GPU-hours per team, workload and pod.
+    Reports,
     /// Anything else.
     NotFound,
 }
@@ -34,7 +36,7 @@ impl Page {
     /// (refreshed every 15 s; the overview's card of the node is live) are plain documents,
     /// which keeps their views and types out of the bundle every other page downloads.
     pub fn hydrates(&self) -> bool {
-        !matches!(self, Self::History | Self::Fit | Self::Quotas | Self::Node(_))
+        !matches!(self, Self::History | Self::Fit | Self::Quotas | Self::Reports | Self::Node(_))
     }
 
     /// The path below the base path that names this page (`/` for anything unknown).
@@ -47,6 +49,7 @@ impl Page {
             Self::History => "/history".into(),
             Self::Fit => "/fit".into(),
             Self::Quotas => "/quotas".into(),
+            Self::Reports => "/reports".into(),
         }
     }
 
@@ -60,6 +63,7 @@ impl Page {
             "/history" => Self::History,
             "/fit" => Self::Fit,
             "/quotas" => Self::Quotas,
+            "/reports" => Self::Reports,
             _ => match p.strip_prefix("/nodes/") {
                 Some(n) if !n.is_empty() && !n.contains('/') => Self::Node(percent_decode(n)),
                 _ => Self::NotFound,
@@ -115,6 +119,14 @@ pub struct Boot {
     #[cfg(not(feature = "hydrate"))]
     #[serde(default)]
     pub fit: Option<(crate::model::FitInput, crate::model::FitResult)>,
+    /// The GPU-hours report and the query it answers, or why there is none (server only:
+    /// `/reports` does not hydrate).
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(skip)]
+    pub report: Option<Result<crate::model::report::Report, String>>,
+    /// `/reports`' query: `month=`, `by=`, `tz=` (kept on its links).
+    #[serde(default)]
+    pub report_query: Vec<(String, String)>,
     /// Why history is unavailable, when it is.
     #[serde(default)]
     pub history_problem: Option<String>,
@@ -187,6 +199,7 @@ impl Boot {
                 "label" if !v.is_empty() => b.label = Some(v),
                 "range" if ["1h", "24h", "7d", "30d"].contains(&v.as_str()) => b.range = Some(v),
                 "pod" if v.contains('/') => b.pod = Some(v),
+                "month" | "by" | "tz" | "from" | "to" if v.len() <= 40 => b.report_query.push((k.to_string(), v)),
                 "lang" => {
                     if let Some(l) = Lang::parse(&v) {
                         (b.lang, b.lang_pinned) = (l, true);

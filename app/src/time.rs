@@ -12,6 +12,20 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The civil date `(year, month, day)` of a day number (days since 1970-01-01; Howard
+/// Hinnant's algorithm, the inverse of [`days_from_civil`]).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
 /// Parses `2026-12-02T12:43:13Z` (fractional seconds and numeric offsets allowed).
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
     let s = s.trim();

@@ -80,7 +80,9 @@ pub fn start(sim: &gpudash_sim::Simulator) -> anyhow::Result<DemoAgents> {
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {
                 "name": format!("gpudash-agent-{node}"), "namespace": NAMESPACE,
-                "labels": {"app.kubernetes.io/name": "gpudash-agent", "app.kubernetes.io/part-of": "gpudash"}
+                "labels": {"app.kubernetes.io/name": "gpudash-agent", "app.kubernetes.io/part-of": "gpudash"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "gpudash-agent",
+                                     "uid": "44444444-0000-4000-8000-000000000001", "controller": true}]
             },
             "spec": {
                 "nodeName": node,

@@ -110,7 +110,7 @@ catalog! {
         reports_prev: "← previous month", "← 前月";
         reports_next: "next month →", "翌月 →";
         reports_range: "{0} to {1} ({2})", "{0} 〜 {1}（{2}）";
-        reports_gaps: "History has gaps here ({0} h in all): that time is left out of every figure, never counted as held or free.", "この期間の履歴には欠落があります（合計 {0} 時間）。その時間はどの数値にも含めず、確保とも空きとも数えていません。";
+        reports_gaps: "History has gaps here ({0} in all): that time is left out of every figure, never counted as held or free.", "この期間の履歴には欠落があります（合計 {0}）。その時間はどの数値にも含めず、確保とも空きとも数えていません。";
         reports_none: "No pod held or waited for a GPU in this range.", "この期間に GPU を確保した Pod も、GPU を待った Pod もありません。";
         reports_csv: "Download CSV", "CSV をダウンロード";
         reports_total: "Total", "合計";

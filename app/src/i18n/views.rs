@@ -10,12 +10,14 @@ catalog! {
         title_history: "History · gpudash", "履歴 · gpudash";
         title_fit: "Will it fit? · gpudash", "配置できるか · gpudash";
         title_quotas: "GPU quotas · gpudash", "GPU クォータ · gpudash";
+        title_reports: "GPU-hours · gpudash", "GPU 時間 · gpudash";
         nav_label: "Pages", "ページ";
         nav_overview: "Overview", "概要";
         nav_pending: "Pending ({0})", "Pending ({0})";
         nav_diagnoses: "Diagnoses ({0})", "診断 ({0})";
         nav_history: "History", "履歴";
         nav_quotas: "Quotas", "クォータ";
+        nav_reports: "GPU-hours", "GPU 時間";
         nav_fit: "Will it fit?", "配置できるか";
         lang_label: "Language", "言語";
         source_demo: "SIMULATED cluster (demo)", "シミュレーションのクラスター（デモ）";

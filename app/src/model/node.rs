@@ -294,6 +294,10 @@ pub struct PodMemory {
     pub limit_bytes: Option<u64>,
     /// Working set from metrics.k8s.io.
     pub used_bytes: Option<u64>,
+    /// Its workload (as `Holder::workload`), for history's GPU-hours reports. Not sent: every
+    /// pod of a large site would add to each client's first view; the holders carry theirs.
+    #[serde(skip)]
+    pub workload: Option<String>,
 }
 
 /// One node.

@@ -111,4 +111,3 @@ pub struct Report {
     /// Per namespace per day, for the stacked chart.
     pub days: Vec<Day>,
 }
-

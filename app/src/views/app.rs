@@ -55,6 +55,7 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         Page::History => t.title_history.to_string(),
         Page::Fit => t.title_fit.to_string(),
         Page::Quotas => t.title_quotas.to_string(),
+        Page::Reports => t.title_reports.to_string(),
         _ => "gpudash".to_string(),
     };
     let lang = boot.lang.code();
@@ -84,12 +85,13 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
 /// tables of the moment), rendered on the server only.
 #[cfg(not(feature = "hydrate"))]
 fn server_page(page: &Page) -> impl IntoView {
-    use leptos::either::EitherOf4;
+    use leptos::either::EitherOf5;
     match page {
-        Page::History => EitherOf4::A(view! { <super::history::HistoryPage/> }),
-        Page::Fit => EitherOf4::B(view! { <super::fit::FitPage/> }),
-        Page::Node(n) => EitherOf4::C(view! { <super::node::NodePage name=n.clone()/> }),
-        _ => EitherOf4::D(view! { <super::quotas::QuotasPage/> }),
+        Page::History => EitherOf5::A(view! { <super::history::HistoryPage/> }),
+        Page::Fit => EitherOf5::B(view! { <super::fit::FitPage/> }),
+        Page::Node(n) => EitherOf5::C(view! { <super::node::NodePage name=n.clone()/> }),
+        Page::Reports => EitherOf5::D(view! { <super::reports::ReportsPage/> }),
+        _ => EitherOf5::E(view! { <super::quotas::QuotasPage/> }),
     }
 }
 
@@ -231,7 +233,9 @@ pub fn App(boot: Boot) -> impl IntoView {
             Page::Overview => EitherOf6::B(view! { <OverviewPage/> }),
             Page::Pending => EitherOf6::C(view! { <PendingPage/> }),
             Page::Diagnoses => EitherOf6::D(view! { <DiagnosesPage/> }),
-            Page::History | Page::Fit | Page::Quotas | Page::Node(_) => EitherOf6::E(server_page(&page)),
+            Page::History | Page::Fit | Page::Quotas | Page::Reports | Page::Node(_) => {
+                EitherOf6::E(server_page(&page))
+            }
             Page::NotFound => EitherOf6::F(view! { <NotFoundPage/> }),
         };
         view! {

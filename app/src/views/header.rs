@@ -120,6 +120,7 @@ pub fn Header() -> impl IntoView {
     let (h_href, h_cls, h_label) = link("/history", Page::History, t.nav_history);
     let (f_href, f_cls, f_label) = link("/fit", Page::Fit, t.nav_fit);
     let (q_href, q_cls, q_label) = link("/quotas", Page::Quotas, t.nav_quotas);
+    let (r_href, r_cls, r_label) = link("/reports", Page::Reports, t.nav_reports);
     // The other language: the same page and flags, with `?lang=` pinned.
     let other = Lang::ALL.into_iter().find(|l| *l != lang).unwrap_or_default();
     let switch = {
@@ -137,6 +138,7 @@ pub fn Header() -> impl IntoView {
                     <a class=d_cls href=d_href.clone()>{move || fill(t.nav_diagnoses, &[&diags().to_string()])}</a>
                     <a class=h_cls href=h_href.clone()>{h_label}</a>
                     <a class=q_cls href=q_href.clone()>{q_label}</a>
+                    <a class=r_cls href=r_href.clone()>{r_label}</a>
                     <a class=f_cls href=f_href.clone()>{f_label}</a>
                     <a class="nav-link lang-switch" href=switch.clone() hreflang=other.code() lang=other.code() title=t.lang_label>{other.name()}</a>
                 </nav>

@@ -13,6 +13,8 @@ mod node;
 mod pages;
 #[cfg(not(feature = "hydrate"))]
 mod quotas;
+#[cfg(not(feature = "hydrate"))]
+mod reports;
 
 #[cfg(feature = "hydrate")]
 pub use app::scope;

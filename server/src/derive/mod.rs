@@ -521,6 +521,7 @@ fn node_view(
             requested_bytes: req,
             limit_bytes: (unbounded == 0).then_some(lim),
             used_bytes: usage.get(i + 1).copied().flatten(),
+            workload: pods::workload(p, rs),
         });
     }
     pod_mem.sort_by(|a, b| b.requested_bytes.cmp(&a.requested_bytes).then_with(|| a.name.cmp(&b.name)));

@@ -309,14 +309,8 @@ pub fn report_window(q: &HashMap<String, String>, now: i64) -> Result<(i64, i64,
         (None, Some(f), None) => (f, now),
         (None, None, Some(_)) => return Err(ApiError::bad("from", "from is required with to")),
         (None, None, None) => {
-            let days = (now + off).div_euclid(86_400);
-            // The civil month of `days`: walk back to its first day.
-            let mut first = days;
-            while civil_day(first - 1).1 == civil_day(days).1 {
-                first -= 1;
-            }
-            let (y, m, _) = civil_day(days);
-            (first * 86_400 - off, if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) })
+            let (y, m, _) = app::time::civil_from_days((now + off).div_euclid(86_400));
+            (month_start(y, m), if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) })
         }
     };
     if to <= from {
@@ -326,19 +320,6 @@ pub fn report_window(q: &HashMap<String, String>, now: i64) -> Result<(i64, i64,
         return Err(ApiError::bad("to", "a report covers at most 367 days"));
     }
     Ok((from, to, tz))
-}
-
-/// The civil date of a day number (days since 1970-01-01).
-fn civil_day(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// The report a query asks for (shared by the API and the page).

@@ -243,13 +243,8 @@ impl Recorder {
             for p in &view.pending {
                 let reasons = p.reasons.iter().map(|r| r.reason.en.as_str()).collect::<Vec<_>>().join("; ");
                 let gpu = p.gpu_request.as_ref().map(|g| (g.resource.clone(), g.count));
-                let seen = Seen {
-                    gpu,
-                    reasons,
-                    workload: p.owner.clone(),
-                    mem: p.memory_request_bytes,
-                    ..Seen::default()
-                };
+                let seen =
+                    Seen { gpu, reasons, workload: p.owner.clone(), mem: p.memory_request_bytes, ..Seen::default() };
                 current.insert((p.namespace.clone(), p.name.clone(), "pending"), seen);
             }
             for n in &view.nodes {
@@ -261,7 +256,7 @@ impl Recorder {
                         node: Some(n.name.clone()),
                         gpu: held.map(|(g, h)| (g.resource.clone(), h.count)),
                         reasons: String::new(),
-                        workload: held.and_then(|(_, h)| h.workload.clone()),
+                        workload: pm.workload.clone(),
                         share: held.map(|(g, h)| h.count as f64 * gpu_share_per_unit(g)),
                         mem: Some(pm.requested_bytes),
                         unified: Some(n.unified_memory),

@@ -172,11 +172,9 @@ pub fn compute(
         }
         let key = match by {
             By::Namespace => (iv.namespace.clone(), None, None),
-            By::Workload => (
-                iv.namespace.clone(),
-                Some(iv.workload.clone().unwrap_or_else(|| format!("Pod/{}", iv.name))),
-                None,
-            ),
+            By::Workload => {
+                (iv.namespace.clone(), Some(iv.workload.clone().unwrap_or_else(|| format!("Pod/{}", iv.name))), None)
+            }
             By::Pod => (iv.namespace.clone(), iv.workload.clone(), Some(iv.name.clone())),
         };
         rows.entry(key).or_default().add(&f);
@@ -196,7 +194,10 @@ pub fn compute(
             .then_with(|| (&a.namespace, &a.workload, &a.pod).cmp(&(&b.namespace, &b.workload, &b.pod)))
     });
     let gap_seconds = cut.iter().map(|(s, e)| e - s).sum();
-    let days = days.into_iter().map(|((start, namespace), held_gpu_seconds)| Day { start, namespace, held_gpu_seconds }).collect();
+    let days = days
+        .into_iter()
+        .map(|((start, namespace), held_gpu_seconds)| Day { start, namespace, held_gpu_seconds })
+        .collect();
     Report { from, to, by, tz_minutes, rows, totals, gaps, gap_seconds, days }
 }
 

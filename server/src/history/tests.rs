@@ -379,13 +379,47 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
     use super::report::{self, By};
     let (_d, pool) = db().await;
     let t0: i64 = 1_000_000;
-    type Row<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, Option<f64>, Option<&'a str>, Option<i64>, i64, i64, Option<i64>);
+    type Row<'a> =
+        (&'a str, &'a str, &'a str, Option<&'a str>, Option<f64>, Option<&'a str>, Option<i64>, i64, i64, Option<i64>);
     let gib: i64 = 1 << 30;
     let rows: [Row; 5] = [
         // (namespace, name, state, node, share, workload, memory, unified, start, end)
-        ("vision", "detector-0", "running", Some("orin-1"), Some(0.25), Some("Deployment/detector"), Some(2 * gib), 1, t0, Some(t0 + 7200)),
-        ("vision", "detector-1", "running", Some("orin-1"), Some(0.25), Some("Deployment/detector"), Some(gib), 1, t0 + 3600, None),
-        ("llm", "chat-0", "running", Some("x86-1"), Some(1.0), Some("StatefulSet/chat"), Some(gib), 0, t0 - 1000, Some(t0 + 5000)),
+        (
+            "vision",
+            "detector-0",
+            "running",
+            Some("orin-1"),
+            Some(0.25),
+            Some("Deployment/detector"),
+            Some(2 * gib),
+            1,
+            t0,
+            Some(t0 + 7200),
+        ),
+        (
+            "vision",
+            "detector-1",
+            "running",
+            Some("orin-1"),
+            Some(0.25),
+            Some("Deployment/detector"),
+            Some(gib),
+            1,
+            t0 + 3600,
+            None,
+        ),
+        (
+            "llm",
+            "chat-0",
+            "running",
+            Some("x86-1"),
+            Some(1.0),
+            Some("StatefulSet/chat"),
+            Some(gib),
+            0,
+            t0 - 1000,
+            Some(t0 + 5000),
+        ),
         ("llm", "chat-1", "pending", None, None, Some("StatefulSet/chat"), Some(gib), 0, t0 + 5000, Some(t0 + 8000)),
         // Written before gpudash recorded shares: counted apart, never as zero.
         ("vision", "debug", "running", Some("orin-1"), None, None, None, 1, t0, Some(t0 + 1000)),
@@ -396,12 +430,24 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
             .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
     }
     sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?, ?, 'gpudash not running')")
-        .bind(t0 + 6000).bind(t0 + 6600).execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
-    sqlx::query("INSERT INTO series (id, node, metric, resource) VALUES (1, 'orin-1', 'gpu_busy', 'nvidia.com/gpu|gpu0')")
-        .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+        .bind(t0 + 6000)
+        .bind(t0 + 6600)
+        .execute(&pool)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    sqlx::query(
+        "INSERT INTO series (id, node, metric, resource) VALUES (1, 'orin-1', 'gpu_busy', 'nvidia.com/gpu|gpu0')",
+    )
+    .execute(&pool)
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
     for (ts, v) in [(t0, 80.0), (t0 + 1800, 2.0), (t0 + 3600, 50.0)] {
-        sqlx::query("INSERT INTO samples (series, ts, value) VALUES (1, ?, ?)").bind(ts).bind(v)
-            .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+        sqlx::query("INSERT INTO samples (series, ts, value) VALUES (1, ?, ?)")
+            .bind(ts)
+            .bind(v)
+            .execute(&pool)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
     }
     let (from, to, now) = (t0, t0 + 10_000, t0 + 20_000);
     let run = |by| {
@@ -431,7 +477,8 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
     assert_eq!(v.waited_seconds, 0.0);
     assert_eq!(r.totals.held_gpu_seconds, 5000.0 + 3100.0);
     assert_eq!(r.totals.used_gpu_seconds, Some(969.0));
-    let days: Vec<(i64, &str, f64)> = r.days.iter().map(|d| (d.start, d.namespace.as_str(), d.held_gpu_seconds)).collect();
+    let days: Vec<(i64, &str, f64)> =
+        r.days.iter().map(|d| (d.start, d.namespace.as_str(), d.held_gpu_seconds)).collect();
     assert_eq!(days, [(950_400, "llm", 5000.0), (950_400, "vision", 3100.0)]);
     // Days at UTC+9: Japan's midnight falls at t0 + 4400 s, splitting chat-0's 5000 s.
     let jst = report::report(&pool, from, to, now, By::Namespace, 540, 100_000).await.unwrap_or_else(|e| panic!("{e}"));
@@ -444,16 +491,33 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
         w.rows.iter().map(|r| (r.namespace.as_str(), r.workload.as_deref(), r.figures.held_gpu_seconds)).collect();
     assert_eq!(
         keys,
-        [("llm", Some("StatefulSet/chat"), 5000.0), ("vision", Some("Deployment/detector"), 3100.0), ("vision", Some("Pod/debug"), 0.0)]
+        [
+            ("llm", Some("StatefulSet/chat"), 5000.0),
+            ("vision", Some("Deployment/detector"), 3100.0),
+            ("vision", Some("Pod/debug"), 0.0)
+        ]
     );
     let p = run(By::Pod).await;
     let d1 = p.rows.iter().find(|r| r.pod.as_deref() == Some("detector-1")).unwrap_or_else(|| panic!("{p:?}"));
-    assert_eq!((d1.figures.held_gpu_seconds, d1.figures.used_gpu_seconds, d1.figures.idle_held_gpu_seconds), (1450.0, Some(300.0), Some(0.0)));
+    assert_eq!(
+        (d1.figures.held_gpu_seconds, d1.figures.used_gpu_seconds, d1.figures.idle_held_gpu_seconds),
+        (1450.0, Some(300.0), Some(0.0))
+    );
     assert_eq!(d1.workload.as_deref(), Some("Deployment/detector"));
 
     // The CSV, in Japanese, parsed back: BOM, headers intact, hours to two decimals.
     let s = app::i18n::Lang::Ja.s();
-    let heads = [s.col_namespace, s.col_workload, s.col_pod, s.col_held, s.col_measured, s.col_gpu_used, s.col_idle, s.col_memory_hours, s.col_waited];
+    let heads = [
+        s.col_namespace,
+        s.col_workload,
+        s.col_pod,
+        s.col_held,
+        s.col_measured,
+        s.col_gpu_used,
+        s.col_idle,
+        s.col_memory_hours,
+        s.col_waited,
+    ];
     let text = report::csv(&w, &heads);
     let body = text.strip_prefix('\u{feff}').unwrap_or_else(|| panic!("no BOM"));
     let lines: Vec<Vec<&str>> = body.split("\r\n").filter(|l| !l.is_empty()).map(|l| l.split(',').collect()).collect();
@@ -465,16 +529,31 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
 #[test]
 fn report_windows_from_months_ranges_and_time_zones() {
     use std::collections::HashMap;
-    let q = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<HashMap<_, _>>();
+    let q =
+        |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<HashMap<_, _>>();
     let w = |pairs: &[(&str, &str)]| super::http::report_window(&q(pairs), 1_796_378_400);
     // 2026-11 in UTC and in Japan.
     assert_eq!(w(&[("month", "2026-11")]).ok(), Some((1_793_491_200, 1_796_083_200, 0)));
-    assert_eq!(w(&[("month", "2026-11"), ("tz", "540")]).ok(), Some((1_793_491_200 - 32_400, 1_796_083_200 - 32_400, 540)));
+    assert_eq!(
+        w(&[("month", "2026-11"), ("tz", "540")]).ok(),
+        Some((1_793_491_200 - 32_400, 1_796_083_200 - 32_400, 540))
+    );
     assert_eq!(w(&[("month", "2026-12")]).ok().map(|x| x.1), Some(1_798_761_600), "December ends at the new year");
     // Nothing given: the month now is in (2026-12-04 10:00 UTC).
     assert_eq!(w(&[]).ok(), Some((1_796_083_200, 1_798_761_600, 0)));
-    assert_eq!(w(&[("from", "2026-11-01T00:00:00Z"), ("to", "1793577600")]).ok(), Some((1_793_491_200, 1_793_577_600, 0)));
-    for bad in [&[("month", "2026-13")][..], &[("month", "11/2026")], &[("tz", "9999")], &[("from", "yesterday")], &[("from", "10"), ("to", "5")], &[("from", "0"), ("to", "99999999")], &[("to", "5")]] {
+    assert_eq!(
+        w(&[("from", "2026-11-01T00:00:00Z"), ("to", "1793577600")]).ok(),
+        Some((1_793_491_200, 1_793_577_600, 0))
+    );
+    for bad in [
+        &[("month", "2026-13")][..],
+        &[("month", "11/2026")],
+        &[("tz", "9999")],
+        &[("from", "yesterday")],
+        &[("from", "10"), ("to", "5")],
+        &[("from", "0"), ("to", "99999999")],
+        &[("to", "5")],
+    ] {
         assert!(w(bad).is_err(), "{bad:?}");
     }
 }

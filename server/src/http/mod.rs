@@ -129,6 +129,7 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
         .route("/diagnoses", get(pages::page))
         .route("/history", get(pages::page))
         .route("/quotas", get(pages::page))
+        .route("/reports", get(pages::page))
         .route("/fit", get(pages::page).post(pages::fit_form))
         .route("/api/v1/fit", axum::routing::post(api::fit))
         .route("/api/v1/history/series", get(crate::history::http::series))

@@ -67,6 +67,10 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, lang, view);
     boot.history_problem = st.history.problem();
     boot.fit = fit;
+    if boot.page == Page::Reports {
+        let q: std::collections::HashMap<String, String> = boot.report_query.iter().cloned().collect();
+        boot.report = Some(crate::history::http::load_report(&st.history, &q).await.map_err(|e| e.to_string()));
+    }
     let status = StatusCode::OK;
     let opts = st.leptos.clone();
     // A fresh nonce per page: the only inline script (Leptos' hydration loader) carries it, and
