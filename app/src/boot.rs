@@ -199,7 +199,9 @@ impl Boot {
                 "label" if !v.is_empty() => b.label = Some(v),
                 "range" if ["1h", "24h", "7d", "30d"].contains(&v.as_str()) => b.range = Some(v),
                 "pod" if v.contains('/') => b.pod = Some(v),
-                "month" | "by" | "tz" | "from" | "to" if v.len() <= 40 => b.report_query.push((k.to_string(), v)),
+                "month" | "by" | "tz" | "from" | "to" | "sort" if v.len() <= 40 => {
+                    b.report_query.push((k.to_string(), v))
+                }
                 "lang" => {
                     if let Some(l) = Lang::parse(&v) {
                         (b.lang, b.lang_pinned) = (l, true);

@@ -77,9 +77,101 @@ pub async fn chart_30d() -> anyhow::Result<Duration> {
     Ok(d)
 }
 
+/// Fills 30 days of a 1,000-node site's history — 30 pods a node, each replaced weekly (four
+/// intervals), four of them holding a quarter GPU; 20 Pending waits a day; each GPU's busy %
+/// on 100 agent nodes every minute (rolled up beyond 7 days as retention does); an hour's gap
+/// — and times the 30-day GPU-hours report per namespace and per pod.
+pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize)> {
+    let dir = tempfile::tempdir()?;
+    let pool = gpudash::db::open(&dir.path().join("h.db")).await?;
+    let now = jiff::Timestamp::now().as_second();
+    let start = now - 30 * 86_400;
+    let week = 7 * 86_400 + 43_200;
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1),
+                       p(j) AS (SELECT 0 UNION ALL SELECT j + 1 FROM p WHERE j + 1 < 30),
+                       k(w) AS (SELECT 0 UNION ALL SELECT w + 1 FROM k WHERE w + 1 < 4)
+         INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, workload, gpu_share, mem_request_bytes, unified)
+         SELECT 'ns-' || (j % 7), printf('p-%04d-%02d-%d', i, j, w), 'running', printf('node-%04d', i),
+                CASE WHEN j < 4 THEN 'nvidia.com/gpu' END, CASE WHEN j < 4 THEN 1 END,
+                ?2 + w * ?3, CASE WHEN w < 3 THEN ?2 + (w + 1) * ?3 END,
+                printf('Deployment/m-%d', j), CASE WHEN j < 4 THEN 0.25 END, 1073741824, 1
+         FROM n, p, k",
+    )
+    .bind(nodes)
+    .bind(start)
+    .bind(week)
+    .execute(&pool)
+    .await?;
+    sqlx::query(
+        "WITH RECURSIVE d(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM d WHERE x + 1 < 30),
+                       q(y) AS (SELECT 0 UNION ALL SELECT y + 1 FROM q WHERE y + 1 < 20)
+         INSERT INTO pod_intervals (namespace, name, state, gpu_resource, gpu_count, start, end, workload)
+         SELECT 'ml', printf('waiting-%d-%d', x, y), 'pending', 'nvidia.com/gpu', 1, ?1 + x * 86400 + y * 600, ?1 + x * 86400 + y * 600 + 7200, 'Deployment/waiting'
+         FROM d, q",
+    )
+    .bind(start)
+    .execute(&pool)
+    .await?;
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < 100)
+         INSERT INTO series (id, node, metric, resource) SELECT i + 1, printf('node-%04d', i * 10), 'gpu_busy', 'nvidia.com/gpu|gpu0' FROM n",
+    )
+    .execute(&pool)
+    .await?;
+    sqlx::query(
+        "WITH RECURSIVE t(ts) AS (SELECT ?1 UNION ALL SELECT ts + 60 FROM t WHERE ts + 60 < ?2)
+         INSERT INTO samples (series, ts, value) SELECT s.id, ts, (ts / 60 + s.id) % 100 FROM t, series s",
+    )
+    .bind(start)
+    .bind(now)
+    .execute(&pool)
+    .await?;
+    sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?1, ?1 + 3600, 'gpudash not running')")
+        .bind(start + 10 * 86_400)
+        .execute(&pool)
+        .await?;
+    retention::prune(&pool, &Config::default(), now).await?;
+    let cfg = Config::default();
+    let max_step =
+        ((cfg.heartbeat.as_secs() + 2 * cfg.resolution.as_secs()) as i64).max(2 * cfg.rollup_width.as_secs() as i64);
+    let t = Instant::now();
+    let rows: Vec<gpudash::history::report::Interval> = sqlx::query_as(
+        "SELECT namespace, name, state, node, gpu_resource, gpu_share, workload, mem_request_bytes, unified, start, end \
+         FROM pod_intervals WHERE start < ? AND (end IS NULL OR end > ?) AND (gpu_resource IS NOT NULL OR unified = 1)",
+    )
+    .bind(now)
+    .bind(start)
+    .fetch_all(&pool)
+    .await?;
+    eprintln!("PROF fetch {} intervals: {:?}", rows.len(), t.elapsed());
+    let t = Instant::now();
+    let by_ns =
+        gpudash::history::report::report(&pool, start, now, now, gpudash::history::report::By::Namespace, 0, max_step)
+            .await?;
+    let ns = t.elapsed();
+    let t = Instant::now();
+    let by_pod =
+        gpudash::history::report::report(&pool, start, now, now, gpudash::history::report::By::Pod, 0, max_step)
+            .await?;
+    let pods = t.elapsed();
+    anyhow::ensure!(
+        by_ns.rows.len() == 8 && by_ns.totals.used_gpu_seconds.is_some(),
+        "unexpected report: {:?}",
+        by_ns.rows.len()
+    );
+    Ok((ns, pods, by_pod.rows.len()))
+}
+
 /// Prints the history figures.
 pub async fn report() -> anyhow::Result<()> {
     let d = chart_30d().await?;
     println!("30-day chart (3 series, 7 days full resolution + rollups) render: {:.1} ms", d.as_secs_f64() * 1000.0);
+    let (ns, pods, rows) = report_30d(1000).await?;
+    println!(
+        "30-day GPU-hours report, 1,000 nodes (120,000 pod intervals, 600 waits, 100 busy series): by namespace {:.0} ms, by pod {:.0} ms ({rows} rows)",
+        ns.as_secs_f64() * 1000.0,
+        pods.as_secs_f64() * 1000.0
+    );
     Ok(())
 }

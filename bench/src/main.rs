@@ -390,6 +390,9 @@ async fn main() -> anyhow::Result<()> {
         )
         .await;
     }
+    if args.iter().any(|a| a == "--history") {
+        return history::report().await;
+    }
     if let Some(s) = args.iter().position(|a| a == "--agent").and_then(|i| args.get(i + 1)) {
         return agent::run(s.parse().unwrap_or(30)).await;
     }

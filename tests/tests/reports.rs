@@ -110,6 +110,12 @@ async fn the_demos_gpu_hours_per_workload_in_the_api_the_csv_and_the_page() {
             assert_eq!(wide, Value::Bool(false), "{name}: the page is wider than the screen");
             shot(&c, name).await?;
         }
+        // Sorted by the wait: the demo's two Pending models first, the header marked.
+        c.goto(&format!("{url}/reports?by=workload&sort=waited")).await?;
+        let first = text(&c, "table.report tbody tr:first-child").await?;
+        assert!(first.contains("anomaly-detector") || first.contains("label-reader"), "{first}");
+        let sorted = c.execute("return document.querySelector('th[aria-sort=descending]').textContent", vec![]).await?;
+        assert!(sorted.as_str().is_some_and(|t| t.contains("waiting")), "{sorted}");
         Ok(())
     })
     .await

@@ -111,7 +111,8 @@ pub fn ReportsPage() -> impl IntoView {
     let report = boot.report.clone();
     let tz = q("tz").unwrap_or_default();
     // A link to this page with `month`/`by` changed and everything else kept.
-    let link = |month: Option<String>, by: &str| {
+    let sort = q("sort").unwrap_or_else(|| "held".into());
+    let link = |month: Option<String>, by: &str, sort: &str| {
         let mut pairs: Vec<String> = Vec::new();
         if let Some(m) = month {
             pairs.push(format!("month={m}"));
@@ -123,6 +124,9 @@ pub fn ReportsPage() -> impl IntoView {
             }
         }
         pairs.push(format!("by={by}"));
+        if sort != "held" {
+            pairs.push(format!("sort={}", percent_encode(sort)));
+        }
         if !tz.is_empty() {
             pairs.push(format!("tz={}", percent_encode(&tz)));
         }
@@ -154,11 +158,11 @@ pub fn ReportsPage() -> impl IntoView {
                 .into_iter()
                 .map(|(b, name, label)| {
                     let cls = if b == r.by { "range current" } else { "range" };
-                    view! { <a class=cls href=link(month.clone(), name) aria-current=if b == r.by { "page" } else { "false" }>{label}</a> }
+                    view! { <a class=cls href=link(month.clone(), name, &sort) aria-current=if b == r.by { "page" } else { "false" }>{label}</a> }
                 })
                 .collect_view();
             let csv = {
-                let mut h = link(month.clone(), by_name).replace("/reports", "/api/v1/reports");
+                let mut h = link(month.clone(), by_name, "held").replace("/reports", "/api/v1/reports");
                 h.push_str(&format!("&format=csv&lang={lang}"));
                 h
             };
@@ -174,13 +178,32 @@ pub fn ReportsPage() -> impl IntoView {
             let show_pod = r.by == By::Pod;
             let empty = r.rows.is_empty();
             let alt = s.reports_chart.to_string();
-            let rows = r.rows.clone();
+            // Sorted by the column asked for (`sort=`), most first; names alphabetically.
+            let mut rows = r.rows.clone();
+            let key = |f: &crate::model::report::Figures| match sort.as_str() {
+                "used" => f.used_gpu_seconds.unwrap_or(-1.0),
+                "idle" => f.idle_held_gpu_seconds.unwrap_or(-1.0),
+                "memory" => f.memory_gib_seconds.unwrap_or(-1.0),
+                "waited" => f.waited_seconds,
+                "measured" => f.measured_gpu_seconds,
+                _ => f.held_gpu_seconds,
+            };
+            if sort == "name" {
+                rows.sort_by(|a, b| (&a.namespace, &a.workload, &a.pod).cmp(&(&b.namespace, &b.workload, &b.pod)));
+            } else {
+                rows.sort_by(|a, b| key(&b.figures).total_cmp(&key(&a.figures)));
+            }
+            let head = |col: &'static str, label: &'static str| {
+                let on = sort == col;
+                let href = link(month.clone(), by_name, col);
+                view! { <th scope="col" class=if col == "name" { "" } else { "num" } aria-sort=if on { "descending" } else { "none" }><a href=href>{label}{on.then_some(" ▼")}</a></th> }
+            };
             let totals = r.totals.clone();
             view! {
                 <nav class="ranges" aria-label=s.reports_by>
-                    <a class="range" href=link(Some(prev), by_name)>{s.reports_prev}</a>
+                    <a class="range" href=link(Some(prev), by_name, &sort)>{s.reports_prev}</a>
                     <span class="range current">{range}</span>
-                    <a class="range" href=link(Some(next), by_name)>{s.reports_next}</a>
+                    <a class="range" href=link(Some(next), by_name, &sort)>{s.reports_next}</a>
                 </nav>
                 <nav class="ranges" aria-label=s.reports_by>{tabs}</nav>
                 {gaps}
@@ -193,15 +216,15 @@ pub fn ReportsPage() -> impl IntoView {
                         <div class="table-wrap">
                         <table class="report">
                             <thead><tr>
-                                <th scope="col">{s.col_namespace}</th>
+                                {head("name", s.col_namespace)}
                                 {show_ws.then(|| view! { <th scope="col">{s.col_workload}</th> })}
                                 {show_pod.then(|| view! { <th scope="col">{s.col_pod}</th> })}
-                                <th scope="col" class="num">{s.col_held}</th>
-                                <th scope="col" class="num">{s.col_measured}</th>
-                                <th scope="col" class="num">{s.col_gpu_used}</th>
-                                <th scope="col" class="num">{s.col_idle}</th>
-                                <th scope="col" class="num">{s.col_memory_hours}</th>
-                                <th scope="col" class="num">{s.col_waited}</th>
+                                {head("held", s.col_held)}
+                                {head("measured", s.col_measured)}
+                                {head("used", s.col_gpu_used)}
+                                {head("idle", s.col_idle)}
+                                {head("memory", s.col_memory_hours)}
+                                {head("waited", s.col_waited)}
                             </tr></thead>
                             <tbody>
                                 {rows.into_iter().map(|row| {
