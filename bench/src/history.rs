@@ -136,16 +136,6 @@ pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize
     let max_step =
         ((cfg.heartbeat.as_secs() + 2 * cfg.resolution.as_secs()) as i64).max(2 * cfg.rollup_width.as_secs() as i64);
     let t = Instant::now();
-    let rows: Vec<gpudash::history::report::Interval> = sqlx::query_as(
-        "SELECT namespace, name, state, node, gpu_resource, gpu_share, workload, mem_request_bytes, unified, start, end \
-         FROM pod_intervals WHERE start < ? AND (end IS NULL OR end > ?) AND (gpu_resource IS NOT NULL OR unified = 1)",
-    )
-    .bind(now)
-    .bind(start)
-    .fetch_all(&pool)
-    .await?;
-    eprintln!("PROF fetch {} intervals: {:?}", rows.len(), t.elapsed());
-    let t = Instant::now();
     let by_ns =
         gpudash::history::report::report(&pool, start, now, now, gpudash::history::report::By::Namespace, 0, max_step)
             .await?;
