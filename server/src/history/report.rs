@@ -273,8 +273,9 @@ pub async fn report(
     // Intervals on a GPU an agent measured are read one by one (their busy % weighs them);
     // every other interval is added up by SQLite, which is what keeps a month of a 1,000-node
     // site's history within a second (reading 100,000 rows into Rust alone takes longer).
-    let measured = "EXISTS (SELECT 1 FROM series s WHERE s.metric = 'gpu_busy' AND s.node = p.node \
-                    AND substr(s.resource, 1, length(p.gpu_resource) + 1) = p.gpu_resource || '|')";
+    // (node, resource) pairs with a busy series, as one set SQLite builds once per query.
+    let measured = "COALESCE((p.node || '|' || p.gpu_resource) IN (SELECT node || '|' || substr(resource, 1, instr(resource, '|') - 1) \
+                    FROM series WHERE metric = 'gpu_busy' AND instr(resource, '|') > 0), 0)";
     let overlap = "p.start < ?2 AND (p.end IS NULL OR p.end > ?1) AND (p.gpu_resource IS NOT NULL OR p.unified = 1)";
     let sql = format!(
         "SELECT namespace, name, state, node, gpu_resource, gpu_share, workload, mem_request_bytes, unified, start, end \
