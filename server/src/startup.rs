@@ -306,7 +306,8 @@ fn own_namespace() -> String {
         .unwrap_or_else(|| "gpudash".into())
 }
 
-async fn shutdown_signal() {
+/// SIGTERM (Kubernetes stopping the pod) or Ctrl-C.
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -19,8 +19,12 @@ fn scenario(rel: &str) -> Scenario {
 }
 
 async fn fleet(sites: &std::path::Path, db: &str) -> (Proc, String) {
+    fleet_with(sites, db, &[]).await
+}
+
+async fn fleet_with(sites: &std::path::Path, db: &str, extra: &[&str]) -> (Proc, String) {
     let port = free_port();
-    let args: Vec<String> = [
+    let mut args: Vec<String> = [
         "fleet",
         "--sites",
         &sites.display().to_string(),
@@ -40,6 +44,7 @@ async fn fleet(sites: &std::path::Path, db: &str) -> (Proc, String) {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
     let p = Proc::spawn(&bin(), &args).unwrap_or_else(|e| panic!("{e}"));
     let url = format!("http://127.0.0.1:{port}");
     if let Err(e) = wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(60)).await {
@@ -229,4 +234,43 @@ async fn a_bad_sites_file_is_refused_naming_the_entry() {
     assert!(code.is_some_and(|c| c != 0), "exits non-zero");
     let out = p.output();
     assert!(out.contains(r#"entry 2 ("broken"): url"#), "{out}");
+}
+
+/// The fleet page serves through gpudash's own accept loop: a connection that sends its headers
+/// a byte at a time is closed at the header-read timeout while the page answers, and SIGTERM
+/// (Kubernetes stopping the pod) ends the service cleanly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_connections_are_closed_and_sigterm_ends_the_fleet_service() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let sites = dir.path().join("sites.yaml");
+    std::fs::write(&sites, "sites:\n- {name: far, url: 'http://127.0.0.1:1'}\n").unwrap_or_default();
+    let (mut fp, furl) = fleet_with(&sites, &pg.url, &["--header-read-timeout", "1"]).await;
+    let addr = furl.trim_start_matches("http://").to_string();
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap_or_else(|e| panic!("{e}"));
+    let t = Instant::now();
+    let mut closed = false;
+    for b in b"GET / HTTP/1.1\r\nHost: x\r\n".iter().take(20) {
+        if slow.write_all(&[*b]).await.is_err() {
+            closed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let mut buf = [0u8; 256];
+        if let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(10), slow.read(&mut buf)).await {
+            if n == 0 || String::from_utf8_lossy(&buf[..n]).contains("408") {
+                closed = true;
+                break;
+            }
+        }
+    }
+    assert!(closed, "a connection dribbling its headers was still open after {:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    wait_http_ok(&format!("{furl}/readyz"), Duration::from_secs(5)).await.unwrap_or_else(|e| panic!("{e}"));
+    let pid = fp.pid().to_string();
+    let killed = std::process::Command::new("kill").args(["-TERM", &pid]).status().is_ok_and(|s| s.success());
+    assert!(killed);
+    let code = fp.wait_exit(Duration::from_secs(15));
+    assert_eq!(code, Some(0), "SIGTERM ends the fleet service cleanly:\n{}", fp.output());
 }

@@ -48,6 +48,12 @@ pub struct FleetArgs {
     /// Directory holding pkg/ (the stylesheet).
     #[arg(long, env = "GPUDASH_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
+    /// Seconds a connection has to send its request headers before it is closed.
+    #[arg(long, env = "GPUDASH_HEADER_READ_TIMEOUT", default_value_t = 10.0)]
+    pub header_read_timeout: f64,
+    /// Connections open at once (lowered to fit the open-files limit); more are closed at once.
+    #[arg(long, env = "GPUDASH_MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
 }
 
 fn client(site: &sites::Site) -> anyhow::Result<reqwest::Client> {
@@ -133,10 +139,11 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;
     tracing::info!("gpudash fleet: {} sites, page at http://{}{base}/", sites.len(), listener.local_addr()?);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .context("HTTP server")
+    // gpudash serve's own accept loop: a header-read timeout and a connection cap, so that
+    // slow or silent connections cannot hold the portal's page; SIGTERM or Ctrl-C ends it.
+    let limits = crate::http::serve::Limits {
+        header_read: Duration::from_secs_f64(args.header_read_timeout.clamp(0.1, 3600.0)),
+        max_connections: args.max_connections.max(16),
+    };
+    crate::http::serve::serve(listener, app, limits, crate::startup::shutdown_signal()).await.context("HTTP server")
 }
