@@ -12,8 +12,8 @@ cd "$(dirname "$0")"
 
 ensure_rust
 build_site
-say "building gpudash (release)"
-cargo build --release -p gpudash
+say "building gpudash and gpudash-agent (release; the demo runs a real agent per GPU node)"
+cargo build --release -p gpudash -p gpudash-agent
 if [ "${1:-}" = "--local-cluster" ]; then
   shift
   ensure_control_plane
