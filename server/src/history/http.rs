@@ -340,18 +340,7 @@ pub async fn reports(State(h): State<History>, Query(q): Q) -> Result<Response, 
     let r = load_report(&h, &q).await?;
     if q.get("format").is_some_and(|f| f == "csv") {
         let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or_default();
-        let s = lang.s();
-        let heads = [
-            s.col_namespace,
-            s.col_workload,
-            s.col_pod,
-            s.col_held,
-            s.col_measured,
-            s.col_gpu_used,
-            s.col_idle,
-            s.col_memory_hours,
-            s.col_waited,
-        ];
+        let heads = report::csv_heads(lang);
         let name = format!("gpudash-gpu-hours-{}.csv", q.get("by").map_or("namespace", String::as_str));
         return Ok((
             [

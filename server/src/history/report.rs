@@ -382,6 +382,22 @@ pub async fn report(
     Ok(acc.finish(gaps, from, to, by, tz_minutes))
 }
 
+/// The CSV's column titles in `lang` (the page's own column titles).
+pub fn csv_heads(lang: app::i18n::Lang) -> [&'static str; 9] {
+    let s = lang.s();
+    [
+        s.col_namespace,
+        s.col_workload,
+        s.col_pod,
+        s.col_held,
+        s.col_measured,
+        s.col_gpu_used,
+        s.col_idle,
+        s.col_memory_hours,
+        s.col_waited,
+    ]
+}
+
 /// The report as CSV (UTF-8 with a byte-order mark, so spreadsheet programs read Japanese
 /// names right), hours to two decimals; `heads` are the column titles in the page's language.
 pub fn csv(r: &Report, heads: &[&str; 9]) -> String {

@@ -506,18 +506,8 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
     assert_eq!(d1.workload.as_deref(), Some("Deployment/detector"));
 
     // The CSV, in Japanese, parsed back: BOM, headers intact, hours to two decimals.
-    let s = app::i18n::Lang::Ja.s();
-    let heads = [
-        s.col_namespace,
-        s.col_workload,
-        s.col_pod,
-        s.col_held,
-        s.col_measured,
-        s.col_gpu_used,
-        s.col_idle,
-        s.col_memory_hours,
-        s.col_waited,
-    ];
+    let heads = report::csv_heads(app::i18n::Lang::Ja);
+    assert_eq!(heads[3], "確保 GPU 時間");
     let text = report::csv(&w, &heads);
     let body = text.strip_prefix('\u{feff}').unwrap_or_else(|| panic!("no BOM"));
     let lines: Vec<Vec<&str>> = body.split("\r\n").filter(|l| !l.is_empty()).map(|l| l.split(',').collect()).collect();
