@@ -312,46 +312,19 @@ impl Cache {
     }
 }
 
-/// Gives each diagnosis its node and the time since when it has held, and keeps the times of
-/// the open ones for the next run; the pending pods' copies get the same.
+/// Gives each diagnosis the time since when it has held, and keeps the times of the open ones
+/// for the next run; the pending pods' copies get the same.
 fn stamp(
     diagnoses: &mut [app::model::Diagnosis],
     pending: &mut [PendingPod],
-    pods: &[Arc<Pod>],
     source: &Source,
     now: &jiff::Timestamp,
     cache: &mut Cache,
 ) {
-    use app::model::Kind;
     let carried = if source.synced { cache.carried.take() } else { None };
-    let mut bound: Map<(&str, &str), Option<&str>> = diagnoses
-        .iter()
-        .filter(|d| d.kind == Kind::Pod)
-        .map(|d| ((d.namespace.as_deref().unwrap_or(""), d.name.as_str()), None))
-        .collect();
-    if !bound.is_empty() {
-        for p in pods {
-            let key = (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or(""));
-            if let Some(slot) = bound.get_mut(&key) {
-                *slot = pods::node_of(p);
-            }
-        }
-    }
-    let nodes: Vec<Option<String>> = diagnoses
-        .iter()
-        .map(|d| match d.kind {
-            Kind::Node => Some(d.name.clone()),
-            Kind::Pod => bound
-                .get(&(d.namespace.as_deref().unwrap_or(""), d.name.as_str()))
-                .copied()
-                .flatten()
-                .map(str::to_string),
-            _ => None,
-        })
-        .collect();
     let now_text = ts(now);
     let mut since = Map::default();
-    for (d, node) in diagnoses.iter_mut().zip(nodes) {
+    for d in diagnoses.iter_mut() {
         let key = diag_key(d);
         let first = cache
             .since
@@ -359,7 +332,6 @@ fn stamp(
             .or_else(|| carried.as_ref().and_then(|c| c.get(&key)))
             .cloned()
             .unwrap_or_else(|| now_text.clone());
-        d.node = node;
         d.since = Some(first.clone());
         since.insert(key, first);
     }
@@ -717,7 +689,7 @@ pub fn derive_cached(
     let quotas = quota::quotas(&inputs.quotas, &nodes);
     let (mut diagnoses, blocked) =
         diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting, &claim_index, now);
-    stamp(&mut diagnoses, &mut pending, &inputs.pods, &source, &now, cache);
+    stamp(&mut diagnoses, &mut pending, &source, &now, cache);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),

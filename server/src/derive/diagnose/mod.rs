@@ -29,9 +29,17 @@ fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, nam
         name: name.to_string(),
         message,
         link: None,
-        node: None,
+        // A node's diagnosis concerns that node; a bound pod's gets its node from `on_node`.
+        node: (kind == "Node").then(|| name.to_string()),
         since: None,
     }
+}
+
+/// A diagnosis about a bound pod names its node (the alert's `node` label); the function that
+/// finds it has the pod at hand.
+fn on_node(mut d: Diagnosis, node: Option<&str>) -> Diagnosis {
+    d.node = node.map(str::to_string);
+    d
 }
 
 /// Names for a sentence: the first five, then how many more.

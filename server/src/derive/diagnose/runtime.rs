@@ -1,13 +1,13 @@
 //! Runtime diagnoses: a RuntimeClass that does not exist, a handler containerd lacks, a GPU pod
 //! that may silently run on the CPU, and the kubelet refusing a too-large shared request.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use app::model::{Diagnosis, Severity};
 
 use app::say;
 
-use super::{diag, Ctx};
+use super::{diag, on_node, Ctx};
 use crate::derive::{node, pods};
 
 /// Extracts the quoted name after `prefix` (`RuntimeClass "nvidia" not found` → `nvidia`).
@@ -73,8 +73,8 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
 
 /// `runtime-handler-missing`: containerd on the node has no handler for the pod's class.
 pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
-    // Pods that exist, looked up only when an event names a missing runtime handler.
-    let mut live_pods: Option<HashSet<(&str, &str)>> = None;
+    // Pods that exist and their nodes, looked up only when an event names a missing handler.
+    let mut live_pods: Option<HashMap<(&str, &str), Option<&str>>> = None;
     let mut seen = BTreeSet::new();
     for e in &cx.inputs.events {
         let Some(msg) = e.message.as_deref() else {
@@ -89,15 +89,21 @@ pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
             cx.inputs
                 .pods
                 .iter()
-                .map(|p| (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")))
+                .map(|p| {
+                    let key = (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or(""));
+                    (key, pods::node_of(p))
+                })
                 .collect()
         });
-        if o.kind.as_deref() == Some("Pod") && !live.contains(&(key.0.as_str(), key.1.as_str())) {
+        let pod = live.get(&(key.0.as_str(), key.1.as_str()));
+        if o.kind.as_deref() == Some("Pod") && pod.is_none() {
             continue;
         }
         if seen.insert(key.clone()) {
-            out.push(diag("runtime-handler-missing", Severity::Critical, o.kind.as_deref().unwrap_or("Pod"), o.namespace.as_deref(), &key.1,
-                say!("The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit on that node and restart K3s so it registers the nvidia runtime.", "Node の containerd にランタイムハンドラー \"{handler}\" がありません。その Node に NVIDIA Container Toolkit を入れ、K3s を再起動して nvidia ランタイムを登録させてください。")));
+            let kind = o.kind.as_deref().unwrap_or("Pod");
+            let text = say!("The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit on that node and restart K3s so it registers the nvidia runtime.", "Node の containerd にランタイムハンドラー \"{handler}\" がありません。その Node に NVIDIA Container Toolkit を入れ、K3s を再起動して nvidia ランタイムを登録させてください。");
+            let d = diag("runtime-handler-missing", Severity::Critical, kind, o.namespace.as_deref(), &key.1, text);
+            out.push(on_node(d, pod.copied().flatten().filter(|_| kind == "Pod")));
         }
     }
 }
@@ -125,8 +131,9 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
             continue;
         }
         let (ns, name) = pods::key(p);
-        out.push(diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,
-            say!("Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with --default-runtime nvidia).", "NVIDIA GPU を持っていますが runtimeClassName がありません。既定のランタイムが runc の K3s では、エラーなしで CPU で動くことがあります — runtimeClassName: nvidia を設定してください（または K3s agent を --default-runtime nvidia で起動）。")));
+        let d = diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,
+            say!("Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with --default-runtime nvidia).", "NVIDIA GPU を持っていますが runtimeClassName がありません。既定のランタイムが runc の K3s では、エラーなしで CPU で動くことがあります — runtimeClassName: nvidia を設定してください（または K3s agent を --default-runtime nvidia で起動）。"));
+        out.push(on_node(d, pods::node_of(p)));
     }
 }
 
@@ -139,14 +146,15 @@ pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
         });
         if refused {
             let (ns, name) = pods::key(p);
-            out.push(diag(
+            let d = diag(
                 "shared-gpu-request-too-large",
                 Severity::Critical,
                 "Pod",
                 Some(&ns),
                 &name,
                 say!("The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.", "kubelet がこの Pod を拒否しました。タイムスライスの GPU のレプリカを2つ以上要求しています — 1 を要求してください。"),
-            ));
+            );
+            out.push(on_node(d, pods::node_of(p)));
         }
     }
 }

@@ -7,7 +7,7 @@ use app::i18n::Said;
 use app::say;
 
 use super::nodes::{Trouble, Troubled};
-use super::{diag, list, Ctx};
+use super::{diag, list, on_node, Ctx};
 use crate::derive::node;
 use crate::quantity::Bytes;
 
@@ -358,8 +358,15 @@ fn terminating_holder(
             say!("the kubelet on {node_name} has not finished stopping its containers: check the container runtime and the kubelet's log there", "{node_name} の kubelet がコンテナの停止を終えていません。そこのコンテナランタイムと kubelet のログを確認してください")
         };
         let since_s = since.to_string();
-        out.push(diag("gpu-held-by-terminating-pod", Severity::Warning, "Pod", Some(&h.namespace), &h.name,
-            say!("Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU that a waiting pod needs: {cause}.", "{since_s} から終了処理中で、猶予 {grace} 秒を {mins} 分過ぎても、待っている Pod が必要とする GPU を持ったままです：{cause}。"; cause)));
+        let d = diag(
+            "gpu-held-by-terminating-pod",
+            Severity::Warning,
+            "Pod",
+            Some(&h.namespace),
+            &h.name,
+            say!("Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU that a waiting pod needs: {cause}.", "{since_s} から終了処理中で、猶予 {grace} 秒を {mins} 分過ぎても、待っている Pod が必要とする GPU を持ったままです：{cause}。"; cause),
+        );
+        out.push(on_node(d, Some(&node_name)));
     }
     Some(Terminating { pod: name, since: since.to_string(), grace, stuck })
 }
