@@ -3,6 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Seconds as hours to two decimals, halves away from zero (as a spreadsheet rounds; `{:.2}`
+/// alone rounds 0.125 to even); blank when unknown. The page and the CSV both show this.
+pub fn hours(seconds: Option<f64>) -> String {
+    seconds.map(|s| format!("{:.2}", (s / 36.0).round() / 100.0)).unwrap_or_default()
+}
+
 /// How rows are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]

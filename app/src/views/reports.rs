@@ -6,16 +6,11 @@ use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
 use crate::i18n::fill;
-use crate::model::report::{By, Report};
+use crate::model::report::{hours, By, Report};
 use crate::time::civil_from_days;
 
 /// Okabe–Ito, colour-blind safe, as the history charts use.
 const PALETTE: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
-
-/// Hours to two decimals (halves away from zero), or blank.
-fn hours(s: Option<f64>) -> String {
-    s.map(|s| format!("{:.2}", (s / 36.0).round() / 100.0)).unwrap_or_default()
-}
 
 /// `YYYY-MM-DD` of a Unix time at `tz` minutes east.
 fn date(t: i64, tz: i32) -> String {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-pub use app::model::report::{By, Day, Figures, Report, Row};
+pub use app::model::report::{hours, By, Day, Figures, Report, Row};
 use sqlx::SqlitePool;
 
 use super::query::{self, Point};
@@ -157,51 +157,42 @@ impl Acc {
             if secs == 0 {
                 continue;
             }
-            let mut f = Figures::default();
+            // Memory-hours on a unified-memory board count every running pod: its heap is the GPU's.
+            let memory = match (iv.state.as_str(), iv.unified, iv.mem_request_bytes) {
+                ("running", Some(1), Some(m)) => Some(m as f64 / GIB * secs as f64),
+                _ => None,
+            };
+            let mut f = Figures { memory_gib_seconds: memory, ..Figures::default() };
             match (iv.state.as_str(), &iv.gpu_resource) {
                 ("pending", Some(_)) => f.waited_seconds = secs as f64,
-                ("running", Some(r)) => {
-                    match iv.gpu_share {
-                        Some(share) => {
-                            f.held_gpu_seconds = share * secs as f64;
-                            let devices = iv.node.as_ref().and_then(|n| busy.get(&(n.clone(), r.clone())));
-                            if let Some(devices) = devices.filter(|d| !d.is_empty()) {
-                                let n = devices.len() as f64;
-                                let (mut m, mut u, mut i) = (0.0, 0.0, 0.0);
-                                for steps in devices {
-                                    for (s, e) in &parts {
-                                        let (dm, du, di) = over(steps, *s, *e);
-                                        (m, u, i) = (m + dm, u + du, i + di);
-                                    }
-                                }
-                                f.measured_gpu_seconds = share * m / n;
-                                if m > 0.0 {
-                                    f.used_gpu_seconds = Some(share * u / n);
-                                    f.idle_held_gpu_seconds = Some(share * i / n);
+                ("running", Some(r)) => match iv.gpu_share {
+                    Some(share) => {
+                        f.held_gpu_seconds = share * secs as f64;
+                        let devices = iv.node.as_ref().and_then(|n| busy.get(&(n.clone(), r.clone())));
+                        if let Some(devices) = devices.filter(|d| !d.is_empty()) {
+                            let n = devices.len() as f64;
+                            let (mut m, mut u, mut i) = (0.0, 0.0, 0.0);
+                            for steps in devices {
+                                for (s, e) in &parts {
+                                    let (dm, du, di) = over(steps, *s, *e);
+                                    (m, u, i) = (m + dm, u + du, i + di);
                                 }
                             }
-                            for (s, e) in &parts {
-                                for (day, d) in by_day(*s, *e, tz) {
-                                    *days.entry((day, iv.namespace.clone())).or_default() += share * d as f64;
-                                }
+                            f.measured_gpu_seconds = share * m / n;
+                            if m > 0.0 {
+                                f.used_gpu_seconds = Some(share * u / n);
+                                f.idle_held_gpu_seconds = Some(share * i / n);
                             }
                         }
-                        None => f.unknown_share_seconds = secs as f64,
-                    }
-                    if iv.unified == Some(1) {
-                        if let Some(m) = iv.mem_request_bytes {
-                            f.memory_gib_seconds = Some(m as f64 / GIB * secs as f64);
+                        for (s, e) in &parts {
+                            for (day, d) in by_day(*s, *e, tz) {
+                                *days.entry((day, iv.namespace.clone())).or_default() += share * d as f64;
+                            }
                         }
                     }
-                }
-                ("running", None) => {
-                    // Memory-hours on a unified-memory board count every pod: its heap is the GPU's.
-                    if let (Some(1), Some(m)) = (iv.unified, iv.mem_request_bytes) {
-                        f.memory_gib_seconds = Some(m as f64 / GIB * secs as f64);
-                    } else {
-                        continue;
-                    }
-                }
+                    None => f.unknown_share_seconds = secs as f64,
+                },
+                ("running", None) if memory.is_some() => {}
                 _ => continue,
             }
             let key = match by {
@@ -271,8 +262,9 @@ pub async fn report(
     let end = to.min(now.max(from));
     let gaps = clip_gaps(&query::gaps(pool, from, end).await?, from, end);
     // Intervals on a GPU an agent measured are read one by one (their busy % weighs them);
-    // every other interval is added up by SQLite, which is what keeps a month of a 1,000-node
-    // site's history within a second (reading 100,000 rows into Rust alone takes longer).
+    // every other interval is added up by SQLite: reading a month of a 1,000-node site's
+    // 120,000 intervals into Rust alone took longer than the whole report does now
+    // (docs/benchmarks.md: still over its one-second target).
     // (node, resource) pairs with a busy series, as one set SQLite builds once per query.
     let measured = "COALESCE((p.node || '|' || p.gpu_resource) IN (SELECT node || '|' || substr(resource, 1, instr(resource, '|') - 1) \
                     FROM series WHERE metric = 'gpu_busy' AND instr(resource, '|') > 0), 0)";
@@ -411,22 +403,18 @@ pub fn csv(r: &Report, heads: &[&str; 9]) -> String {
     };
     out.push_str(&heads.iter().map(|h| cell(h)).collect::<Vec<_>>().join(","));
     out.push_str("\r\n");
-    // Hours to two decimals, halves away from zero (as a spreadsheet rounds; `{:.2}` alone
-    // rounds 0.125 to even).
-    let h = |s: f64| format!("{:.2}", (s / 36.0).round() / 100.0);
-    let o = |s: Option<f64>| s.map(h).unwrap_or_default();
     for row in &r.rows {
         let f = &row.figures;
         let cells = [
             cell(&row.namespace),
             cell(row.workload.as_deref().unwrap_or("")),
             cell(row.pod.as_deref().unwrap_or("")),
-            h(f.held_gpu_seconds),
-            h(f.measured_gpu_seconds),
-            o(f.used_gpu_seconds),
-            o(f.idle_held_gpu_seconds),
-            o(f.memory_gib_seconds),
-            h(f.waited_seconds),
+            hours(Some(f.held_gpu_seconds)),
+            hours(Some(f.measured_gpu_seconds)),
+            hours(f.used_gpu_seconds),
+            hours(f.idle_held_gpu_seconds),
+            hours(f.memory_gib_seconds),
+            hours(Some(f.waited_seconds)),
         ];
         out.push_str(&cells.join(","));
         out.push_str("\r\n");
