@@ -107,7 +107,8 @@ pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize
         "WITH RECURSIVE d(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM d WHERE x + 1 < 30),
                        q(y) AS (SELECT 0 UNION ALL SELECT y + 1 FROM q WHERE y + 1 < 20)
          INSERT INTO pod_intervals (namespace, name, state, gpu_resource, gpu_count, start, end, workload)
-         SELECT 'ml', printf('waiting-%d-%d', x, y), 'pending', 'nvidia.com/gpu', 1, ?1 + x * 86400 + y * 600, ?1 + x * 86400 + y * 600 + 7200, 'Deployment/waiting'
+         SELECT 'ml', printf('waiting-%d-%d', x, y), 'pending', 'nvidia.com/gpu', 1,
+                ?1 + x * 86400 + y * 600, ?1 + x * 86400 + y * 600 + 7200, 'Deployment/waiting'
          FROM d, q",
     )
     .bind(start)

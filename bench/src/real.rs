@@ -410,7 +410,9 @@ pub async fn run(nodes: usize, client_counts: &[usize], rate: u32, secs: u64) ->
         );
         drop(streams);
         println!(
-            "| real {nodes} | {objects} | {populate_s:.0} s | {clients} | {ready_s:.2} s | {first_view_s:.2} s | {all_first_s:.2} s | {idle_rss:.1} MiB | {:.1} MiB | {:.1} % | {:.0} ({errs} failed) | {:.1} / {:.1} / {:.1} ms | {:.1} ms | {} of {probes} | {:.0} MiB, {:.0} % | {:.0} MiB, {:.0} % |",
+            "| real {nodes} | {objects} | {populate_s:.0} s | {clients} | {ready_s:.2} s | {first_view_s:.2} \
+                s | {all_first_s:.2} s | {idle_rss:.1} MiB | {:.1} MiB | {:.1} % | {:.0} ({errs} failed) | {:.1} \
+                / {:.1} / {:.1} ms | {:.1} ms | {} of {probes} | {:.0} MiB, {:.0} % | {:.0} MiB, {:.0} % |",
             ours.1,
             ours.0,
             served as f64 / secs as f64,
@@ -433,6 +435,10 @@ pub async fn run(nodes: usize, client_counts: &[usize], rate: u32, secs: u64) ->
 
 /// The header of the real-server table.
 pub fn header() {
-    println!("| size | objects | populate | clients | gpudash ready | first correct view | all clients' first view | idle RSS | churn RSS | churn CPU | changes/s served | API watch→client p50 / p95 / p99 | write→client p99 | probes seen (per client) | kube-apiserver RSS, CPU | kine RSS, CPU |");
+    println!(
+        "| size | objects | populate | clients | gpudash ready | first correct view | all clients' first \
+        view | idle RSS | churn RSS | churn CPU | changes/s served | API watch→client p50 / p95 / p99 \
+        | write→client p99 | probes seen (per client) | kube-apiserver RSS, CPU | kine RSS, CPU |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 }

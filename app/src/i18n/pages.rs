@@ -102,7 +102,16 @@ catalog! {
         quotas_title: "GPU quotas", "GPU クォータ";
         // GPU-hours reports.
         reports_title: "GPU-hours", "GPU 時間";
-        reports_intro: "GPU-hours each team, workload and pod held, how much of that the GPU was busy, and how long models waited — from history. A GPU-hour is one physical GPU for one hour: a time-slicing replica counts as its share of the GPU, a MIG slice as its share of the compute. Used = held time weighted by the busy % the node agent measured; idle-held = held while the GPU was under 5 % busy.", "各チーム・ワークロード・Pod が確保した GPU 時間、そのうち GPU が実際に動いていた割合、モデルが待った時間を履歴から集計します。1 GPU 時間は物理 GPU 1 基の 1 時間です（タイムスライスのレプリカは GPU の持ち分、MIG スライスは演算ユニットの持ち分で数えます）。使用 = 確保時間 × ノードエージェントが計測した使用率、アイドル確保 = 使用率 5 % 未満の間の確保。";
+        reports_intro: "GPU-hours each team, workload and pod held, how much of that the GPU was busy, and how long \
+            models waited — from history. A GPU-hour is one physical GPU for one hour: a time-slicing \
+            replica counts as its share of the GPU, a MIG slice as its share of the compute. Used = held \
+            time weighted by the busy % the node agent measured; idle-held = held while the GPU was under 5 \
+            % busy.", "各チーム・ワークロード・Pod が確保した GPU 時間、そのうち GPU \
+            が実際に動いていた割合、モデルが待った時間を履歴から集計します。\
+            1 GPU 時間は物理 GPU 1 基の 1 時間です（タイムスライスのレプリカは GPU \
+            の持ち分、MIG スライスは演算ユニットの持ち分で数えます）。使用 = \
+            確保時間 × ノードエージェントが計測した使用率、アイドル確保 = \
+            使用率 5 % 未満の間の確保。";
         reports_by: "Group by", "集計単位";
         reports_by_namespace: "Namespace", "Namespace";
         reports_by_workload: "Workload", "ワークロード";
@@ -110,12 +119,17 @@ catalog! {
         reports_prev: "← previous month", "← 前月";
         reports_next: "next month →", "翌月 →";
         reports_range: "{0} to {1} ({2})", "{0} 〜 {1}（{2}）";
-        reports_gaps: "History has gaps here ({0} in all): that time is left out of every figure, never counted as held or free.", "この期間の履歴には欠落があります（合計 {0}）。その時間はどの数値にも含めず、確保とも空きとも数えていません。";
-        reports_none: "No pod held or waited for a GPU in this range.", "この期間に GPU を確保した Pod も、GPU を待った Pod もありません。";
+        reports_gaps: "History has gaps here ({0} in all): that time is left out of every figure, never counted as held \
+            or free.", "この期間の履歴には欠落があります（合計 {0}）。\
+            その時間はどの数値にも含めず、確保とも空きとも数えていません。";
+        reports_none: "No pod held or waited for a GPU in this range.",
+            "この期間に GPU を確保した Pod も、GPU を待った Pod もありません。";
         reports_csv: "Download CSV", "CSV をダウンロード";
         reports_total: "Total", "合計";
         reports_chart: "GPU-hours held per namespace per day", "Namespace ごとの日別確保 GPU 時間";
-        reports_unmeasured: "Used and idle-held are blank where no node agent measured the GPU.", "使用・アイドル確保が空欄の行は、ノードエージェントが GPU を計測していない時間です。";
+        reports_unmeasured: "Used and idle-held are blank where no node agent measured the GPU.",
+            "使用・アイドル確保が空欄の行は、ノードエージェントが GPU \
+            を計測していない時間です。";
         col_workload: "Workload", "ワークロード";
         col_held: "GPU-h held", "確保 GPU 時間";
         col_measured: "GPU-h measured", "計測済み GPU 時間";

@@ -203,7 +203,10 @@ pub fn DiagnosesPage() -> impl IntoView {
                         <span class=cls>{lbl}</span>
                         <b class="mono code">{d.code.to_string()}</b>
                         {match href { Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }), None => Either::Right(view! { <span class="obj">{obj}</span> }) }}
-                        {at.map(|s| view! { <time class="since muted" datetime=since.clone() title=since>{move || fill(t.diagnosis_since, &[&duration(now.get() - s, lang)])}</time> })}
+                        {at.map(|s| {
+                            let age = move || fill(t.diagnosis_since, &[&duration(now.get() - s, lang)]);
+                            view! { <time class="since muted" datetime=since.clone() title=since>{age}</time> }
+                        })}
                         <p>{d.message.say(lang).to_string()}</p>
                     </li>
                 }

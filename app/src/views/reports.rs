@@ -191,7 +191,9 @@ pub fn ReportsPage() -> impl IntoView {
             let head = |col: &'static str, label: &'static str| {
                 let on = sort == col;
                 let href = link(month.clone(), by_name, col);
-                view! { <th scope="col" class=if col == "name" { "" } else { "num" } aria-sort=if on { "descending" } else { "none" }><a href=href>{label}{on.then_some(" ▼")}</a></th> }
+                let class = if col == "name" { "" } else { "num" };
+                let aria = if on { "descending" } else { "none" };
+                view! { <th scope="col" class=class aria-sort=aria><a href=href>{label}{on.then_some(" ▼")}</a></th> }
             };
             let totals = r.totals.clone();
             view! {

@@ -296,21 +296,25 @@ impl Recorder {
                     continue;
                 }
                 let Seen { node, gpu, reasons, workload, share, mem, unified } = seen;
-                let r = sqlx::query("INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, reasons, start, workload, gpu_share, mem_request_bytes, unified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                    .bind(&key.0)
-                    .bind(&key.1)
-                    .bind(key.2)
-                    .bind(node)
-                    .bind(gpu.as_ref().map(|g| g.0.clone()))
-                    .bind(gpu.as_ref().map(|g| g.1 as i64))
-                    .bind(reasons)
-                    .bind(now)
-                    .bind(workload)
-                    .bind(share)
-                    .bind(mem.and_then(|m| i64::try_from(m).ok()))
-                    .bind(unified.map(i64::from))
-                    .execute(&mut *tx)
-                    .await?;
+                let r = sqlx::query(
+                    "INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, reasons, \
+                    start, workload, gpu_share, mem_request_bytes, unified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \
+                    ?)",
+                )
+                .bind(&key.0)
+                .bind(&key.1)
+                .bind(key.2)
+                .bind(node)
+                .bind(gpu.as_ref().map(|g| g.0.clone()))
+                .bind(gpu.as_ref().map(|g| g.1 as i64))
+                .bind(reasons)
+                .bind(now)
+                .bind(workload)
+                .bind(share)
+                .bind(mem.and_then(|m| i64::try_from(m).ok()))
+                .bind(unified.map(i64::from))
+                .execute(&mut *tx)
+                .await?;
                 opened_pods.push((key.clone(), r.last_insert_rowid(), reasons.clone()));
             }
             // Diagnoses raised and cleared.

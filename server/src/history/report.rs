@@ -324,9 +324,11 @@ pub async fn report(
         By::Pod => "namespace, workload, name",
     };
     let clipped = format!(
-        "g(gs, ge) AS MATERIALIZED (SELECT MAX(start, ?1), MIN(COALESCE(end, ?2), ?2) FROM gaps WHERE start < ?2 AND (end IS NULL OR end > ?1)),
-         iv AS MATERIALIZED (SELECT p.namespace, p.name, p.state, p.gpu_resource, p.gpu_share, p.workload, p.mem_request_bytes, p.unified, MAX(p.start, ?1) AS a, MIN(COALESCE(p.end, ?2), ?2) AS b FROM pod_intervals p
-                WHERE {overlap} AND NOT (p.state = 'running' AND {measured}))"
+        "g(gs, ge) AS MATERIALIZED (SELECT MAX(start, ?1), MIN(COALESCE(end, ?2), ?2) FROM gaps
+                WHERE start < ?2 AND (end IS NULL OR end > ?1)),
+         iv AS MATERIALIZED (SELECT p.namespace, p.name, p.state, p.gpu_resource, p.gpu_share, p.workload,
+                p.mem_request_bytes, p.unified, MAX(p.start, ?1) AS a, MIN(COALESCE(p.end, ?2), ?2) AS b
+                FROM pod_intervals p WHERE {overlap} AND NOT (p.state = 'running' AND {measured}))"
     );
     let cut = "(SELECT COALESCE(SUM(MAX(0, MIN(ge, @hi) - MAX(gs, @lo))), 0) FROM g)";
     let secs = format!("(b - a - {})", cut.replace("@hi", "b").replace("@lo", "a"));
@@ -335,9 +337,11 @@ pub async fn report(
          SELECT {key},
            TOTAL(CASE WHEN state = 'running' AND gpu_resource IS NOT NULL AND gpu_share IS NOT NULL THEN gpu_share * secs END),
            TOTAL(CASE WHEN state = 'running' AND gpu_resource IS NOT NULL AND gpu_share IS NULL THEN secs END),
-           SUM(CASE WHEN state = 'running' AND unified = 1 AND mem_request_bytes IS NOT NULL THEN mem_request_bytes / 1073741824.0 * secs END),
+           SUM(CASE WHEN state = 'running' AND unified = 1 AND mem_request_bytes IS NOT NULL
+                    THEN mem_request_bytes / 1073741824.0 * secs END),
            TOTAL(CASE WHEN state = 'pending' AND gpu_resource IS NOT NULL THEN secs END),
-           SUM(CASE WHEN (state = 'running' AND (gpu_resource IS NOT NULL OR (unified = 1 AND mem_request_bytes IS NOT NULL))) OR (state = 'pending' AND gpu_resource IS NOT NULL) THEN 1 ELSE 0 END)
+           SUM(CASE WHEN (state = 'running' AND (gpu_resource IS NOT NULL OR (unified = 1 AND mem_request_bytes IS NOT NULL)))
+                    OR (state = 'pending' AND gpu_resource IS NOT NULL) THEN 1 ELSE 0 END)
          FROM s WHERE secs > 0 GROUP BY 1, 2, 3"
     );
     type Agg = (String, Option<String>, Option<String>, f64, f64, Option<f64>, f64, i64);
@@ -464,10 +468,24 @@ mod tests {
                 start,
                 end,
             };
-            sqlx::query("INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, gpu_share, workload, mem_request_bytes, unified) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)")
-                .bind(&iv.namespace).bind(&iv.name).bind(&iv.state).bind(&iv.node).bind(&iv.gpu_resource).bind(iv.start).bind(iv.end)
-                .bind(iv.gpu_share).bind(&iv.workload).bind(iv.mem_request_bytes).bind(iv.unified)
-                .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+            sqlx::query(
+                "INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, \
+                gpu_share, workload, mem_request_bytes, unified) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&iv.namespace)
+            .bind(&iv.name)
+            .bind(&iv.state)
+            .bind(&iv.node)
+            .bind(&iv.gpu_resource)
+            .bind(iv.start)
+            .bind(iv.end)
+            .bind(iv.gpu_share)
+            .bind(&iv.workload)
+            .bind(iv.mem_request_bytes)
+            .bind(iv.unified)
+            .execute(&pool)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
             intervals.push(iv);
         }
         for (s, e) in [(from + 30_000, from + 33_600), (from + 90_000, from + 90_060)] {

@@ -425,9 +425,24 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
         ("vision", "debug", "running", Some("orin-1"), None, None, None, 1, t0, Some(t0 + 1000)),
     ];
     for (ns, name, state, node, share, workload, mem, unified, start, end) in rows {
-        sqlx::query("INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, gpu_share, workload, mem_request_bytes, unified) VALUES (?, ?, ?, ?, 'nvidia.com/gpu', 1, ?, ?, ?, ?, ?, ?)")
-            .bind(ns).bind(name).bind(state).bind(node).bind(start).bind(end).bind(share).bind(workload).bind(mem).bind(unified)
-            .execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+        sqlx::query(
+            "INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, \
+            gpu_share, workload, mem_request_bytes, unified) VALUES (?, ?, ?, ?, 'nvidia.com/gpu', 1, ?, ?, \
+            ?, ?, ?, ?)",
+        )
+        .bind(ns)
+        .bind(name)
+        .bind(state)
+        .bind(node)
+        .bind(start)
+        .bind(end)
+        .bind(share)
+        .bind(workload)
+        .bind(mem)
+        .bind(unified)
+        .execute(&pool)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     }
     sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?, ?, 'gpudash not running')")
         .bind(t0 + 6000)

@@ -101,7 +101,13 @@ pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         }
         if seen.insert(key.clone()) {
             let kind = o.kind.as_deref().unwrap_or("Pod");
-            let text = say!("The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit on that node and restart K3s so it registers the nvidia runtime.", "Node の containerd にランタイムハンドラー \"{handler}\" がありません。その Node に NVIDIA Container Toolkit を入れ、K3s を再起動して nvidia ランタイムを登録させてください。");
+            let text = say!(
+                "The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit \
+                on that node and restart K3s so it registers the nvidia runtime.",
+                "Node の containerd にランタイムハンドラー \"{handler}\" がありません。その \
+                Node に NVIDIA Container Toolkit を入れ、K3s を再起動して nvidia \
+                ランタイムを登録させてください。"
+            );
             let d = diag("runtime-handler-missing", Severity::Critical, kind, o.namespace.as_deref(), &key.1, text);
             out.push(on_node(d, pod.copied().flatten().filter(|_| kind == "Pod")));
         }
@@ -131,8 +137,22 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
             continue;
         }
         let (ns, name) = pods::key(p);
-        let d = diag("gpu-pod-without-runtimeclass", Severity::Warning, "Pod", Some(&ns), &name,
-            say!("Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with --default-runtime nvidia).", "NVIDIA GPU を持っていますが runtimeClassName がありません。既定のランタイムが runc の K3s では、エラーなしで CPU で動くことがあります — runtimeClassName: nvidia を設定してください（または K3s agent を --default-runtime nvidia で起動）。"));
+        let d = diag(
+            "gpu-pod-without-runtimeclass",
+            Severity::Warning,
+            "Pod",
+            Some(&ns),
+            &name,
+            say!(
+                "Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may \
+                run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with \
+                --default-runtime nvidia).",
+                "NVIDIA GPU を持っていますが runtimeClassName がありません。\
+                既定のランタイムが runc の K3s では、エラーなしで CPU \
+                で動くことがあります — runtimeClassName: nvidia \
+                を設定してください（または K3s agent を --default-runtime nvidia で起動）。"
+            ),
+        );
         out.push(on_node(d, pods::node_of(p)));
     }
 }

@@ -123,7 +123,16 @@ pub(super) fn insufficient_gpu(
                     r.text(cx.now, &p.name, &res, want),
                 ));
             }
-            say!("Waiting for {want} {res} that the old pods of its own Deployment hold ({olds}): the rolling update of {deployment} starts this new pod before it takes an old one down, and there is no other unit — it will not finish by itself; see gpu-rollout-deadlock for the fix (strategy Recreate, or maxSurge 0 with maxUnavailable 1). Scaling down or adding replicas will not help.", "自分の Deployment の古い Pod（{olds}）が持つ {res} を {want} 個待っています。{deployment} のローリングアップデートは古い Pod を止める前にこの新しい Pod を起動し、ほかにユニットがありません — このままでは終わりません。直し方は gpu-rollout-deadlock を参照（strategy を Recreate に、または maxSurge 0・maxUnavailable 1）。スケールダウンやレプリカ追加では解決しません。"; olds)
+            say!("Waiting for {want} {res} that the old pods of its own Deployment hold ({olds}): the rolling \
+                update of {deployment} starts this new pod before it takes an old one down, and there is no \
+                other unit — it will not finish by itself; see gpu-rollout-deadlock for the fix (strategy \
+                Recreate, or maxSurge 0 with maxUnavailable 1). Scaling down or adding replicas will not help.",
+                "自分の Deployment の古い Pod（{olds}）が持つ {res} を {want} 個待っています。\
+                {deployment} のローリングアップデートは古い Pod を止める前にこの新しい \
+                Pod を起動し、ほかにユニットがありません — \
+                このままでは終わりません。直し方は gpu-rollout-deadlock を参照（strategy \
+                を Recreate に、または maxSurge 0・maxUnavailable 1）。\
+                スケールダウンやレプリカ追加では解決しません。"; olds)
         } else if let Some(t) = terminating_holder(cx, &with_res, out) {
             note(p, "gpu-held-by-terminating-pod");
             let (holder, since, grace) = (t.pod, t.since, t.grace);
@@ -288,7 +297,15 @@ impl Rollout {
         let surge: Said = match (self.desired, self.max) {
             (Some(desired), Some(max)) => {
                 let s = max - desired;
-                say!(" The ReplicaSet says {desired} replica(s) may grow to {max} (maxSurge {s}); maxUnavailable, 25 % by default, rounds down to 0 for so few replicas, so no old pod is taken down before the new one is ready.", "ReplicaSet によれば {desired} レプリカが {max} まで増えられます（maxSurge {s}）。maxUnavailable（既定 25 %）はこの少ないレプリカ数では 0 に切り捨てられるため、新しい Pod が Ready になるまで古い Pod は止められません。")
+                say!(
+                    " The ReplicaSet says {desired} replica(s) may grow to {max} (maxSurge {s}); maxUnavailable, 25 % \
+                    by default, rounds down to 0 for so few replicas, so no old pod is taken down before the new one \
+                    is ready.",
+                    "ReplicaSet によれば {desired} レプリカが {max} まで増えられます（maxSurge {s}）\
+                    。maxUnavailable（既定 25 %）はこの少ないレプリカ数では 0 \
+                    に切り捨てられるため、新しい Pod が Ready になるまで古い Pod \
+                    は止められません。"
+                )
             }
             _ => say!(
                 " The rolling update surges first and takes no old pod down before the new one is ready.",
@@ -299,10 +316,31 @@ impl Rollout {
             .since
             .map(|t| {
                 let m = now.duration_since(t).as_secs().max(0) / 60;
-                say!(" It has waited {m} min; after the progress deadline (spec.progressDeadlineSeconds, 600 s by default) the Deployment reports ProgressDeadlineExceeded and still waits.", "{m} 分待っています。進行期限（spec.progressDeadlineSeconds、既定 600 秒）を過ぎると Deployment は ProgressDeadlineExceeded になりますが、待ち続けます。")
+                say!(
+                    " It has waited {m} min; after the progress deadline (spec.progressDeadlineSeconds, 600 s by \
+                    default) the Deployment reports ProgressDeadlineExceeded and still waits.",
+                    "{m} 分待っています。進行期限（spec.progressDeadlineSeconds、既定 600 秒）\
+                    を過ぎると Deployment は ProgressDeadlineExceeded になりますが、\
+                    待ち続けます。"
+                )
             })
             .unwrap_or_default();
-        say!("The rollout of {ns}/{d} cannot finish: its new pod {pod} (ReplicaSet {new_rs}{revision}) waits for {want} {res} that its old pods {olds} (ReplicaSet {old_rs}) hold on every node it could use.{surge}{waited} For a model that holds a whole GPU, replace the old pod instead of surging: kubectl patch deployment -n {ns} {d} -p '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — or keep rolling updates but take one old pod down first: kubectl patch deployment -n {ns} {d} -p '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'.", "{ns}/{d} のロールアウトは終わりません。新しい Pod {pod}（ReplicaSet {new_rs}{revision}）が {res} を {want} 個待っていますが、行けるすべての Node でそれを古い Pod {olds}（ReplicaSet {old_rs}）が持っています。{surge}{waited}GPU を丸ごと持つモデルでは増やさずに置き換えてください：kubectl patch deployment -n {ns} {d} -p '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — ローリングアップデートのままにするなら先に古い Pod を1つ止めます：kubectl patch deployment -n {ns} {d} -p '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'。"; olds, old_rs, revision, surge, waited)
+        say!("The rollout of {ns}/{d} cannot finish: its new pod {pod} (ReplicaSet {new_rs}{revision}) waits \
+            for {want} {res} that its old pods {olds} (ReplicaSet {old_rs}) hold on every node it could \
+            use.{surge}{waited} For a model that holds a whole GPU, replace the old pod instead of surging: \
+            kubectl patch deployment -n {ns} {d} -p \
+            '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — or keep \
+            rolling updates but take one old pod down first: kubectl patch deployment -n {ns} {d} -p \
+            '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'.",
+            "{ns}/{d} のロールアウトは終わりません。新しい Pod {pod}（ReplicaSet \
+            {new_rs}{revision}）が {res} を {want} 個待っていますが、行けるすべての Node \
+            でそれを古い Pod {olds}（ReplicaSet {old_rs}）が持っています。{surge}{waited}GPU \
+            を丸ごと持つモデルでは増やさずに置き換えてください：kubectl patch \
+            deployment -n {ns} {d} -p \
+            '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — \
+            ローリングアップデートのままにするなら先に古い Pod を1つ止めます：\
+            kubectl patch deployment -n {ns} {d} -p \
+            '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'。"; olds, old_rs, revision, surge, waited)
     }
 }
 
@@ -364,7 +402,9 @@ fn terminating_holder(
             "Pod",
             Some(&h.namespace),
             &h.name,
-            say!("Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU that a waiting pod needs: {cause}.", "{since_s} から終了処理中で、猶予 {grace} 秒を {mins} 分過ぎても、待っている Pod が必要とする GPU を持ったままです：{cause}。"; cause),
+            say!("Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU \
+                that a waiting pod needs: {cause}.", "{since_s} から終了処理中で、猶予 {grace} 秒を {mins} 分過ぎても、\
+                待っている Pod が必要とする GPU を持ったままです：{cause}。"; cause),
         );
         out.push(on_node(d, Some(&node_name)));
     }
