@@ -129,8 +129,9 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     o.head("gpudash_pending_pods", "Unscheduled Pending pods.");
     o.sample("gpudash_pending_pods", &[], v.pending.len() as f64);
     o.head("gpudash_pending_pods_by_reason", "Pending pods whose scheduler message gives this (normalised) reason.");
-    for (r, n) in reason_counts(&v.pending) {
-        o.sample("gpudash_pending_pods_by_reason", &[("reason", &r)], n as f64);
+    let counts = reason_counts(&v.pending);
+    for (r, n) in &counts {
+        o.sample("gpudash_pending_pods_by_reason", &[("reason", r)], *n as f64);
     }
     o.head("gpudash_diagnoses", "Open diagnoses by code and severity.");
     let mut diags: std::collections::BTreeMap<(&str, &str), u64> = std::collections::BTreeMap::new();
@@ -145,7 +146,7 @@ pub fn render(v: &ClusterView, h: Health) -> String {
         "gpudash_pending_oldest_seconds",
         "How long the longest-waiting Pending pod with this (normalised) reason has waited.",
     );
-    for (r, age) in oldest_by_reason(&v.pending, h.now) {
+    for (r, age) in oldest_by_reason(&v.pending, &counts, h.now) {
         o.sample("gpudash_pending_oldest_seconds", &[("reason", &r)], age as f64);
     }
     o.head("gpudash_blocked_workloads", "Workloads a ResourceQuota keeps from creating their pods, by namespace.");
@@ -248,15 +249,16 @@ fn diagnosis_series(o: &mut Out, v: &ClusterView) {
     o.sample("gpudash_diagnosis_series_dropped", &[], v.diagnoses.len().saturating_sub(MAX_DIAGNOSIS_SERIES) as f64);
 }
 
-/// The longest wait per reason label (the labels [`reason_counts`] gives; the rest as `other`).
-pub fn oldest_by_reason(pending: &[app::model::PendingPod], now: i64) -> Vec<(String, i64)> {
-    let allowed: std::collections::BTreeSet<String> = reason_counts(pending).into_iter().map(|(r, _)| r).collect();
+/// The longest wait per reason label: the labels `counts` ([`reason_counts`] of the same pods)
+/// has, the rest as `other`.
+pub fn oldest_by_reason(pending: &[app::model::PendingPod], counts: &[(String, u64)], now: i64) -> Vec<(String, i64)> {
+    let allowed: std::collections::BTreeSet<&str> = counts.iter().map(|(r, _)| r.as_str()).collect();
     let mut oldest: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
     for p in pending {
         let Some(since) = p.pending_since.as_deref().and_then(app::time::parse_rfc3339) else { continue };
         let age = (now - since).max(0);
         for r in reason_labels(p) {
-            let r = if allowed.contains(&r) { r } else { "other".to_string() };
+            let r = if allowed.contains(r.as_str()) { r } else { "other".to_string() };
             let e = oldest.entry(r).or_insert(0);
             *e = (*e).max(age);
         }

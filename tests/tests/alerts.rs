@@ -99,7 +99,7 @@ fn chart_rules(overrides: &str, dir: &Path) -> String {
 }
 
 fn down(node: &mut Value, down: bool) {
-    let now = jiff_now();
+    let now = jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default();
     for c in node["status"]["conditions"].as_array_mut().into_iter().flatten() {
         if c["type"] == "Ready" {
             c["status"] = if down { "Unknown" } else { "True" }.into();
@@ -109,11 +109,6 @@ fn down(node: &mut Value, down: bool) {
             c["lastTransitionTime"] = now.clone().into();
         }
     }
-}
-
-fn jiff_now() -> String {
-    let out = Command::new("date").args(["-u", "+%Y-%m-%dT%H:%M:%SZ"]).output().unwrap_or_else(|e| panic!("{e}"));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
