@@ -117,3 +117,21 @@ pub struct Report {
     /// Per namespace per day, for the stacked chart.
     pub days: Vec<Day>,
 }
+
+/// Orders rows by a column (`sort=`): `name` alphabetically, else that figure, most first
+/// (unknown last), ties keeping their order; anything else leaves the default, most held first.
+pub fn sort_rows(rows: &mut [Row], column: &str) {
+    let key = |f: &Figures| match column {
+        "used" => f.used_gpu_seconds.unwrap_or(-1.0),
+        "idle" => f.idle_held_gpu_seconds.unwrap_or(-1.0),
+        "memory" => f.memory_gib_seconds.unwrap_or(-1.0),
+        "waited" => f.waited_seconds,
+        "measured" => f.measured_gpu_seconds,
+        _ => f.held_gpu_seconds,
+    };
+    if column == "name" {
+        rows.sort_by(|a, b| (&a.namespace, &a.workload, &a.pod).cmp(&(&b.namespace, &b.workload, &b.pod)));
+    } else {
+        rows.sort_by(|a, b| key(&b.figures).total_cmp(&key(&a.figures)));
+    }
+}

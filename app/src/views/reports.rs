@@ -173,21 +173,8 @@ pub fn ReportsPage() -> impl IntoView {
             let show_pod = r.by == By::Pod;
             let empty = r.rows.is_empty();
             let alt = s.reports_chart.to_string();
-            // Sorted by the column asked for (`sort=`), most first; names alphabetically.
-            let mut rows = r.rows.clone();
-            let key = |f: &crate::model::report::Figures| match sort.as_str() {
-                "used" => f.used_gpu_seconds.unwrap_or(-1.0),
-                "idle" => f.idle_held_gpu_seconds.unwrap_or(-1.0),
-                "memory" => f.memory_gib_seconds.unwrap_or(-1.0),
-                "waited" => f.waited_seconds,
-                "measured" => f.measured_gpu_seconds,
-                _ => f.held_gpu_seconds,
-            };
-            if sort == "name" {
-                rows.sort_by(|a, b| (&a.namespace, &a.workload, &a.pod).cmp(&(&b.namespace, &b.workload, &b.pod)));
-            } else {
-                rows.sort_by(|a, b| key(&b.figures).total_cmp(&key(&a.figures)));
-            }
+            // Sorted by the server as `sort=` asks.
+            let rows = r.rows.clone();
             let head = |col: &'static str, label: &'static str| {
                 let on = sort == col;
                 let href = link(month.clone(), by_name, col);

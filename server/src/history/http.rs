@@ -331,7 +331,13 @@ pub async fn load_report(h: &History, q: &HashMap<String, String>) -> Result<rep
     let pool = pool(h)?;
     let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
     let max_step = max_step.max(h.cfg.rollup_width.as_secs() as i64 * 2);
-    report::report(pool, from, to, now, by, tz, max_step).await.map_err(|e| ApiError::internal("history query", e))
+    let mut r = report::report(pool, from, to, now, by, tz, max_step)
+        .await
+        .map_err(|e| ApiError::internal("history query", e))?;
+    if let Some(column) = q.get("sort") {
+        app::model::report::sort_rows(&mut r.rows, column);
+    }
+    Ok(r)
 }
 
 /// `GET /api/v1/reports?month=|from=&to=&by=&tz=` — JSON, or CSV with `format=csv` (headers in
