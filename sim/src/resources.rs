@@ -130,6 +130,16 @@ pub const RESOURCES: &[Resource] = &[
         watchable: true,
     },
     Resource {
+        group: "apps",
+        version: "v1",
+        plural: "daemonsets",
+        singular: "daemonset",
+        kind: "DaemonSet",
+        namespaced: true,
+        short_names: &["ds"],
+        watchable: true,
+    },
+    Resource {
         group: "node.k8s.io",
         version: "v1",
         plural: "runtimeclasses",

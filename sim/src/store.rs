@@ -216,6 +216,9 @@ impl Store {
         if meta.get("creationTimestamp").is_none() {
             meta["creationTimestamp"] = keep("creationTimestamp").unwrap_or_else(|| json!(now_rfc3339()));
         }
+        if r.kind == "Pod" {
+            kubelet_status(&mut obj);
+        }
         let obj = Arc::new(obj);
         self.objects[resource.0].insert(key, obj.clone());
         let kind = if old.is_some() { ChangeType::Modified } else { ChangeType::Added };
@@ -283,6 +286,38 @@ fn default_pod(pod: &mut Value) {
     }
 }
 
+/// The kubelet's part, which the simulator plays: a Running pod written without container
+/// statuses gets one per container, started and ready (as a kubelet reports a healthy pod), so
+/// `kubectl get pods` prints READY `1/1` as it does against a real cluster.
+fn kubelet_status(pod: &mut Value) {
+    let running = pod.pointer("/status/phase").and_then(Value::as_str) == Some("Running");
+    if !running || pod.pointer("/status/containerStatuses").is_some() {
+        return;
+    }
+    let started = pod.pointer("/metadata/creationTimestamp").cloned().unwrap_or_else(|| json!(now_rfc3339()));
+    let uid = pod.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").replace('-', "");
+    let statuses: Vec<Value> = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, c)| {
+            json!({
+                "name": c.get("name").cloned().unwrap_or(json!("")),
+                "image": c.get("image").cloned().unwrap_or(json!("")),
+                "imageID": "",
+                "containerID": format!("containerd://{uid}{i:02}"),
+                "ready": true,
+                "started": true,
+                "restartCount": 0,
+                "state": {"running": {"startedAt": started}},
+            })
+        })
+        .collect();
+    pod["status"]["containerStatuses"] = json!(statuses);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +342,24 @@ mod tests {
             json!({"nvidia.com/gpu": "1", "memory": "1Gi"})
         );
         assert_eq!(p["spec"]["containers"][1].get("resources"), None);
+    }
+
+    #[test]
+    fn a_running_pod_gets_ready_container_statuses_as_a_kubelet_reports_them() {
+        let mut s = Store::new();
+        let mut p = pod("model");
+        p["status"] = json!({"phase": "Running"});
+        p["spec"]["containers"] = json!([{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:2"}]);
+        let o = s.apply(by_kind("v1", "Pod").unwrap_or_default(), p);
+        let st = o.pointer("/status/containerStatuses").and_then(Value::as_array).cloned().unwrap_or_default();
+        assert_eq!(st.len(), 2);
+        assert_eq!((st[1]["name"].as_str(), st[1]["ready"].as_bool()), (Some("b"), Some(true)));
+        assert_eq!(st[0]["state"]["running"]["startedAt"], o["metadata"]["creationTimestamp"]);
+        // A pending pod, and one whose statuses are written, are left as written.
+        let mut q = pod("waiting");
+        q["status"] = json!({"phase": "Pending"});
+        let o = s.apply(by_kind("v1", "Pod").unwrap_or_default(), q);
+        assert!(o.pointer("/status/containerStatuses").is_none());
     }
 
     #[test]

@@ -38,6 +38,8 @@ fn check(docs: &[Value], what: &str) {
             "/nodes",
             "/pods",
             "/resourcequotas",
+            "apps/daemonsets",
+            "apps/deployments",
             "apps/replicasets",
             "metrics.k8s.io/nodes",
             "metrics.k8s.io/pods",

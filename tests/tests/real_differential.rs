@@ -3,7 +3,7 @@
 //! model the real scheduler leaves Pending, its ReplicaSet and Events — and prints them; the
 //! printed objects are loaded into the simulator; then kubectl of the same release asks both the
 //! same questions and must get the same answers: `get -o wide`, `-o json`, discovery, field and
-//! label selectors, the error bodies of bad requests, and the watch events of a create, an
+//! label selectors (Deployments and DaemonSets too), the error bodies of bad requests, and the watch events of a create, an
 //! update and a delete. When they differ, the real server is right and the simulator is fixed.
 
 use std::path::Path;
@@ -14,7 +14,8 @@ use gpudash_tests::control_plane::{kubectl_with, ControlPlane};
 use serde_json::{json, Value};
 
 /// The kinds the simulator serves that a real cluster of this shape has objects of.
-const KINDS: &[&str] = &["nodes", "pods", "events", "runtimeclasses", "namespaces", "replicasets", "deployments"];
+const KINDS: &[&str] =
+    &["nodes", "pods", "events", "runtimeclasses", "namespaces", "replicasets", "deployments", "daemonsets"];
 
 fn kubectl(kc: &Path, args: &[&str]) -> Result<String, String> {
     kubectl_with(kc, args, None).map_err(|e| e.to_string())
@@ -137,16 +138,50 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
                                            "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}
         })])
         .expect("real control plane step");
+    // A node agent as a DaemonSet (its pod made by the real DaemonSet controller).
+    plane
+        .apply(&[json!({
+            "apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": "board-agent", "namespace": "diff"},
+            "spec": {"selector": {"matchLabels": {"app": "board-agent"}},
+                     "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},
+                     "template": {"metadata": {"labels": {"app": "board-agent"}},
+                                  "spec": {"nodeSelector": {"nvidia.com/gpu.sharing-strategy": "time-slicing"},
+                                           "containers": [{"name": "agent", "image": "gpudash-agent:0.1"}]}}}
+        })])
+        .expect("real control plane step");
     plane
         .wait_until("four models Running and one Pending with its event", Duration::from_secs(60), |p| {
             let phases = p
-                .kubectl(&["get", "pods", "-n", "diff", "-o", "jsonpath={.items[*].status.phase}"])
+                .kubectl(&[
+                    "get",
+                    "pods",
+                    "-n",
+                    "diff",
+                    "-l",
+                    "app=detector",
+                    "-o",
+                    "jsonpath={.items[*].status.phase}",
+                ])
+                .unwrap_or_default();
+            let agent = p
+                .kubectl(&[
+                    "get",
+                    "pods",
+                    "-n",
+                    "diff",
+                    "-l",
+                    "app=board-agent",
+                    "-o",
+                    "jsonpath={.items[*].status.phase}",
+                ])
                 .unwrap_or_default();
             let events = p
                 .kubectl(&["get", "events", "-n", "diff", "--field-selector", "reason=FailedScheduling", "-o", "name"])
                 .unwrap_or_default();
             phases.matches("Running").count() == 4
                 && phases.matches("Pending").count() == 1
+                && agent == "Running"
                 && !events.trim().is_empty()
         })
         .await
@@ -207,6 +242,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
         ("pods", Some("diff")),
         ("replicasets", Some("diff")),
         ("deployments", Some("diff")),
+        ("daemonsets", Some("diff")),
         ("events", Some("diff")),
     ] {
         let mut args = vec!["get", kind];

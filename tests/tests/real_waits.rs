@@ -12,7 +12,10 @@
 //! - a one-replica model on a one-GPU board updated (`kubectl set image`): the real Deployment
 //!   controller's rolling update surges a new pod that waits for the GPU its own old pod holds →
 //!   `gpu-rollout-deadlock` on the Deployment with the `Recreate` patch; applied, the real
-//!   controller replaces the pod and the diagnosis goes.
+//!   controller replaces the pod and the diagnosis goes;
+//! - a DaemonSet updated with `maxSurge: 1`: the real DaemonSet controller starts the new pod on
+//!   the board before deleting the old one, and it waits for the old one's GPU →
+//!   `gpu-rollout-deadlock` on the DaemonSet; the patch it gives lets the controller finish.
 
 use std::time::Duration;
 
@@ -65,6 +68,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
             board("cordoned-board", "press-3", "nvidia.com/gpu", "1"),
             board("busy-board", "cut-7", "nvidia.com/gpu", "1"),
             board("pack-board", "pack-2", "nvidia.com/gpu", "1"),
+            board("inspect-board", "inspect-4", "nvidia.com/gpu", "1"),
         ],
         ..Default::default()
     };
@@ -81,7 +85,18 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         "metadata": {"name": "old-model", "namespace": "vision", "finalizers": ["factory.example.com/drain-queue"]},
         "spec": {"runtimeClassName": "nvidia", "nodeSelector": {"factory.example.com/line": "cut-7"},
                  "containers": [{"name": "m", "image": "tritonserver:24.08", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}});
-    plane.apply(&[plugin, holder, model("ocr-model", "pack-2")]).expect("plugin, holder and the model to update");
+    // A model every board of a line runs, updated with a surge (maxSurge 1, maxUnavailable 0).
+    let inspector = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "line-inspector", "namespace": "vision"},
+        "spec": {"selector": {"matchLabels": {"app": "line-inspector"}},
+                 "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+                 "template": {"metadata": {"labels": {"app": "line-inspector"}},
+                              "spec": {"runtimeClassName": "nvidia", "nodeSelector": {"factory.example.com/line": "inspect-4"},
+                                       "containers": [{"name": "inspector", "image": "line-inspector:2.1",
+                                                       "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}});
+    plane
+        .apply(&[plugin, holder, model("ocr-model", "pack-2"), inspector])
+        .expect("plugin, holder and the workloads to update");
     plane.kubectl(&["cordon", "cordoned-board"]).expect("kubectl cordon");
     plane
         .wait_until("old-model running", Duration::from_secs(60), |p| {
@@ -92,12 +107,19 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         .unwrap_or_else(|e| panic!("{e}"));
     plane.wait_one_running("vision", "app=ocr-model", Duration::from_secs(60)).await.unwrap_or_else(|e| panic!("{e}"));
     plane
+        .wait_one_running("vision", "app=line-inspector", Duration::from_secs(60))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    plane
         .apply(&[model("sorter", "sort-1"), model("press-model", "press-3"), model("next-model", "cut-7")])
         .expect("models");
     // The model update an operator makes: a new image, the default rolling update.
     plane
         .kubectl(&["set", "image", "deployment/ocr-model", "-n", "vision", "m=tritonserver:24.09"])
         .expect("set image");
+    plane
+        .kubectl(&["set", "image", "daemonset/line-inspector", "-n", "vision", "inspector=line-inspector:2.2"])
+        .expect("set image on the DaemonSet");
     plane.kubectl(&["delete", "pod", "old-model", "-n", "vision", "--wait=false"]).expect("delete old-model");
 
     let kc = plane.kubeconfig.display().to_string();
@@ -109,6 +131,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
                 && diagnosis(v, "insufficient-gpu", "next-model-")
                     .is_some_and(|d| d["message"].as_str().unwrap_or("").contains("terminating"))
                 && diagnosis(v, "gpu-rollout-deadlock", "ocr-model").is_some()
+                && diagnosis(v, "gpu-rollout-deadlock", "line-inspector").is_some()
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
@@ -144,13 +167,15 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
     assert!(said.contains("vision/old-model") && said.contains("deleting since"), "{said}");
     assert!(!said.contains("scale down"), "{said}");
 
-    // The rollout: on the Deployment, with the surge the controller wrote and the fix.
+    // The rollout: on the Deployment, with its strategy as the API server defaulted it, how the
+    // controller rounds it, and the fix.
     let d = diagnosis(&v, "gpu-rollout-deadlock", "ocr-model").unwrap_or_default();
     assert_eq!((d["kind"].as_str(), d["severity"].as_str()), (Some("Deployment"), Some("critical")), "{d}");
     let said = d["message"].as_str().unwrap_or("");
     for part in [
         "vision/ocr-model",
-        "maxSurge 1",
+        "maxSurge 25% → 1 and maxUnavailable 25% → 0 for 1 replica(s)",
+        "progress deadline (600 s)",
         "Recreate",
         "kubectl patch deployment -n vision ocr-model",
         "\"maxSurge\":0,\"maxUnavailable\":1",
@@ -176,11 +201,57 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         ])
         .expect("the Recreate patch from the diagnosis");
     gd.wait_view(Duration::from_secs(60), |v| {
-        diagnosis(v, "gpu-rollout-deadlock", "").is_none()
+        diagnosis(v, "gpu-rollout-deadlock", "ocr-model").is_none()
             && items(v, "pending").iter().all(|p| !p["name"].as_str().unwrap_or("").starts_with("ocr-model-"))
     })
     .await
     .unwrap_or_else(|e| panic!("{e}"));
+
+    // The DaemonSet's surge: the real controller's new pod on the one board, waiting for the GPU
+    // its old pod holds there; the patch from the diagnosis lets the controller replace it.
+    let d = diagnosis(&v, "gpu-rollout-deadlock", "line-inspector").unwrap_or_default();
+    assert_eq!((d["kind"].as_str(), d["node"].as_str()), (Some("DaemonSet"), Some("inspect-board")), "{d}");
+    let said = d["message"].as_str().unwrap_or("");
+    for part in [
+        "cannot finish on inspect-board",
+        "maxSurge 1 → 1 of 1 node(s)",
+        "kubectl patch daemonset -n vision line-inspector",
+    ] {
+        assert!(said.contains(part), "{part:?} not in {said}");
+    }
+    plane
+        .kubectl(&[
+            "patch",
+            "daemonset",
+            "line-inspector",
+            "-n",
+            "vision",
+            "-p",
+            r#"{"spec":{"updateStrategy":{"rollingUpdate":{"maxSurge":0,"maxUnavailable":1}}}}"#,
+        ])
+        .expect("the DaemonSet patch from the diagnosis");
+    gd.wait_view(Duration::from_secs(60), |v| {
+        diagnosis(v, "gpu-rollout-deadlock", "line-inspector").is_none()
+            && items(v, "pending").iter().all(|p| !p["name"].as_str().unwrap_or("").starts_with("line-inspector-"))
+    })
+    .await
+    .unwrap_or_else(|e| {
+        let ds = plane.kubectl(&["get", "ds,pods", "-n", "vision", "-o", "yaml"]).unwrap_or_default();
+        panic!("{e}\n{ds}")
+    });
+    let images = plane
+        .kubectl(&[
+            "get",
+            "pods",
+            "-n",
+            "vision",
+            "-l",
+            "app=line-inspector",
+            "-o",
+            "jsonpath={.items[*].spec.containers[0].image}",
+        ])
+        .unwrap_or_default();
+    assert_eq!(images.trim(), "line-inspector:2.2", "the updated pod alone runs");
 
     // Uncordoned, the press model runs and its diagnosis goes.
     plane.kubectl(&["uncordon", "cordoned-board"]).expect("kubectl uncordon");

@@ -199,3 +199,89 @@ fn start_up_problems_are_one_clear_line_and_a_non_zero_exit() {
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && text.contains("--demo"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_shows_a_model_update_stuck_on_a_full_gpu_then_fixed_and_history_keeps_both_ends() {
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&sim.url(), &["--history-resolution", "0.1"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let deadlock = |v: &Value| {
+        v["diagnoses"].as_array().into_iter().flatten().find(|d| d["code"] == "gpu-rollout-deadlock").cloned()
+    };
+    let v = gd
+        .wait_view(Duration::from_secs(10), |v| v["source"]["synced"] == true)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(deadlock(&v).is_none(), "{}", v["diagnoses"]);
+    // The factory day's five steps, then the update.
+    for _ in 0..6 {
+        assert!(sim.sim.advance());
+    }
+    let v = gd.wait_view(Duration::from_secs(10), |v| deadlock(v).is_some()).await.unwrap_or_else(|e| panic!("{e}"));
+    let d = deadlock(&v).unwrap_or_default();
+    assert_eq!(
+        (d["kind"].as_str(), d["namespace"].as_str(), d["name"].as_str()),
+        (Some("Deployment"), Some("vision"), Some("ocr-model"))
+    );
+    let said = d["message"].as_str().unwrap_or("");
+    for part in [
+        "ocr-model-6b9d7f8c4-t5v8w",
+        "ocr-model-7c5b8d9f6-m2x7c",
+        "maxSurge 25% → 1 and maxUnavailable 25% → 0",
+        "Recreate",
+    ] {
+        assert!(said.contains(part), "{part:?} not in {said}");
+    }
+    // Recorded (a tick is 0.1 s), then the operator's fix: the new pod holds the GPU, the
+    // diagnosis is gone.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(sim.sim.advance());
+    let v = gd
+        .wait_view(Duration::from_secs(10), |v| {
+            deadlock(v).is_none()
+                && v["nodes"].as_array().into_iter().flatten().any(|n| {
+                    n["name"] == "orin-nx-02"
+                        && n["gpu_resources"][0]["holders"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|h| h["name"] == "ocr-model-6b9d7f8c4-t5v8w")
+                })
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!v["pending"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|p| p["name"].as_str().unwrap_or("").starts_with("ocr-model")));
+    // History has the deadlock's start and end.
+    let url = format!("{}/api/v1/history/diagnoses?range=1h", gd.url);
+    let mut events = Vec::new();
+    for _ in 0..50 {
+        let h: Value = reqwest::get(&url).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
+        events = h["events"].as_array().cloned().unwrap_or_default();
+        if events.iter().any(|e| e["code"] == "gpu-rollout-deadlock" && e["cleared"].is_number()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let e = events.iter().find(|e| e["code"] == "gpu-rollout-deadlock").cloned().unwrap_or_default();
+    assert!(e["raised"].is_number() && e["cleared"].as_u64() >= e["raised"].as_u64(), "{events:?}");
+    assert_eq!(e["name"], "ocr-model");
+    // The loop puts the site back as it began.
+    assert!(sim.sim.advance());
+    gd.wait_view(Duration::from_secs(10), |v| {
+        v["nodes"].as_array().into_iter().flatten().any(|n| {
+            n["name"] == "orin-nx-02"
+                && n["gpu_resources"][0]["holders"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|h| h["name"] == "ocr-model-7c5b8d9f6-m2x7c")
+        })
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use app::model::{
     ClusterView, GpuRequest, GpuUser, Holder, MemoryView, NodeView, PendingPod, PodMemory, Source, Totals,
 };
-use k8s_openapi::api::apps::v1::ReplicaSet;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
@@ -72,6 +72,10 @@ pub struct Inputs {
     pub runtime_classes: Vec<Arc<RuntimeClass>>,
     /// ReplicaSets.
     pub replica_sets: Vec<Arc<ReplicaSet>>,
+    /// Deployments (their update strategy and progress; the pod template is stripped).
+    pub deployments: Vec<Arc<Deployment>>,
+    /// DaemonSets (their update strategy; the pod template is stripped).
+    pub daemon_sets: Vec<Arc<DaemonSet>>,
     /// ResourceQuotas.
     pub quotas: Vec<Arc<ResourceQuota>>,
     /// Node metrics; `None` when metrics.k8s.io is not available.

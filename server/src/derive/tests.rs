@@ -25,6 +25,8 @@ pub(crate) fn load(text: &str) -> Inputs {
                 "Event" => inputs.events.push(Arc::new(typed(item))),
                 "RuntimeClass" => inputs.runtime_classes.push(Arc::new(typed(item))),
                 "ReplicaSet" => inputs.replica_sets.push(Arc::new(typed(item))),
+                "Deployment" => inputs.deployments.push(Arc::new(typed(item))),
+                "DaemonSet" => inputs.daemon_sets.push(Arc::new(typed(item))),
                 "ResourceQuota" => inputs.quotas.push(Arc::new(typed(item))),
                 "NodeMetrics" => inputs.node_metrics.get_or_insert_with(Vec::new).push(typed(item)),
                 "PodMetrics" => inputs.pod_metrics.get_or_insert_with(Vec::new).push(typed(item)),

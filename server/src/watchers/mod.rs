@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::apps::v1::ReplicaSet;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use kube::runtime::reflector::{self, Store};
@@ -28,7 +28,7 @@ pub use liveness::WatchState;
 use liveness::{Seen, SharedMetrics};
 use metrics::spawn_metrics;
 use reconnect::Reconnect;
-use strip::{strip_event, strip_node, strip_pod, strip_quota, strip_rc, strip_rs};
+use strip::{strip_deploy, strip_ds, strip_event, strip_node, strip_pod, strip_quota, strip_rc, strip_rs};
 
 use crate::derive::Inputs;
 use crate::dra::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
@@ -42,6 +42,8 @@ pub struct Stores {
     events: Store<Event>,
     runtime_classes: Store<RuntimeClass>,
     replica_sets: Store<ReplicaSet>,
+    deployments: Store<Deployment>,
+    daemon_sets: Store<DaemonSet>,
     quotas: Store<ResourceQuota>,
     dra: DraStores,
     metrics: SharedMetrics,
@@ -60,6 +62,8 @@ impl Stores {
             events: self.events.state(),
             runtime_classes: self.runtime_classes.state(),
             replica_sets: self.replica_sets.state(),
+            deployments: self.deployments.state(),
+            daemon_sets: self.daemon_sets.state(),
             quotas: self.quotas.state(),
             node_metrics: m.0,
             pod_metrics: m.1,
@@ -282,6 +286,9 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
     let runtime_classes =
         spawn_kind(&state, "runtimeclasses", Api::<RuntimeClass>::all(client.clone()), cfg.clone(), strip_rc);
     let replica_sets = spawn_kind(&state, "replicasets", Api::<ReplicaSet>::all(client.clone()), cfg.clone(), strip_rs);
+    let deployments =
+        spawn_kind(&state, "deployments", Api::<Deployment>::all(client.clone()), cfg.clone(), strip_deploy);
+    let daemon_sets = spawn_kind(&state, "daemonsets", Api::<DaemonSet>::all(client.clone()), cfg.clone(), strip_ds);
     let quotas =
         spawn_kind(&state, "resourcequotas", Api::<ResourceQuota>::all(client.clone()), cfg.clone(), strip_quota);
     let dra = start_dra(client.clone(), state.clone(), cfg);
@@ -289,5 +296,18 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
     spawn_metrics(client, metrics_interval, metrics.clone(), state.notify.clone());
     let agents = SharedAgents::default();
     spawn_agents(pods.clone(), agent_settings, agents.clone(), state.notify.clone());
-    Stores { nodes, pods, events, runtime_classes, replica_sets, quotas, dra, metrics, agents, state }
+    Stores {
+        nodes,
+        pods,
+        events,
+        runtime_classes,
+        replica_sets,
+        deployments,
+        daemon_sets,
+        quotas,
+        dra,
+        metrics,
+        agents,
+        state,
+    }
 }

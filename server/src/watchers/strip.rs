@@ -1,7 +1,7 @@
 //! What each watched object loses on arrival: the fields gpudash never reads (managed fields,
 //! most annotations, images, volume lists, pod template noise), so the stores stay small.
 
-use k8s_openapi::api::apps::v1::ReplicaSet;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use kube::ResourceExt;
@@ -50,6 +50,27 @@ pub(crate) fn strip_rs(r: &mut ReplicaSet) {
                 c.args = None;
             }
         }
+    }
+}
+
+/// A Deployment keeps its strategy, replicas, progress deadline and status (the rollout's
+/// conditions); its pod template is the ReplicaSets' business.
+pub(crate) fn strip_deploy(d: &mut Deployment) {
+    d.managed_fields_mut().clear();
+    if let Some(a) = d.metadata.annotations.as_mut() {
+        a.retain(|k, _| k.starts_with("deployment.kubernetes.io/"));
+    }
+    if let Some(s) = d.spec.as_mut() {
+        s.template = Default::default();
+    }
+}
+
+/// A DaemonSet keeps its update strategy and status counts.
+pub(crate) fn strip_ds(d: &mut DaemonSet) {
+    d.managed_fields_mut().clear();
+    d.metadata.annotations = None;
+    if let Some(s) = d.spec.as_mut() {
+        s.template = Default::default();
     }
 }
 

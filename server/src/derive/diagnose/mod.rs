@@ -7,6 +7,7 @@ mod agent;
 mod dra;
 mod nodes;
 mod quota;
+mod rollout;
 mod runtime;
 mod waiting;
 
@@ -247,5 +248,7 @@ fn wants_nvidia_gpu(p: &PendingPod) -> bool {
     p.gpu_request.as_ref().is_some_and(|g| node::is_nvidia_gpu(&g.resource))
 }
 
+#[cfg(test)]
+mod rollout_tests;
 #[cfg(test)]
 mod tests;

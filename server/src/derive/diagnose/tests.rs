@@ -20,14 +20,14 @@ fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
     v.nodes.iter().find(|n| n.name == name).unwrap_or_else(|| panic!("node {name}"))
 }
 
-fn found<'a>(v: &'a ClusterView, code: &str, name: &str) -> &'a Diagnosis {
+pub(super) fn found<'a>(v: &'a ClusterView, code: &str, name: &str) -> &'a Diagnosis {
     v.diagnoses
         .iter()
         .find(|d| d.code == code && d.name == name)
         .unwrap_or_else(|| panic!("no {code} for {name} in {:#?}", v.diagnoses))
 }
 
-fn codes(v: &ClusterView) -> Vec<(&str, &str)> {
+pub(super) fn codes(v: &ClusterView) -> Vec<(&str, &str)> {
     v.diagnoses.iter().map(|d| (d.code.as_str(), d.name.as_str())).collect()
 }
 
@@ -286,7 +286,7 @@ fn a_device_class_quota_is_listed_as_such() {
 }
 
 /// The NVIDIA device plugin's pod on `node`, as its Helm chart names it: a list item.
-fn plugin_pod(suffix: &str, node: &str) -> String {
+pub(super) fn plugin_pod(suffix: &str, node: &str) -> String {
     format!(
         r#"- apiVersion: v1
   kind: Pod
@@ -446,14 +446,14 @@ fn a_cordoned_board_is_named_with_the_uncordon_command() {
     assert_eq!(v.pending[0].diagnoses, vec![app::model::Code::from("gpu-node-cordoned")], "{:?}", codes(&v));
 }
 
-fn derived_text(yaml: &str) -> ClusterView {
+pub(super) fn derived_text(yaml: &str) -> ClusterView {
     let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     derive(&load(yaml), &Options::default(), Source::default(), 1, now)
 }
 
 /// A one-replica model on a one-GPU Orin NX mid-update: the old ReplicaSet's pod holds the GPU,
 /// the new one's pod waits (as the Deployment controller and scheduler leave them).
-fn rollout(gpus: &str) -> String {
+pub(super) fn rollout(gpus: &str) -> String {
     format!(
         r#"apiVersion: v1
 kind: List

@@ -106,33 +106,24 @@ pub(super) fn insufficient_gpu(
                 .collect();
             let parts = Said::join(&parts, ", ", "、");
             say!("Waiting for {want} {res}: the GPU it needs has failed — {parts} (the device plugin marked it unhealthy; see gpu-unhealthy) and the rest is held. Bring the GPU back (check the node's kernel log for Xid errors, nvidia-smi, the device plugin's log) or free a unit elsewhere.", "{res} を {want} 個待っています。必要な GPU が故障しています — {parts}（device plugin が異常と判断。gpu-unhealthy を参照）、残りは使用中です。GPU を戻す（Node のカーネルログの Xid エラー、nvidia-smi、device plugin のログを確認）か、ほかでユニットを空けてください。"; parts)
-        } else if let Some(r) = rollout_deadlock(cx, pod, &res, want, &with_res) {
+        } else if let Some(r) = super::rollout::rollout_deadlock(cx, pod, &res, want, &with_res) {
             note(p, "gpu-rollout-deadlock");
-            let (deployment, olds) = (format!("{}/{}", r.namespace, r.deployment), list(&r.old_pods));
             if !out.iter().any(|d| {
                 d.code == "gpu-rollout-deadlock"
-                    && d.name == r.deployment
+                    && d.name == r.name
                     && d.namespace.as_deref() == Some(r.namespace.as_str())
             }) {
-                out.push(diag(
+                let d = diag(
                     "gpu-rollout-deadlock",
                     Severity::Critical,
-                    "Deployment",
+                    r.kind(),
                     Some(&r.namespace),
-                    &r.deployment,
+                    &r.name,
                     r.text(cx.now, &p.name, &res, want),
-                ));
+                );
+                out.push(on_node(d, r.node()));
             }
-            say!("Waiting for {want} {res} that the old pods of its own Deployment hold ({olds}): the rolling \
-                update of {deployment} starts this new pod before it takes an old one down, and there is no \
-                other unit — it will not finish by itself; see gpu-rollout-deadlock for the fix (strategy \
-                Recreate, or maxSurge 0 with maxUnavailable 1). Scaling down or adding replicas will not help.",
-                "自分の Deployment の古い Pod（{olds}）が持つ {res} を {want} 個待っています。\
-                {deployment} のローリングアップデートは古い Pod を止める前にこの新しい \
-                Pod を起動し、ほかにユニットがありません — \
-                このままでは終わりません。直し方は gpu-rollout-deadlock を参照（strategy \
-                を Recreate に、または maxSurge 0・maxUnavailable 1）。\
-                スケールダウンやレプリカ追加では解決しません。"; olds)
+            r.waiting_text(&res, want)
         } else if let Some(t) = terminating_holder(cx, &with_res, out) {
             note(p, "gpu-held-by-terminating-pod");
             let (holder, since, grace) = (t.pod, t.since, t.grace);
@@ -200,148 +191,6 @@ fn resource_name_mismatch(
         )
     };
     say!("Waiting for {want} {res}, which no node it can go to advertises — but {who} advertise {offered}: the device plugin runs; {why}. Change the pod's resources.limits from {res}: {want} to {offered}: {want} (or set the device plugin to advertise {res}).", "{res} を {want} 個待っていますが、行ける Node はどれも公開していません — ただし {who} は {offered} を公開しています。device plugin は動いています。{why}。Pod の resources.limits を {res}: {want} から {offered}: {want} に変えてください（または device plugin が {res} を公開するよう設定してください）。"; who, why)
-}
-
-/// A rollout that cannot finish: the new ReplicaSet's pod waits for units the old ReplicaSets
-/// of the same Deployment hold.
-struct Rollout {
-    namespace: String,
-    deployment: String,
-    new_rs: String,
-    revision: Option<String>,
-    old_rs: Vec<String>,
-    old_pods: Vec<String>,
-    desired: Option<i64>,
-    max: Option<i64>,
-    since: Option<jiff::Timestamp>,
-}
-
-/// The ReplicaSet a pod belongs to, and that ReplicaSet's Deployment (name, uid).
-fn owners<'a>(
-    cx: &Ctx<'a>,
-    ns: &str,
-    refs: Option<&'a Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
-) -> Option<(&'a k8s_openapi::api::apps::v1::ReplicaSet, String, String)> {
-    let rs_name = refs?.iter().find(|o| o.kind == "ReplicaSet" && o.controller == Some(true))?.name.as_str();
-    let rs = cx
-        .inputs
-        .replica_sets
-        .iter()
-        .find(|r| r.metadata.namespace.as_deref() == Some(ns) && r.metadata.name.as_deref() == Some(rs_name))?;
-    let d = rs.metadata.owner_references.as_ref()?.iter().find(|o| o.kind == "Deployment")?;
-    Some((rs.as_ref(), d.name.clone(), d.uid.clone()))
-}
-
-/// `gpu-rollout-deadlock`: the waiting pod belongs to a Deployment's ReplicaSet, and every unit
-/// it could use is held, some of them by pods of an older ReplicaSet of the same Deployment.
-fn rollout_deadlock(
-    cx: &Ctx<'_>,
-    pod: &crate::pod::Pod,
-    res: &str,
-    want: u64,
-    with_res: &[(&k8s_openapi::api::core::v1::Node, &GpuResource)],
-) -> Option<Rollout> {
-    // A unit free where it could go: the pod will be placed, whatever the scheduler said before.
-    if with_res.iter().any(|(_, g)| g.resource == res && g.allocatable.saturating_sub(g.allocated) >= want) {
-        return None;
-    }
-    let ns = pod.metadata.namespace.as_deref().unwrap_or("");
-    let (new_rs, deployment, uid) = owners(cx, ns, pod.metadata.owner_references.as_ref())?;
-    let new_name = new_rs.metadata.name.clone().unwrap_or_default();
-    let mut old_rs = Vec::new();
-    let mut old_pods = Vec::new();
-    // The holders in the pod's namespace, then their pod objects in one pass over the pods (a
-    // pod with no selector may see thousands of holders: no search of every pod per holder).
-    let held: std::collections::BTreeSet<&str> = with_res
-        .iter()
-        .filter(|(_, g)| g.resource == res)
-        .flat_map(|(_, g)| g.holders.iter().filter(|h| h.namespace == ns).map(|h| h.name.as_str()))
-        .collect();
-    let holders = cx.inputs.pods.iter().filter(|p| {
-        p.metadata.namespace.as_deref() == Some(ns) && p.metadata.name.as_deref().is_some_and(|n| held.contains(n))
-    });
-    for holder in holders {
-        let Some((rs, _, d_uid)) = owners(cx, ns, holder.metadata.owner_references.as_ref()) else { continue };
-        let rs_name = rs.metadata.name.clone().unwrap_or_default();
-        if d_uid == uid && rs_name != new_name {
-            if !old_rs.contains(&rs_name) {
-                old_rs.push(rs_name);
-            }
-            old_pods.push(holder.metadata.name.clone().unwrap_or_default());
-        }
-    }
-    if old_pods.is_empty() {
-        return None;
-    }
-    let ann = |k: &str| new_rs.metadata.annotations.as_ref().and_then(|a| a.get(k)).cloned();
-    Some(Rollout {
-        namespace: ns.to_string(),
-        deployment,
-        new_rs: new_name,
-        revision: ann("deployment.kubernetes.io/revision"),
-        old_rs,
-        old_pods,
-        desired: ann("deployment.kubernetes.io/desired-replicas").and_then(|v| v.parse().ok()),
-        max: ann("deployment.kubernetes.io/max-replicas").and_then(|v| v.parse().ok()),
-        since: pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
-    })
-}
-
-impl Rollout {
-    fn text(&self, now: jiff::Timestamp, pod: &str, res: &str, want: u64) -> Said {
-        let (ns, d, new_rs) = (&self.namespace, &self.deployment, &self.new_rs);
-        let olds = list(&self.old_pods);
-        let old_rs = list(&self.old_rs);
-        let revision: Said =
-            self.revision.as_ref().map(|r| say!(", revision {r}", "、リビジョン {r}")).unwrap_or_default();
-        let surge: Said = match (self.desired, self.max) {
-            (Some(desired), Some(max)) => {
-                let s = max - desired;
-                say!(
-                    " The ReplicaSet says {desired} replica(s) may grow to {max} (maxSurge {s}); maxUnavailable, 25 % \
-                    by default, rounds down to 0 for so few replicas, so no old pod is taken down before the new one \
-                    is ready.",
-                    "ReplicaSet によれば {desired} レプリカが {max} まで増えられます（maxSurge {s}）\
-                    。maxUnavailable（既定 25 %）はこの少ないレプリカ数では 0 \
-                    に切り捨てられるため、新しい Pod が Ready になるまで古い Pod \
-                    は止められません。"
-                )
-            }
-            _ => say!(
-                " The rolling update surges first and takes no old pod down before the new one is ready.",
-                "ローリングアップデートはまず Pod を増やし、新しい Pod が Ready になるまで古い Pod を止めません。"
-            ),
-        };
-        let waited: Said = self
-            .since
-            .map(|t| {
-                let m = now.duration_since(t).as_secs().max(0) / 60;
-                say!(
-                    " It has waited {m} min; after the progress deadline (spec.progressDeadlineSeconds, 600 s by \
-                    default) the Deployment reports ProgressDeadlineExceeded and still waits.",
-                    "{m} 分待っています。進行期限（spec.progressDeadlineSeconds、既定 600 秒）\
-                    を過ぎると Deployment は ProgressDeadlineExceeded になりますが、\
-                    待ち続けます。"
-                )
-            })
-            .unwrap_or_default();
-        say!("The rollout of {ns}/{d} cannot finish: its new pod {pod} (ReplicaSet {new_rs}{revision}) waits \
-            for {want} {res} that its old pods {olds} (ReplicaSet {old_rs}) hold on every node it could \
-            use.{surge}{waited} For a model that holds a whole GPU, replace the old pod instead of surging: \
-            kubectl patch deployment -n {ns} {d} -p \
-            '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — or keep \
-            rolling updates but take one old pod down first: kubectl patch deployment -n {ns} {d} -p \
-            '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'.",
-            "{ns}/{d} のロールアウトは終わりません。新しい Pod {pod}（ReplicaSet \
-            {new_rs}{revision}）が {res} を {want} 個待っていますが、行けるすべての Node \
-            でそれを古い Pod {olds}（ReplicaSet {old_rs}）が持っています。{surge}{waited}GPU \
-            を丸ごと持つモデルでは増やさずに置き換えてください：kubectl patch \
-            deployment -n {ns} {d} -p \
-            '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — \
-            ローリングアップデートのままにするなら先に古い Pod を1つ止めます：\
-            kubectl patch deployment -n {ns} {d} -p \
-            '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'。"; olds, old_rs, revision, surge, waited)
-    }
 }
 
 /// A GPU holder that is being deleted, as a waiting pod sees it.

@@ -281,6 +281,29 @@ pub(super) fn cells(kind: &str, o: &Value, now: jiff::Timestamp, minor: u32) -> 
                 json!(selector(o)),
             ]
         }
+        "DaemonSet" => {
+            let (c, i) = containers(o);
+            let node_selector = o
+                .pointer("/spec/template/spec/nodeSelector")
+                .and_then(Value::as_object)
+                .filter(|m| !m.is_empty())
+                .map(|m| {
+                    m.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(""))).collect::<Vec<_>>().join(",")
+                })
+                .unwrap_or_else(|| "<none>".to_string());
+            vec![
+                n("/status/desiredNumberScheduled"),
+                n("/status/currentNumberScheduled"),
+                n("/status/numberReady"),
+                n("/status/updatedNumberScheduled"),
+                n("/status/numberAvailable"),
+                json!(node_selector),
+                age,
+                json!(c),
+                json!(i),
+                json!(selector(o)),
+            ]
+        }
         "RuntimeClass" => vec![json!(s(o, "/handler").unwrap_or("")), age],
         "ResourceSlice" => vec![
             json!(s(o, "/spec/nodeName").unwrap_or("")),

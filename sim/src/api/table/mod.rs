@@ -86,6 +86,19 @@ fn columns(kind: &str) -> Vec<Col> {
             Col("Images", "string", 1),
             Col("Selector", "string", 1),
         ],
+        "DaemonSet" => vec![
+            name,
+            Col("Desired", "integer", 0),
+            Col("Current", "integer", 0),
+            Col("Ready", "integer", 0),
+            Col("Up-to-date", "integer", 0),
+            Col("Available", "integer", 0),
+            Col("Node Selector", "string", 0),
+            age,
+            Col("Containers", "string", 1),
+            Col("Images", "string", 1),
+            Col("Selector", "string", 1),
+        ],
         "RuntimeClass" => vec![name, Col("Handler", "string", 0), age],
         "ResourceSlice" => {
             vec![name, Col("Node", "string", 0), Col("Driver", "string", 0), Col("Pool", "string", 0), age]

@@ -1,0 +1,444 @@
+//! `gpu-rollout-deadlock`: an update that cannot finish because its new pod waits for the GPU
+//! its own old pod holds — a Deployment's rolling update that surges (with one replica,
+//! `maxSurge: 25%` rounds up to 1 and `maxUnavailable: 25%` down to 0), or a DaemonSet updated
+//! with `maxSurge`. The strategy is read from the Deployment or DaemonSet object when it is
+//! watched, from the ReplicaSet's annotations otherwise.
+
+use app::i18n::Said;
+use app::model::GpuResource;
+use app::say;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::{list, Ctx};
+use crate::pod::Pod;
+
+/// A surge value as written and as the controller resolves it.
+struct Scaled {
+    written: String,
+    value: i64,
+}
+
+/// `maxSurge`/`maxUnavailable` of `total`: a percentage scaled and rounded up or down, as the
+/// controllers' `GetScaledValueFromIntOrPercent` does.
+fn scaled(v: Option<&IntOrString>, default: &str, total: i64, round_up: bool) -> Scaled {
+    let written = match v {
+        Some(IntOrString::Int(i)) => i.to_string(),
+        Some(IntOrString::String(s)) => s.clone(),
+        None => default.to_string(),
+    };
+    let value = match written.strip_suffix('%') {
+        Some(p) => {
+            let x = p.trim().parse::<i64>().unwrap_or(0).saturating_mul(total);
+            if round_up {
+                x.saturating_add(99) / 100
+            } else {
+                x / 100
+            }
+        }
+        None => written.parse().unwrap_or(0),
+    };
+    Scaled { written, value }
+}
+
+/// The update strategy in effect, from the workload object.
+struct Strategy {
+    surge: Scaled,
+    unavailable: Scaled,
+    /// Replicas (Deployment) or nodes that should run a pod (DaemonSet).
+    of: i64,
+}
+
+/// Deployment only: its progress deadline and, when passed, when.
+struct Progress {
+    deadline_s: i64,
+    exceeded_at: Option<jiff::Timestamp>,
+}
+
+/// What kind of update is stuck.
+enum Owner {
+    /// A Deployment's rolling update: the new ReplicaSet (name, revision) and the old ones.
+    Deployment {
+        new_rs: String,
+        revision: Option<String>,
+        old_rs: Vec<String>,
+        /// From the ReplicaSet's annotations when the Deployment is not watched.
+        desired: Option<i64>,
+        max: Option<i64>,
+        progress: Option<Progress>,
+    },
+    /// A DaemonSet's surge on one node.
+    DaemonSet { node: String },
+}
+
+/// A rollout that cannot finish: a new pod waits for units the same workload's old pods hold.
+pub(super) struct Rollout {
+    pub(super) namespace: String,
+    /// The Deployment's or DaemonSet's name.
+    pub(super) name: String,
+    pub(super) old_pods: Vec<String>,
+    owner: Owner,
+    strategy: Option<Strategy>,
+    since: Option<jiff::Timestamp>,
+}
+
+fn controller(refs: Option<&Vec<OwnerReference>>) -> Option<&OwnerReference> {
+    refs?.iter().find(|o| o.controller == Some(true))
+}
+
+/// The ReplicaSet a pod belongs to, and that ReplicaSet's Deployment (name, uid).
+fn rs_owner<'a>(cx: &Ctx<'a>, ns: &str, pod: &Pod) -> Option<(&'a ReplicaSet, String, String)> {
+    let o = controller(pod.metadata.owner_references.as_ref()).filter(|o| o.kind == "ReplicaSet")?;
+    let rs =
+        cx.inputs.replica_sets.iter().find(|r| {
+            r.metadata.namespace.as_deref() == Some(ns) && r.metadata.name.as_deref() == Some(o.name.as_str())
+        })?;
+    let d = rs.metadata.owner_references.as_ref()?.iter().find(|o| o.kind == "Deployment")?;
+    Some((rs.as_ref(), d.name.clone(), d.uid.clone()))
+}
+
+/// The node a DaemonSet pod is pinned to (the controller's `matchFields metadata.name`).
+fn pinned_node(pod: &Pod) -> Option<&str> {
+    let terms = pod
+        .spec
+        .as_ref()?
+        .affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?;
+    terms.node_selector_terms.iter().flat_map(|t| t.match_fields.iter().flatten()).find_map(|f| {
+        (f.key == "metadata.name" && f.operator == "In").then(|| f.values.as_ref()?.first().map(String::as_str))?
+    })
+}
+
+fn find<'a, T: kube::Resource>(objs: &'a [std::sync::Arc<T>], ns: &str, name: &str, uid: &str) -> Option<&'a T> {
+    objs.iter()
+        .find(|o| {
+            let m = o.meta();
+            m.namespace.as_deref() == Some(ns)
+                && m.name.as_deref() == Some(name)
+                && (uid.is_empty() || m.uid.as_deref().is_none_or(|u| u == uid))
+        })
+        .map(AsRef::as_ref)
+}
+
+/// The pods in `ns` holding `res` on these nodes, other than `pod`.
+fn holders<'a>(
+    cx: &Ctx<'a>,
+    ns: &str,
+    res: &str,
+    on: &[(&Node, &GpuResource)],
+    pod: &Pod,
+) -> impl Iterator<Item = &'a std::sync::Arc<Pod>> {
+    // The holders' names first, then their objects in one pass over the pods (a pod with no
+    // selector may see thousands of holders: no search of every pod per holder).
+    let held: std::collections::BTreeSet<String> = on
+        .iter()
+        .filter(|(_, g)| g.resource == res)
+        .flat_map(|(_, g)| g.holders.iter().filter(|h| h.namespace == ns).map(|h| h.name.clone()))
+        .collect();
+    let me = pod.metadata.name.clone();
+    let ns = ns.to_string();
+    cx.inputs.pods.iter().filter(move |p| {
+        p.metadata.namespace.as_deref() == Some(ns.as_str())
+            && p.metadata.name != me
+            && p.metadata.name.as_deref().is_some_and(|n| held.contains(n))
+    })
+}
+
+/// `gpu-rollout-deadlock`: the waiting pod is a new pod of a Deployment's rolling update or a
+/// DaemonSet's surging update, and every unit it could use is held, some by old pods of the same
+/// workload. Not raised when a unit is free, or when the strategy takes an old pod down first.
+pub(super) fn rollout_deadlock(
+    cx: &Ctx<'_>,
+    pod: &Pod,
+    res: &str,
+    want: u64,
+    with_res: &[(&Node, &GpuResource)],
+) -> Option<Rollout> {
+    let ns = pod.metadata.namespace.as_deref().unwrap_or("");
+    let pinned = pinned_node(pod);
+    let on: Vec<(&Node, &GpuResource)> = with_res
+        .iter()
+        .filter(|(n, _)| pinned.is_none_or(|p| n.metadata.name.as_deref() == Some(p)))
+        .copied()
+        .collect();
+    // A unit free where it could go: the pod will be placed, whatever the scheduler said before.
+    if on.iter().any(|(_, g)| g.resource == res && g.allocatable.saturating_sub(g.allocated) >= want) {
+        return None;
+    }
+    let since = pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
+    if let Some(o) = controller(pod.metadata.owner_references.as_ref()).filter(|o| o.kind == "DaemonSet") {
+        let node = pinned?.to_string();
+        let old_pods: Vec<String> = holders(cx, ns, res, &on, pod)
+            .filter(|h| controller(h.metadata.owner_references.as_ref()).is_some_and(|c| c.uid == o.uid))
+            .filter_map(|h| h.metadata.name.clone())
+            .collect();
+        let ds = find::<DaemonSet>(&cx.inputs.daemon_sets, ns, &o.name, &o.uid);
+        let strategy = ds.and_then(|d| d.spec.as_ref()).map(|s| s.update_strategy.clone().unwrap_or_default());
+        if strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("OnDelete") {
+            return None;
+        }
+        let strategy = strategy.map(|s| {
+            let of = ds.and_then(|d| d.status.as_ref()).map_or(0, |s| i64::from(s.desired_number_scheduled));
+            let ru = s.rolling_update.unwrap_or_default();
+            Strategy {
+                surge: scaled(ru.max_surge.as_ref(), "0", of, true),
+                unavailable: scaled(ru.max_unavailable.as_ref(), "1", of, true),
+                of,
+            }
+        });
+        // Without surge the controller deletes the old pod first.
+        if old_pods.is_empty() || strategy.as_ref().is_some_and(|s| s.surge.value == 0) {
+            return None;
+        }
+        return Some(Rollout {
+            namespace: ns.to_string(),
+            name: o.name.clone(),
+            old_pods,
+            owner: Owner::DaemonSet { node },
+            strategy,
+            since,
+        });
+    }
+    let (new_rs, deployment, uid) = rs_owner(cx, ns, pod)?;
+    let new_name = new_rs.metadata.name.clone().unwrap_or_default();
+    let mut old_rs = Vec::new();
+    let mut old_pods = Vec::new();
+    for holder in holders(cx, ns, res, &on, pod) {
+        let Some((rs, _, d_uid)) = rs_owner(cx, ns, holder) else { continue };
+        let rs_name = rs.metadata.name.clone().unwrap_or_default();
+        if d_uid == uid && rs_name != new_name {
+            if !old_rs.contains(&rs_name) {
+                old_rs.push(rs_name);
+            }
+            old_pods.push(holder.metadata.name.clone().unwrap_or_default());
+        }
+    }
+    if old_pods.is_empty() {
+        return None;
+    }
+    let d = find::<Deployment>(&cx.inputs.deployments, ns, &deployment, &uid);
+    let spec = d.and_then(|d| d.spec.as_ref());
+    let kind = spec.and_then(|s| s.strategy.as_ref()).and_then(|s| s.type_.as_deref());
+    if kind == Some("Recreate") {
+        // The old pods go first; a new pod meanwhile waits for one that is terminating.
+        return None;
+    }
+    let strategy = spec.map(|s| {
+        let of = i64::from(s.replicas.unwrap_or(1));
+        let ru = s.strategy.as_ref().and_then(|s| s.rolling_update.clone()).unwrap_or_default();
+        let surge = scaled(ru.max_surge.as_ref(), "25%", of, true);
+        let mut unavailable = scaled(ru.max_unavailable.as_ref(), "25%", of, false);
+        if surge.value == 0 && unavailable.value == 0 {
+            // The controller's fencepost: never both zero.
+            unavailable.value = 1;
+        }
+        Strategy { surge, unavailable, of }
+    });
+    // With room to take an old pod down, the controller does, and the unit frees.
+    if strategy.as_ref().is_some_and(|s| s.unavailable.value >= 1) {
+        return None;
+    }
+    let progress = spec.map(|s| Progress {
+        deadline_s: i64::from(s.progress_deadline_seconds.unwrap_or(600)),
+        exceeded_at: d
+            .and_then(|d| d.status.as_ref())
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|c| {
+                c.iter().find(|c| c.type_ == "Progressing" && c.reason.as_deref() == Some("ProgressDeadlineExceeded"))
+            })
+            .and_then(|c| c.last_transition_time.as_ref().or(c.last_update_time.as_ref()))
+            .map(|t| t.0),
+    });
+    let ann = |k: &str| new_rs.metadata.annotations.as_ref().and_then(|a| a.get(k)).cloned();
+    Some(Rollout {
+        namespace: ns.to_string(),
+        name: deployment,
+        old_pods,
+        owner: Owner::Deployment {
+            new_rs: new_name,
+            revision: ann("deployment.kubernetes.io/revision"),
+            old_rs,
+            desired: ann("deployment.kubernetes.io/desired-replicas").and_then(|v| v.parse().ok()),
+            max: ann("deployment.kubernetes.io/max-replicas").and_then(|v| v.parse().ok()),
+            progress,
+        },
+        strategy,
+        since,
+    })
+}
+
+impl Rollout {
+    /// The diagnosis' kind: `Deployment` or `DaemonSet`.
+    pub(super) fn kind(&self) -> &'static str {
+        match self.owner {
+            Owner::Deployment { .. } => "Deployment",
+            Owner::DaemonSet { .. } => "DaemonSet",
+        }
+    }
+
+    /// The node a DaemonSet's update is stuck on (a Deployment's may span several: none).
+    pub(super) fn node(&self) -> Option<&str> {
+        match &self.owner {
+            Owner::Deployment { .. } => None,
+            Owner::DaemonSet { node } => Some(node),
+        }
+    }
+
+    /// What the waiting pod is told.
+    pub(super) fn waiting_text(&self, res: &str, want: u64) -> Said {
+        let olds = list(&self.old_pods);
+        let workload = format!("{}/{}", self.namespace, self.name);
+        match &self.owner {
+            Owner::Deployment { .. } => say!("Waiting for {want} {res} that the old pods of its own Deployment hold \
+                ({olds}): the rolling update of {workload} starts this new pod before it takes an old one down, \
+                and there is no other unit — it will not finish by itself; see gpu-rollout-deadlock for the fix \
+                (strategy Recreate, or maxSurge 0 with maxUnavailable 1). Scaling down or adding replicas will \
+                not help.",
+                "自分の Deployment の古い Pod（{olds}）が持つ {res} を {want} 個待っています。\
+                {workload} のローリングアップデートは古い Pod を止める前にこの新しい \
+                Pod を起動し、ほかにユニットがありません — \
+                このままでは終わりません。直し方は gpu-rollout-deadlock を参照（strategy \
+                を Recreate に、または maxSurge 0・maxUnavailable 1）。\
+                スケールダウンやレプリカ追加では解決しません。"; olds),
+            Owner::DaemonSet { node } => say!("Waiting for {want} {res} on {node} that the old pod of its own \
+                DaemonSet holds there ({olds}): the update of {workload} surges (maxSurge) — it starts this new \
+                pod on the node before it deletes the old one — and there is no other unit; it will not finish \
+                by itself. See gpu-rollout-deadlock for the fix (maxSurge 0 with maxUnavailable 1).",
+                "{node} で自分の DaemonSet の古い Pod（{olds}）が持つ {res} を {want} 個待っています。\
+                {workload} の更新は maxSurge で、古い Pod を削除する前にこの Node \
+                で新しい Pod を起動し、ほかにユニットがありません — このままでは終わりません。\
+                直し方は gpu-rollout-deadlock を参照（maxSurge 0・maxUnavailable 1）。"; olds),
+        }
+    }
+
+    /// How long the new pod has waited.
+    fn waited(&self, now: jiff::Timestamp) -> Option<i64> {
+        self.since.map(|t| now.duration_since(t).as_secs().max(0) / 60)
+    }
+
+    /// The diagnosis on the workload.
+    pub(super) fn text(&self, now: jiff::Timestamp, pod: &str, res: &str, want: u64) -> Said {
+        let (ns, d) = (&self.namespace, &self.name);
+        let olds = list(&self.old_pods);
+        match &self.owner {
+            Owner::Deployment { new_rs, revision, old_rs, desired, max, progress } => {
+                let old_rs = list(old_rs);
+                let revision: Said =
+                    revision.as_ref().map(|r| say!(", revision {r}", "、リビジョン {r}")).unwrap_or_default();
+                let surge: Said = match (&self.strategy, desired, max) {
+                    (Some(s), _, _) => {
+                        let (sw, sv, uw, uv, of) =
+                            (&s.surge.written, s.surge.value, &s.unavailable.written, s.unavailable.value, s.of);
+                        say!(" Its strategy is RollingUpdate with maxSurge {sw} → {sv} and maxUnavailable {uw} → \
+                            {uv} for {of} replica(s) (surge rounds up, unavailable rounds down): the controller \
+                            starts new pods first and takes no old pod down before a new one is ready.",
+                            "strategy は RollingUpdate で、{of} レプリカに対し maxSurge {sw} → {sv}、\
+                            maxUnavailable {uw} → {uv}（surge は切り上げ、unavailable は切り捨て）\
+                            です。コントローラーは先に新しい Pod を起動し、新しい Pod が Ready \
+                            になるまで古い Pod を止めません。")
+                    }
+                    (None, Some(desired), Some(max)) => {
+                        let s = max - desired;
+                        say!(
+                            " The ReplicaSet says {desired} replica(s) may grow to {max} (maxSurge {s}); \
+                            maxUnavailable, 25 % by default, rounds down to 0 for so few replicas, so no old pod \
+                            is taken down before the new one is ready.",
+                            "ReplicaSet によれば {desired} レプリカが {max} まで増えられます（maxSurge {s}）\
+                            。maxUnavailable（既定 25 %）はこの少ないレプリカ数では 0 \
+                            に切り捨てられるため、新しい Pod が Ready になるまで古い Pod \
+                            は止められません。"
+                        )
+                    }
+                    _ => say!(
+                        " The rolling update surges first and takes no old pod down before the new one is ready.",
+                        "ローリングアップデートはまず Pod を増やし、新しい Pod が Ready になるまで古い Pod を止めません。"
+                    ),
+                };
+                let deadline: Said = match progress {
+                    Some(Progress { deadline_s, exceeded_at: Some(t) }) => {
+                        let t = t.to_string();
+                        say!(
+                            " It passed its progress deadline ({deadline_s} s) at {t}: the Deployment reports \
+                            ProgressDeadlineExceeded and still waits.",
+                            "進行期限（{deadline_s} 秒）を {t} に過ぎ、Deployment は \
+                            ProgressDeadlineExceeded になりましたが、待ち続けます。"
+                        )
+                    }
+                    Some(Progress { deadline_s, exceeded_at: None }) => say!(
+                        " After its progress deadline ({deadline_s} s) the Deployment reports \
+                        ProgressDeadlineExceeded and still waits.",
+                        "進行期限（{deadline_s} 秒）を過ぎると Deployment は \
+                        ProgressDeadlineExceeded になりますが、待ち続けます。"
+                    ),
+                    None => say!(
+                        " After the progress deadline (spec.progressDeadlineSeconds, 600 s by default) the \
+                        Deployment reports ProgressDeadlineExceeded and still waits.",
+                        "進行期限（spec.progressDeadlineSeconds、既定 600 秒）\
+                        を過ぎると Deployment は ProgressDeadlineExceeded になりますが、\
+                        待ち続けます。"
+                    ),
+                };
+                let waited: Said = self
+                    .waited(now)
+                    .map(|m| say!(" It has waited {m} min.{deadline}", "{m} 分待っています。{deadline}"; deadline))
+                    .unwrap_or(deadline);
+                say!("The rollout of {ns}/{d} cannot finish: its new pod {pod} (ReplicaSet {new_rs}{revision}) \
+                    waits for {want} {res} that its old pods {olds} (ReplicaSet {old_rs}) hold on every node it \
+                    could use.{surge}{waited} For a model that holds a whole GPU, replace the old pod instead of \
+                    surging: kubectl patch deployment -n {ns} {d} -p \
+                    '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — or keep \
+                    rolling updates but take one old pod down first: kubectl patch deployment -n {ns} {d} -p \
+                    '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'.",
+                    "{ns}/{d} のロールアウトは終わりません。新しい Pod {pod}（ReplicaSet \
+                    {new_rs}{revision}）が {res} を {want} 個待っていますが、行けるすべての Node \
+                    でそれを古い Pod {olds}（ReplicaSet {old_rs}）が持っています。{surge}{waited}GPU \
+                    を丸ごと持つモデルでは増やさずに置き換えてください：kubectl patch \
+                    deployment -n {ns} {d} -p \
+                    '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — \
+                    ローリングアップデートのままにするなら先に古い Pod を1つ止めます：\
+                    kubectl patch deployment -n {ns} {d} -p \
+                    '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'。";
+                    olds, old_rs, revision, surge, waited)
+            }
+            Owner::DaemonSet { node } => {
+                let surge: Said = match &self.strategy {
+                    Some(s) => {
+                        let (sw, sv, of) = (&s.surge.written, s.surge.value, s.of);
+                        say!(
+                            " Its updateStrategy is RollingUpdate with maxSurge {sw} → {sv} of {of} node(s): the \
+                            controller starts the new pod on a node before it deletes the old one there.",
+                            "updateStrategy は RollingUpdate で、{of} 個の Node に対し maxSurge {sw} → {sv} \
+                            です。コントローラーは Node で新しい Pod を起動してから古い Pod を削除します。"
+                        )
+                    }
+                    None => say!(
+                        " The update surges: the controller starts the new pod on a node before it deletes the \
+                        old one there.",
+                        "更新は surge します。コントローラーは Node で新しい Pod を起動してから古い Pod を削除します。"
+                    ),
+                };
+                let waited: Said = self
+                    .waited(now)
+                    .map(|m| say!(" It has waited {m} min.", "{m} 分待っています。"))
+                    .unwrap_or_default();
+                say!("The update of DaemonSet {ns}/{d} cannot finish on {node}: its new pod {pod} waits for {want} \
+                    {res} that its old pod {olds} holds there, and the node has no other unit.{surge}{waited} For \
+                    a DaemonSet whose pods hold a GPU, delete the old pod first: kubectl patch daemonset -n {ns} \
+                    {d} -p '{{\"spec\":{{\"updateStrategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\
+                    \":1}}}}}}}}'.",
+                    "DaemonSet {ns}/{d} の更新は {node} で終わりません。新しい Pod {pod} が {res} を \
+                    {want} 個待っていますが、そこでは古い Pod {olds} がそれを持ち、Node \
+                    にほかのユニットがありません。{surge}{waited}GPU を持つ DaemonSet \
+                    では先に古い Pod を削除してください：kubectl patch daemonset -n {ns} {d} -p \
+                    '{{\"spec\":{{\"updateStrategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\
+                    \":1}}}}}}}}'。"; olds, surge, waited)
+            }
+        }
+    }
+}
