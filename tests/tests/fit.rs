@@ -93,3 +93,56 @@ async fn the_fit_page_checks_a_form_in_the_browser() {
         panic!("{e:#}\n{}", gd.proc.output());
     }
 }
+
+/// The demo's ocr-model as its operator would paste its next version (the default strategy).
+const OCR_UPDATE: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ocr-model, namespace: vision}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ocr-model}}
+  template:
+    metadata: {labels: {app: ocr-model}}
+    spec:
+      containers:
+      - name: ocr
+        image: registry.factory.local/vision/paddleocr-trt:2.9
+        resources: {requests: {cpu: '1', memory: 6Gi, nvidia.com/gpu: '1'}, limits: {memory: 10Gi, nvidia.com/gpu: '1'}}
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fit_page_says_whether_an_update_can_complete_in_both_languages() {
+    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let url = gd.url.clone();
+    let result = with_browser(|c| async move {
+        for (lang, stuck, fix) in [
+            ("en", "Its update cannot complete as written", "strategy Recreate"),
+            ("ja", "この更新は書かれたままでは完了しません", "strategy Recreate"),
+        ] {
+            c.goto(&format!("{url}/fit?lang={lang}")).await?;
+            c.find(Locator::Css("textarea[name=yaml]")).await?.send_keys(OCR_UPDATE).await?;
+            c.find(Locator::Css(".fit-form button[type=submit]")).await?.click().await?;
+            let update = c.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(".fit-update")).await?;
+            assert_eq!(update.attr("data-completes").await?.as_deref(), Some("false"));
+            let text = update.text().await?;
+            for part in [stuck, fix, "gpu-rollout-deadlock", "25% → 1"] {
+                assert!(text.contains(part), "{lang}: {part:?} not in {text}");
+            }
+            let png = c.screenshot().await?;
+            std::fs::write(screenshot_dir().join(format!("fit-update-{lang}.png")), png)?;
+        }
+        // With Recreate the same update completes.
+        c.goto(&format!("{url}/fit")).await?;
+        let recreate = OCR_UPDATE.replace("  replicas: 1\n", "  replicas: 1\n  strategy: {type: Recreate}\n");
+        c.find(Locator::Css("textarea[name=yaml]")).await?.send_keys(&recreate).await?;
+        c.find(Locator::Css(".fit-form button[type=submit]")).await?.click().await?;
+        let update = c.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(".fit-update")).await?;
+        assert_eq!(update.attr("data-completes").await?.as_deref(), Some("true"));
+        assert!(update.text().await?.contains("Its update can complete"));
+        Ok(())
+    })
+    .await;
+    if let Err(e) = result {
+        panic!("{e:#}\n{}", gd.proc.output());
+    }
+}

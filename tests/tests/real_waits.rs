@@ -13,6 +13,8 @@
 //!   controller's rolling update surges a new pod that waits for the GPU its own old pod holds →
 //!   `gpu-rollout-deadlock` on the Deployment with the `Recreate` patch; applied, the real
 //!   controller replaces the pod and the diagnosis goes;
+//! - the what-if check asked about the same update beforehand: cannot complete as written,
+//!   can with `Recreate`;
 //! - a DaemonSet updated with `maxSurge: 1`: the real DaemonSet controller starts the new pod on
 //!   the board before deleting the old one, and it waits for the old one's GPU →
 //!   `gpu-rollout-deadlock` on the DaemonSet; the patch it gives lets the controller finish.
@@ -166,6 +168,26 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
     let said = d["message"].as_str().unwrap_or("");
     assert!(said.contains("vision/old-model") && said.contains("deleting since"), "{said}");
     assert!(!said.contains("scale down"), "{said}");
+
+    // Asked beforehand, the what-if check would have said so: the update as pasted (the default
+    // strategy) cannot complete; with Recreate it can.
+    let http = reqwest::Client::new();
+    for (strategy, completes) in [(json!(null), false), (json!({"type": "Recreate"}), true)] {
+        let mut update = model("ocr-model", "pack-2");
+        update["spec"]["template"]["spec"]["containers"][0]["image"] = json!("tritonserver:24.10");
+        update["spec"]["strategy"] = strategy.clone();
+        let fit: Value = http
+            .post(format!("{}/api/v1/fit", gd.url))
+            .json(&json!({"yaml": update.to_string()}))
+            .send()
+            .await
+            .expect("fit")
+            .json()
+            .await
+            .expect("fit JSON");
+        assert_eq!(fit["update"]["completes"], json!(completes), "{strategy}: {fit}");
+        assert_eq!(fit["update"]["old_pods"], json!(1), "{fit}");
+    }
 
     // The rollout: on the Deployment, with its strategy as the API server defaulted it, how the
     // controller rounds it, and the fix.

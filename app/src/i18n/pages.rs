@@ -66,6 +66,8 @@ catalog! {
         fit_yes: "✓ It fits", "✓ 配置できます";
         fit_no: "✗ It does not fit", "✗ 配置できません";
         fit_suggestions: "What would make it fit", "配置できるようにするには";
+        fit_update_completes: "Its update can complete", "この更新は完了できます";
+        fit_update_stuck: "Its update cannot complete as written", "この更新は書かれたままでは完了しません";
         fit_col_node: "Node", "Node";
         fit_col_verdict: "Verdict", "判定";
         fit_col_reasons: "Reasons (scheduler's words)", "理由（スケジューラーの原文）";

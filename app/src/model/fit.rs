@@ -94,4 +94,19 @@ pub struct FitResult {
     pub suggestions: Vec<crate::i18n::Said>,
     /// Input error; when set, nothing else is meaningful.
     pub error: Option<FitError>,
+    /// When the pasted Deployment or DaemonSet already runs here: whether its rollout, with the
+    /// strategy given, can complete while its old pods hold what they hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<UpdateFit>,
+}
+
+/// The what-if answer for an update of a workload that already runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UpdateFit {
+    /// Whether the rollout can finish by itself.
+    pub completes: bool,
+    /// The workload's pods running now (holding what they hold until the rollout removes them).
+    pub old_pods: u32,
+    /// Why, with the strategy as written and as the controller rounds it, and the fix.
+    pub message: crate::i18n::Said,
 }

@@ -53,6 +53,12 @@ fn Verdict(r: FitResult) -> impl IntoView {
         <section class="panel fit-result" data-fits=ok.to_string()>
             <h2>{if ok { s.fit_yes } else { s.fit_no }}</h2>
             <p class="fit-summary mono" lang="en">{r.summary.clone()}</p>
+            {r.update.as_ref().map(|u| view! {
+                <div class="fit-update" data-completes=u.completes.to_string()>
+                    <h3>{if u.completes { s.fit_update_completes } else { s.fit_update_stuck }}</h3>
+                    <p>{u.message.say(lang).to_string()}</p>
+                </div>
+            })}
             {(!r.suggestions.is_empty()).then(|| view! {
                 <h3>{s.fit_suggestions}</h3>
                 <ul class="suggestions">{r.suggestions.iter().map(|x| view! { <li>{x.say(lang).to_string()}</li> }).collect_view()}</ul>

@@ -9,6 +9,7 @@ pub mod node;
 pub mod pods;
 pub mod quota;
 pub mod scheduler;
+pub mod strategy;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -131,7 +131,6 @@ pub fn holds_resources(pod: &Pod) -> bool {
     bound && phase != "Succeeded" && phase != "Failed"
 }
 
-/// The node a pod is bound to.
 /// ReplicaSets made by a Deployment: (namespace, ReplicaSet) → the Deployment's name.
 pub type RsOwners<'a> = super::Map<(&'a str, &'a str), &'a str>;
 
@@ -158,6 +157,7 @@ pub fn workload(pod: &Pod, rs: &RsOwners<'_>) -> Option<String> {
     }
 }
 
+/// The node a pod is bound to.
 pub fn node_of(pod: &Pod) -> Option<&str> {
     pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).filter(|n| !n.is_empty())
 }

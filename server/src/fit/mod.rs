@@ -141,8 +141,18 @@ fn fmt_amount(res: &str, milli: i128) -> String {
     }
 }
 
-/// Places the workload on the watched state.
+/// Places the workload on the watched state; for a Deployment or DaemonSet that already runs
+/// here, also says whether its update can complete.
 pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitResult {
+    let mut r = place(inputs, w, unified);
+    if r.error.is_none() {
+        r.update = update::verdict(inputs, w, &r, unified);
+    }
+    r
+}
+
+/// Places the workload on the watched state.
+fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitResult {
     let mut pod = Pod::from_full(&w.pod);
     let mut suggestions = Vec::new();
     let mut classes: Vec<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
@@ -397,9 +407,12 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
             w.replicas
         )
     };
-    FitResult { summary, replicas: w.replicas, placeable, nodes, suggestions, error: None }
+    FitResult { summary, replicas: w.replicas, placeable, nodes, suggestions, error: None, update: None }
 }
 
 mod quota;
 #[cfg(test)]
 mod tests;
+mod update;
+#[cfg(test)]
+mod update_tests;

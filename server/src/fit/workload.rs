@@ -26,6 +26,50 @@ pub struct Workload {
     pub templates: Vec<crate::dra::ResourceClaimTemplate>,
     /// ResourceClaims pasted with it.
     pub claims: Vec<crate::dra::ResourceClaim>,
+    /// A pasted Deployment's or DaemonSet's update strategy: when one of that name already runs
+    /// here, the paste is its update.
+    pub rollout: Option<Rollout>,
+}
+
+/// The update strategy of a pasted Deployment (`spec.strategy`) or DaemonSet
+/// (`spec.updateStrategy`), as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rollout {
+    /// `Deployment` or `DaemonSet`.
+    pub kind: &'static str,
+    /// `RollingUpdate` (the default), `Recreate` (Deployment) or `OnDelete` (DaemonSet).
+    pub strategy: String,
+    /// `maxSurge` as written (`1`, `25%`), if written.
+    pub max_surge: Option<String>,
+    /// `maxUnavailable` as written, if written.
+    pub max_unavailable: Option<String>,
+}
+
+impl Rollout {
+    fn read(kind: &str, v: &Value) -> Option<Rollout> {
+        let (kind, strategy) = match kind {
+            "Deployment" => ("Deployment", v.pointer("/spec/strategy")),
+            "DaemonSet" => ("DaemonSet", v.pointer("/spec/updateStrategy")),
+            _ => return None,
+        };
+        let written = |k: &str| {
+            strategy.and_then(|s| s.pointer(&format!("/rollingUpdate/{k}"))).and_then(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+        };
+        Some(Rollout {
+            kind,
+            strategy: strategy
+                .and_then(|s| s.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("RollingUpdate")
+                .to_string(),
+            max_surge: written("maxSurge"),
+            max_unavailable: written("maxUnavailable"),
+        })
+    }
 }
 
 fn err(field: impl Into<String>, message: impl Into<String>) -> FitError {
@@ -197,7 +241,8 @@ pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
     let namespace = v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_string();
     let name = v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("what-if").to_string();
     let metadata = ObjectMeta { namespace: Some(namespace), name: Some(name), ..ObjectMeta::default() };
-    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas, templates, claims })
+    let rollout = Rollout::read(kind, &v);
+    Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas, templates, claims, rollout })
 }
 
 fn quantity_field(field: &str, res: &str, s: &str) -> Result<Option<K8sQuantity>, FitError> {
@@ -311,6 +356,6 @@ pub fn from_form(f: &FitInput) -> Result<Workload, FitError> {
 
 impl Workload {
     fn empty() -> Self {
-        Self { pod: Pod::default(), replicas: 1, templates: Vec::new(), claims: Vec::new() }
+        Self { pod: Pod::default(), replicas: 1, templates: Vec::new(), claims: Vec::new(), rollout: None }
     }
 }

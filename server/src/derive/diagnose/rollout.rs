@@ -21,25 +21,14 @@ struct Scaled {
     value: i64,
 }
 
-/// `maxSurge`/`maxUnavailable` of `total`: a percentage scaled and rounded up or down, as the
-/// controllers' `GetScaledValueFromIntOrPercent` does.
+/// `maxSurge`/`maxUnavailable` of `total` ([`crate::derive::strategy::scaled`]).
 fn scaled(v: Option<&IntOrString>, default: &str, total: i64, round_up: bool) -> Scaled {
     let written = match v {
         Some(IntOrString::Int(i)) => i.to_string(),
         Some(IntOrString::String(s)) => s.clone(),
         None => default.to_string(),
     };
-    let value = match written.strip_suffix('%') {
-        Some(p) => {
-            let x = p.trim().parse::<i64>().unwrap_or(0).saturating_mul(total);
-            if round_up {
-                x.saturating_add(99) / 100
-            } else {
-                x / 100
-            }
-        }
-        None => written.parse().unwrap_or(0),
-    };
+    let value = crate::derive::strategy::scaled(&written, total, round_up);
     Scaled { written, value }
 }
 
@@ -232,12 +221,11 @@ pub(super) fn rollout_deadlock(
     let strategy = spec.map(|s| {
         let of = i64::from(s.replicas.unwrap_or(1));
         let ru = s.strategy.as_ref().and_then(|s| s.rolling_update.clone()).unwrap_or_default();
-        let surge = scaled(ru.max_surge.as_ref(), "25%", of, true);
+        let mut surge = scaled(ru.max_surge.as_ref(), "25%", of, true);
         let mut unavailable = scaled(ru.max_unavailable.as_ref(), "25%", of, false);
-        if surge.value == 0 && unavailable.value == 0 {
-            // The controller's fencepost: never both zero.
-            unavailable.value = 1;
-        }
+        // The controller's fencepost: never both zero.
+        (surge.value, unavailable.value) =
+            crate::derive::strategy::deployment(Some(&surge.written), Some(&unavailable.written), of);
         Strategy { surge, unavailable, of }
     });
     // With room to take an old pod down, the controller does, and the unit frees.
