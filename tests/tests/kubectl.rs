@@ -24,6 +24,12 @@ async fn kubectl_reads_every_kind_the_simulator_serves() {
         (&["get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes"], &["NodeMetricsList", "orin-agx-01"]),
         (&["top", "nodes"], &["MEMORY", "orin-nano-01"]),
         (&["get", "deployments,replicasets", "-n", "vision"], &["pose-estimator", "pose-estimator-7d9f8b6c5"]),
+        // READY from the container statuses a kubelet reports; a DaemonSet's columns.
+        (&["get", "pod", "-n", "ml", "triton-server-0"], &["1/1", "Running"]),
+        (
+            &["get", "daemonsets", "-n", "kube-system", "-o", "wide"],
+            &["nvidia-device-plugin-daemonset", "NODE SELECTOR", "nvidia.com/gpu.family=ampere"],
+        ),
         (
             &["get", "pods", "-n", "vision", "--field-selector", "status.phase=Pending"],
             &["anomaly-detector", "label-reader"],
