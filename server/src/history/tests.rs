@@ -66,7 +66,7 @@ async fn count(pool: &sqlx::SqlitePool, sql: &str) -> i64 {
 
 /// The view of a scenario text, as the live loop would derive it.
 fn derive(text: &str) -> ClusterView {
-    let inputs = crate::derive::tests::load(text);
+    let inputs = crate::derive::from_kubectl_yaml(text).unwrap_or_else(|e| panic!("fixture: {e}"));
     crate::derive::derive(
         &inputs,
         &crate::derive::Options::default(),
@@ -117,7 +117,7 @@ async fn pod_intervals_and_diagnoses_open_and_close() {
 
 #[tokio::test]
 async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
-    let failed = crate::derive::tests::scenario_text("onsite/gpu-unhealthy.yaml");
+    let failed = scenario_text("onsite/gpu-unhealthy.yaml");
     // The device plugin sees the GPU healthy again: allocatable back to capacity.
     let healed = failed.replacen("nvidia.com/gpu: \"1\", pods: \"110\"}", "nvidia.com/gpu: \"2\", pods: \"110\"}", 1);
     assert_ne!(failed, healed);
@@ -136,7 +136,7 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
 
 #[tokio::test]
 async fn dra_device_allocation_and_the_pods_on_devices_are_recorded_like_the_other_series() {
-    let before = crate::derive::tests::scenario_text("dra/whole-mig-shared-unreserved.yaml");
+    let before = scenario_text("dra/whole-mig-shared-unreserved.yaml");
     // The unused claim is deleted: gpu-1 is free again.
     let start =
         before.find("  kind: ResourceClaim\n  metadata: {name: warmup-gpu").unwrap_or_else(|| panic!("fixture"));
@@ -561,4 +561,10 @@ fn report_windows_from_months_ranges_and_time_zones() {
     ] {
         assert!(w(bad).is_err(), "{bad:?}");
     }
+}
+
+/// The text of a scenario file under `tests/scenarios/` (`onsite/gpu-unhealthy.yaml`).
+fn scenario_text(rel: &str) -> String {
+    let path = format!("{}/../tests/scenarios/{rel}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }

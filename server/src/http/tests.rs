@@ -17,7 +17,8 @@ use crate::history::{Config, Health, Writer};
 use crate::publish::Snapshot;
 
 fn demo_inputs() -> crate::derive::Inputs {
-    crate::derive::tests::load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""))
+    crate::derive::from_kubectl_yaml(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("fixture: {e}"))
 }
 
 /// A view of `n` nodes shaped like a real site's (labels, conditions, a GPU resource each).

@@ -4,12 +4,15 @@
 pub mod agent;
 mod diagnose;
 pub mod dra;
+mod load;
 pub mod memory;
 pub mod node;
 pub mod pods;
 pub mod quota;
 pub mod scheduler;
 pub mod strategy;
+
+pub use load::from_kubectl_yaml;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -153,7 +156,7 @@ impl Options {
 /// faster than SipHash on short names, and still not predictable from outside.
 pub(crate) type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-pub(crate) fn ts(t: &jiff::Timestamp) -> String {
+pub fn ts(t: &jiff::Timestamp) -> String {
     t.round(jiff::Unit::Second).unwrap_or(*t).to_string()
 }
 

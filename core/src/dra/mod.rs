@@ -13,10 +13,10 @@ pub const GROUP: &str = "resource.k8s.io";
 /// The version served since 1.34.
 pub const VERSION: &str = "v1";
 
-/// Implements `kube::Resource` and `strip` for a DRA kind.
+/// Implements `kube_core::Resource` and `strip` for a DRA kind.
 macro_rules! dra_resource {
     ($ty:ident, $kind:literal, $plural:literal, $scope:ty) => {
-        impl kube::Resource for $ty {
+        impl kube_core::Resource for $ty {
             type DynamicType = ();
             type Scope = $scope;
 

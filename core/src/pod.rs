@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Affinity, PodCondition, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::Resource;
+use kube_core::Resource;
 use serde::{Deserialize, Serialize};
 
 /// The label that marks gpudash-agent pods, and its value.

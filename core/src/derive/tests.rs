@@ -3,42 +3,9 @@
 use super::*;
 use app::model::{Severity, Sharing, SourceMode};
 
-fn typed<T: serde::de::DeserializeOwned>(v: serde_yaml::Value) -> T {
-    serde_yaml::from_value(v).unwrap_or_else(|e| panic!("fixture: {e}"))
-}
-
 /// Loads `kubectl get -o yaml`-shaped documents (objects and Lists) into typed inputs.
 pub(crate) fn load(text: &str) -> Inputs {
-    let mut inputs = Inputs { node_metrics: Some(Vec::new()), pod_metrics: Some(Vec::new()), ..Inputs::default() };
-    for doc in serde_yaml::Deserializer::from_str(text) {
-        let v = <serde_yaml::Value as serde::Deserialize>::deserialize(doc).unwrap_or_else(|e| panic!("fixture: {e}"));
-        let items = if v.get("kind").and_then(|k| k.as_str()) == Some("List") {
-            v.get("items").and_then(|i| i.as_sequence()).cloned().unwrap_or_default()
-        } else {
-            vec![v]
-        };
-        for item in items {
-            let kind = item.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
-            match kind.as_str() {
-                "Node" => inputs.nodes.push(Arc::new(typed(item))),
-                "Pod" => inputs.pods.push(Arc::new(typed(item))),
-                "Event" => inputs.events.push(Arc::new(typed(item))),
-                "RuntimeClass" => inputs.runtime_classes.push(Arc::new(typed(item))),
-                "ReplicaSet" => inputs.replica_sets.push(Arc::new(typed(item))),
-                "Deployment" => inputs.deployments.push(Arc::new(typed(item))),
-                "DaemonSet" => inputs.daemon_sets.push(Arc::new(typed(item))),
-                "ResourceQuota" => inputs.quotas.push(Arc::new(typed(item))),
-                "NodeMetrics" => inputs.node_metrics.get_or_insert_with(Vec::new).push(typed(item)),
-                "PodMetrics" => inputs.pod_metrics.get_or_insert_with(Vec::new).push(typed(item)),
-                "ResourceSlice" => inputs.slices.push(Arc::new(typed(item))),
-                "ResourceClaim" => inputs.claims.push(Arc::new(typed(item))),
-                "ResourceClaimTemplate" => inputs.claim_templates.push(Arc::new(typed(item))),
-                "DeviceClass" => inputs.device_classes.push(Arc::new(typed(item))),
-                _ => {}
-            }
-        }
-    }
-    inputs
+    super::load::from_kubectl_yaml(text).unwrap_or_else(|e| panic!("fixture: {e}"))
 }
 
 /// The text of a scenario file under `tests/scenarios/` (`onsite/gpu-unhealthy.yaml`).

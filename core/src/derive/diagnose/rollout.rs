@@ -104,7 +104,7 @@ fn pinned_node(pod: &Pod) -> Option<&str> {
     })
 }
 
-fn find<'a, T: kube::Resource>(objs: &'a [std::sync::Arc<T>], ns: &str, name: &str, uid: &str) -> Option<&'a T> {
+fn find<'a, T: kube_core::Resource>(objs: &'a [std::sync::Arc<T>], ns: &str, name: &str, uid: &str) -> Option<&'a T> {
     objs.iter()
         .find(|o| {
             let m = o.meta();
