@@ -104,6 +104,15 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// A problem shown to whoever reads gpudash's pages or API, without the internal text (a
+/// database error carries its file's path and SQL): `what` and an id, the cause logged under
+/// that id.
+pub fn logged(what: &str, cause: &dyn std::fmt::Display) -> String {
+    let id = error_id();
+    tracing::error!(error.id = %id, error = %cause, "{what}");
+    format!("{what} (id {id}; the cause is in gpudash's log)")
+}
+
 /// A short id that ties a 500 to its log line.
 fn error_id() -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);

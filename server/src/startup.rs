@@ -181,9 +181,11 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     let pool = match crate::db::open(&db_path).await {
         Ok(p) => Some(p),
         Err(e @ (crate::db::DbError::Migrate(..) | crate::db::DbError::Corrupt(..))) => {
-            let msg =
-                format!("history disabled: {e} — the file was left untouched; move it aside or pass another --db");
-            tracing::error!("{msg}");
+            let msg = crate::error::logged(
+                "history disabled: the database file is damaged or from a newer gpudash — it was left untouched; \
+                 move it aside or pass another --db",
+                &e,
+            );
             health.set(crate::history::Writer::Open, Some(msg));
             None
         }

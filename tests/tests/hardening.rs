@@ -41,7 +41,7 @@ async fn every_route_carries_the_security_headers() {
         let script = csp.split(';').find(|d| d.trim().starts_with("script-src")).unwrap_or("").to_string();
         assert!(script.contains("'nonce-") && !script.contains("unsafe-inline"), "{csp}");
         let nonce = script.split("'nonce-").nth(1).and_then(|s| s.split('\'').next()).unwrap_or("").to_string();
-        let html = r.text().await.unwrap_or_default();
+        let html = r.text().await.unwrap_or_else(|e| panic!("body: {e}"));
         assert!(html.contains(&format!("nonce=\"{nonce}\"")), "the hydration script carries the nonce");
         nonces.push(nonce);
     }
@@ -70,7 +70,7 @@ async fn the_bundle_is_sent_precompressed_and_the_overview_weighs_under_200_kib(
                 let vary = h.get("vary").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
                 assert!(vary.contains("accept-encoding"), "{path}: {h:?}");
             }
-            sizes.push(r.bytes().await.unwrap_or_default().len());
+            sizes.push(r.bytes().await.unwrap_or_else(|e| panic!("{path}: body: {e}")).len());
         }
         assert!(sizes[0] < sizes[2] && sizes[1] < sizes[2], "{path}: {sizes:?}");
         gzip_total += sizes[0];
@@ -125,7 +125,7 @@ async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
         .unwrap_or_else(|e| panic!("{e}"))
         .text()
         .await
-        .unwrap_or_default();
+        .unwrap_or_else(|e| panic!("body: {e}"));
     for want in [
         r#"gpudash_gpu_capacity{node="orin-agx-01",resource="nvidia.com/gpu"} 4"#,
         r#"gpudash_gpu_allocatable{node="gpu-x86-01",resource="nvidia.com/mig-1g.5gb"} 7"#,
@@ -233,7 +233,7 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
         .unwrap_or_else(|e| panic!("{e}"))
         .text()
         .await
-        .unwrap_or_default();
+        .unwrap_or_else(|e| panic!("body: {e}"));
     assert!(!body.contains("gpudash-sim-read-only") && !body.contains("s3cret"), "credentials leaked");
 }
 

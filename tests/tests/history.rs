@@ -21,6 +21,24 @@ fn sqlite(db: &std::path::Path, script: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// Waits (at most 10 s) until history has recorded the AGX Orin's GPUs: the first batch is in.
+async fn wait_recorded(url: &str) {
+    let q =
+        format!("{url}/api/v1/history/series?node=orin-agx-01&metric=gpu_allocated&resource=nvidia.com/gpu&range=1h");
+    let t = std::time::Instant::now();
+    while t.elapsed() < Duration::from_secs(10) {
+        let v: serde_json::Value = match reqwest::get(&q).await {
+            Ok(r) => r.json().await.unwrap_or_default(),
+            Err(_) => serde_json::Value::Null,
+        };
+        if v["points"].as_array().is_some_and(|p| !p.is_empty()) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("nothing recorded within 10 s");
+}
+
 fn start(db: &std::path::Path, extra: &[&str]) -> (Proc, String) {
     let port = free_port();
     let mut args: Vec<String> = vec![
@@ -80,7 +98,7 @@ async fn kill_9_during_writes_never_leaves_a_broken_or_partial_database() {
     wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    wait_recorded(&url).await;
     p.kill();
     let gaps = sqlite(
         &db,
@@ -118,6 +136,16 @@ async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
     let page =
         reqwest::get(format!("{url}/history")).await.unwrap_or_else(|e| panic!("{e}")).text().await.unwrap_or_default();
     assert!(page.contains("history disabled"), "the history page says why");
+    // Neither the file's path nor SQLite's words reach a client: they are in the log, under the
+    // id the status quotes.
+    let junk_path = junk.display().to_string();
+    let id =
+        st["problem"].as_str().and_then(|p| p.split("(id ").nth(1)).and_then(|r| r.split(';').next()).unwrap_or("");
+    assert!(!id.is_empty(), "{st}");
+    for text in [st.to_string(), page.clone()] {
+        assert!(!text.contains(&junk_path) && !text.contains("file is not a database"), "{text}");
+    }
+    assert!(p.output().contains(id) && p.output().contains(&junk_path), "the log has the id and the cause");
     drop(p);
     assert_eq!(std::fs::read(&junk).unwrap_or_default(), bytes, "the corrupt file was modified");
 
@@ -127,7 +155,7 @@ async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
     wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    wait_recorded(&url).await;
     drop(p);
     let before = sqlite(&db, "c.execute(\"INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) VALUES (9999, 'from the future', CURRENT_TIMESTAMP, 1, x'00', 0)\")\nc.commit()\nprint(c.execute('SELECT COUNT(*) FROM samples').fetchone()[0])");
     assert!(before.parse::<i64>().unwrap_or(0) > 0);
@@ -152,7 +180,7 @@ async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_history_api_and_charts_serve_recorded_data() {
     let gd = Gpudash::start(&["--demo", "--history-resolution", "0.1"]).await.unwrap_or_else(|e| panic!("{e}"));
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    wait_recorded(&gd.url).await;
     let s = gd
         .json("/api/v1/history/series?node=orin-agx-01&metric=gpu_allocated&resource=nvidia.com/gpu&range=1h")
         .await
@@ -190,7 +218,7 @@ async fn a_locked_database_pauses_history_but_not_the_live_view() {
     wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    wait_recorded(&url).await;
     // Another process holds an exclusive lock longer than gpudash's 5 s busy timeout.
     let db2 = db.clone();
     let locker = tokio::task::spawn_blocking(move || {
@@ -207,6 +235,7 @@ async fn a_locked_database_pauses_history_but_not_the_live_view() {
             .unwrap_or_default();
         if st["problem"].as_str().is_some_and(|p| p.contains("history writes failing")) {
             saw_problem = true;
+            assert!(!st.to_string().contains("database is locked"), "SQLite's words stay in the log: {st}");
         }
         let live = reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(live.status().as_u16(), 200, "the live view must not wait on the database");

@@ -38,8 +38,12 @@ async fn the_python_client_lists_and_watches_pods() {
     let handle = tokio::task::spawn_blocking(move || {
         Command::new("/usr/bin/python3").arg(&script).arg(&kc).output().unwrap_or_else(|e| panic!("python3: {e}"))
     });
-    // Let the script list and open its watch, then change the cluster.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Once the script has listed and opened its watch, change the cluster.
+    let t = std::time::Instant::now();
+    while !sim.sim.verb_counts().contains_key("watch") {
+        assert!(t.elapsed() < Duration::from_secs(30), "the Python client opened no watch");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(sim.sim.advance());
     let out = handle.await.unwrap_or_else(|e| panic!("{e}"));
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

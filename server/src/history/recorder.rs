@@ -390,8 +390,7 @@ pub async fn run(
         match Recorder::open(pool.clone(), cfg, jiff::Timestamp::now().as_second()).await {
             Ok(r) => break r,
             Err(e) => {
-                tracing::error!(error = %e, "history recorder cannot start; retrying in 30 s");
-                set(Some(format!("history recorder cannot start: {e}")));
+                set(Some(crate::error::logged("history recorder cannot start; retrying in 30 s", &e)));
                 tokio::time::sleep(std::time::Duration::from_secs(30)).await;
             }
         }
@@ -424,12 +423,14 @@ pub async fn run(
                     }
                 }
                 Err(e) => {
+                    // Logged once per failing spell (with the id the status shows), not each tick.
                     if !failing {
-                        tracing::error!(error = %e, "history write failed; nothing of this batch was written, retrying each tick");
+                        set(Some(crate::error::logged(
+                            "history writes failing; nothing of the batch was written, retrying each tick; the live \
+                             view is unaffected and nothing recorded is lost",
+                            &e,
+                        )));
                     }
-                    set(Some(format!(
-                        "history writes failing ({e}); the live view is unaffected and nothing recorded is lost"
-                    )));
                     failing = true;
                 }
             }

@@ -99,8 +99,7 @@ pub async fn prune_reporting(pool: &SqlitePool, cfg: &Config, now: i64, health: 
             health.set(super::Writer::Retention, None);
         }
         Err(e) => {
-            tracing::warn!(error = %e, "history pruning failed; will retry");
-            health.set(super::Writer::Retention, Some(format!("history pruning failing: {e}")));
+            health.set(super::Writer::Retention, Some(crate::error::logged("history pruning failing; will retry", &e)));
         }
     }
 }
