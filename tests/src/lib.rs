@@ -128,9 +128,45 @@ impl Proc {
 }
 
 impl Drop for Proc {
+    /// Kills the process and checks that nothing it started outlives it: its descendants (demo
+    /// agents and their tegrastats commands, …) must be gone within 3 s. Any left are killed and
+    /// the test fails (unless it is already failing).
     fn drop(&mut self) {
+        let running = matches!(self.child.try_wait(), Ok(None));
+        let family = if running { descendants(self.pid()) } else { Vec::new() };
         self.kill();
+        let t = Instant::now();
+        let mut left = family.clone();
+        while !left.is_empty() && t.elapsed() < Duration::from_secs(3) {
+            std::thread::sleep(Duration::from_millis(50));
+            let live: Vec<u32> = processes().into_iter().map(|p| p.0).collect();
+            left.retain(|pid| live.contains(pid));
+        }
+        if !left.is_empty() {
+            for pid in &left {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+            if !std::thread::panicking() {
+                panic!("processes started by {} outlived it by 3 s: {left:?}", self.log.display());
+            }
+        }
     }
+}
+
+/// Every live descendant of `pid` (children, their children, …).
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let all = processes();
+    let mut out = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(p) = frontier.pop() {
+        for c in all.iter().filter(|x| x.1 == p).map(|x| x.0) {
+            if !out.contains(&c) {
+                out.push(c);
+                frontier.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// Polls `url` until it answers 200 or `limit` passes.
