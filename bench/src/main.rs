@@ -8,6 +8,7 @@ mod derive;
 mod fleet;
 mod history;
 mod real;
+mod soak;
 mod stream;
 
 use std::collections::HashMap;
@@ -389,6 +390,9 @@ async fn main() -> anyhow::Result<()> {
             get("--seconds", "60").parse().unwrap_or(60),
         )
         .await;
+    }
+    if let Some(s) = args.iter().position(|a| a == "--demo-soak").and_then(|i| args.get(i + 1)) {
+        return soak::run(s.parse().unwrap_or(600), get("--speed", "150").parse().unwrap_or(150.0)).await;
     }
     if args.iter().any(|a| a == "--history") {
         return history::report().await;

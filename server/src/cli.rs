@@ -83,6 +83,10 @@ pub struct ServeArgs {
     /// (when the agent binary is beside gpudash).
     #[arg(long, env = "GPUDASH_DEMO_AGENTS", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo_agents: bool,
+    /// Play the demo's timeline this many times faster than written (a soak: 150 plays a factory
+    /// day in under ten minutes).
+    #[arg(long, env = "GPUDASH_DEMO_SPEED", default_value_t = 1.0)]
+    pub demo_speed: f64,
     /// Scenario files for --demo (default: the built-in edge scenario).
     #[arg(value_name = "SCENARIO.yaml")]
     pub scenarios: Vec<PathBuf>,
@@ -167,6 +171,9 @@ pub struct SimArgs {
     /// Run timeline steps only when POST /_sim/advance is called.
     #[arg(long)]
     pub manual_timeline: bool,
+    /// Play timelines this many times faster than written.
+    #[arg(long, default_value_t = 1.0)]
+    pub timeline_speed: f64,
     /// The Kubernetes version to speak, `1.NN`: 1.33 and older serve no `resource.k8s.io/v1`
     /// (Dynamic Resource Allocation), as a K3s of that line.
     #[arg(long, value_parser = kubernetes_minor, default_value = "1.34")]

@@ -146,13 +146,11 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
             } else {
                 gpudash_sim::Scenario::from_files(&args.scenarios).map_err(|e| anyhow!("scenario: {e}"))?
             };
-            let running = gpudash_sim::start(
-                gpudash_sim::Simulator::new(scenario),
-                ([127, 0, 0, 1], 0).into(),
-                gpudash_sim::TimelineMode::Auto,
-            )
-            .await
-            .context("starting the in-process simulator")?;
+            let simulator = gpudash_sim::Simulator::new(scenario);
+            simulator.set_timeline_speed(args.demo_speed);
+            let running = gpudash_sim::start(simulator, ([127, 0, 0, 1], 0).into(), gpudash_sim::TimelineMode::Auto)
+                .await
+                .context("starting the in-process simulator")?;
             let why = if args.demo { "--demo" } else { "no kubeconfig found" };
             tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
             let url = running.url().parse().context("simulator URL")?;
@@ -341,6 +339,7 @@ pub async fn sim(args: SimArgs) -> anyhow::Result<()> {
     let mode = if args.manual_timeline { gpudash_sim::TimelineMode::Manual } else { gpudash_sim::TimelineMode::Auto };
     let simulator = gpudash_sim::Simulator::new(scenario);
     simulator.set_kubernetes_minor(args.kubernetes_version);
+    simulator.set_timeline_speed(args.timeline_speed);
     let running = gpudash_sim::start(simulator, args.listen, mode)
         .await
         .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;

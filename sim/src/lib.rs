@@ -120,6 +120,8 @@ pub struct Shared {
     pub bookmark_interval: Duration,
     /// The Kubernetes minor version served (`/version`, and which groups exist).
     minor: AtomicU32,
+    /// How fast timelines play, in thousandths (1000: as written).
+    speed_permille: AtomicU32,
 }
 
 impl Shared {
@@ -194,6 +196,7 @@ impl Simulator {
                 timelines: Mutex::new(scenario.timelines.into_iter().map(|t| (t, 0)).collect()),
                 bookmark_interval,
                 minor: AtomicU32::new(resources::DEFAULT_MINOR),
+                speed_permille: AtomicU32::new(1000),
             }),
         }
     }
@@ -202,6 +205,19 @@ impl Simulator {
     /// (1.33 and older serve no `resource.k8s.io/v1`, as a K3s of that line).
     pub fn set_kubernetes_minor(&self, minor: u32) {
         self.shared.minor.store(minor, Ordering::Relaxed);
+    }
+
+    /// Plays timelines `factor` times faster than written (0.01–10,000): a soak plays a day of
+    /// the demo in minutes.
+    /// The watch history keeps the same simulated five minutes (at 150×, two real seconds), as
+    /// a real API server's compaction would for a cluster that much busier.
+    pub fn set_timeline_speed(&self, factor: f64) {
+        let factor = factor.clamp(0.01, 10_000.0);
+        let permille = (factor * 1000.0).round() as u32;
+        self.shared.speed_permille.store(permille.max(10), Ordering::Relaxed);
+        if factor > 1.0 {
+            self.shared.store().set_history_age(store::HISTORY_AGE.div_f64(factor));
+        }
     }
 
     /// The axum router serving the Kubernetes API and the `/_sim` control endpoints.
@@ -275,11 +291,13 @@ impl Simulator {
         let tls = self.shared.timelines.lock().unwrap_or_else(|e| e.into_inner());
         let (timeline, next) = tls.get(i)?;
         let total: Duration = timeline.steps.iter().map(|s| s.after).sum();
-        match timeline.steps.get(*next) {
+        let written = match timeline.steps.get(*next) {
             Some(s) => Some(s.after),
             None if timeline.looping && total >= Duration::from_millis(100) => timeline.steps.first().map(|s| s.after),
             None => None,
-        }
+        };
+        let speed = f64::from(self.shared.speed_permille.load(Ordering::Relaxed)) / 1000.0;
+        written.map(|d| d.div_f64(speed))
     }
 
     /// Plays every timeline in the background, each step after its delay.
@@ -473,6 +491,16 @@ pub fn kubeconfig(server: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_faster_timeline_waits_less_between_steps() {
+        let sim = Simulator::new(demo_scenario());
+        let before = sim.next_delay(0).unwrap_or_default();
+        sim.set_timeline_speed(150.0);
+        let after = sim.next_delay(0).unwrap_or_default();
+        assert!(before > Duration::ZERO && after < before / 100, "{before:?} → {after:?}");
+    }
+
     use super::*;
 
     #[test]

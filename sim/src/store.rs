@@ -68,6 +68,8 @@ pub struct Store {
     /// Watches asking for a version below this get 410 Gone.
     floor: u64,
     tx: broadcast::Sender<Arc<Change>>,
+    /// How long changes are kept ([`HISTORY_AGE`], less when timelines play faster).
+    history_age: std::time::Duration,
 }
 
 impl Default for Store {
@@ -113,6 +115,7 @@ impl Store {
             history: VecDeque::new(),
             floor: 1,
             tx,
+            history_age: HISTORY_AGE,
         }
     }
 
@@ -153,11 +156,17 @@ impl Store {
         self.floor = self.rv + 1;
     }
 
+    /// Keeps changes for `age` instead of [`HISTORY_AGE`]: a timeline played N times faster keeps
+    /// the same simulated five minutes.
+    pub fn set_history_age(&mut self, age: std::time::Duration) {
+        self.history_age = age;
+    }
+
     /// Forgets changes past the count or older than the age, as a compaction does: watches from
     /// before them get 410 Gone.
     pub fn compact(&mut self, now: std::time::Instant) {
         while self.history.len() > HISTORY_LEN
-            || self.history.front().is_some_and(|(at, _)| now.saturating_duration_since(*at) > HISTORY_AGE)
+            || self.history.front().is_some_and(|(at, _)| now.saturating_duration_since(*at) > self.history_age)
         {
             if let Some((_, old)) = self.history.pop_front() {
                 self.floor = old.rv + 1;
