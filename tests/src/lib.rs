@@ -128,12 +128,19 @@ impl Proc {
 }
 
 impl Drop for Proc {
-    /// Kills the process and checks that nothing it started outlives it: its descendants (demo
-    /// agents and their tegrastats commands, …) must be gone within 3 s. Any left are killed and
+    /// Stops the process (SIGTERM first when it has children, SIGKILL after 3 s) and checks that
+    /// nothing it started outlives it: its descendants (demo agents and their tegrastats
+    /// commands, …) must be gone within 3 s of the kill. Any left are killed and
     /// the test fails (unless it is already failing).
     fn drop(&mut self) {
         let running = matches!(self.child.try_wait(), Ok(None));
         let family = if running { descendants(self.pid()) } else { Vec::new() };
+        if !family.is_empty() {
+            // A process with children is stopped as Kubernetes stops a container: SIGTERM, a
+            // grace period for it to stop what it started, then SIGKILL.
+            let _ = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status();
+            let _ = self.wait_exit(Duration::from_secs(3));
+        }
         self.kill();
         let t = Instant::now();
         let mut left = family.clone();
