@@ -4,7 +4,9 @@
 //! held while the GPU idled (< 5 % busy), memory-hours on unified-memory boards, and hours
 //! waiting for a GPU. Gaps in history are left out of every figure and reported.
 //!
-//! [`compute`] is pure (rows in, report out) and tested to the second; [`report`] reads the rows.
+//! [`compute`] is pure (rows in, report out) and tested to the second; [`report`] reads the rows
+//! (the intervals as one JSON value; for reports over two days, each GPU's busy % summed per
+//! hour by [`sum_busy_hours`]) and computes.
 
 use std::collections::BTreeMap;
 
@@ -22,8 +24,8 @@ const BUCKET_FLOOR: i64 = 600;
 pub const IDLE_BELOW_PERCENT: f64 = 5.0;
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
-/// One row of `pod_intervals`.
-#[derive(Debug, Clone, Default, sqlx::FromRow)]
+/// One row of `pod_intervals` (read from SQLite's JSON as an array of the fields in order).
+#[derive(Debug, Clone, Default, sqlx::FromRow, serde::Deserialize)]
 pub struct Interval {
     /// Namespace.
     pub namespace: String,
@@ -248,8 +250,128 @@ fn steps(points: &[Point], gaps: &[(i64, i64, String)], max_step: i64, to: i64) 
     out
 }
 
-/// Reads the rows for `[from, to)` and computes the report. `max_step` is how long a busy
-/// sample holds without a newer one (the recorder's heartbeat plus slack, or a rollup's width).
+fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, sqlx::Error> {
+    serde_json::from_str(text).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
+
+/// Every interval a report over `[from, end)` counts (it holds or waits for a GPU, or runs on a
+/// unified-memory board), as one JSON array SQLite builds and serde_json reads at once: a month
+/// of a 1,000-node site is 120,000 intervals, and reading them as rows through sqlx took
+/// 0.8–1.4 s on its own (docs/benchmarks.md), the JSON about a tenth of that.
+async fn intervals(pool: &SqlitePool, from: i64, end: i64) -> Result<Vec<Interval>, sqlx::Error> {
+    let (text,): (String,) = sqlx::query_as(
+        "SELECT json_group_array(json_array(namespace, name, state, node, gpu_resource, gpu_share, workload, \
+         mem_request_bytes, unified, start, end)) FROM pod_intervals \
+         WHERE start < ?2 AND (end IS NULL OR end > ?1) AND (gpu_resource IS NOT NULL OR unified = 1)",
+    )
+    .bind(from)
+    .bind(end)
+    .fetch_one(pool)
+    .await?;
+    decode(&text)
+}
+
+/// The hour before which every GPU busy sample is summed in `busy_hours`.
+async fn busy_hours_until(pool: &SqlitePool) -> Result<i64, sqlx::Error> {
+    let mark: Option<(String,)> =
+        sqlx::query_as("SELECT value FROM gpudash_meta WHERE key = 'busy_hours_until'").fetch_optional(pool).await?;
+    Ok(mark.and_then(|(m,)| m.parse().ok()).unwrap_or(0))
+}
+
+/// Sums the GPUs' busy samples (and rollups, for hours retention rolled up before they were
+/// summed) of every whole hour from the watermark to the hour `now` is in into `busy_hours`,
+/// and moves the watermark there, in one transaction. Retention runs it before rolling samples
+/// up; returns the hours written.
+pub async fn sum_busy_hours(pool: &SqlitePool, now: i64) -> Result<u64, sqlx::Error> {
+    let until = now - now.rem_euclid(3600);
+    let mark = busy_hours_until(pool).await?;
+    if until <= mark {
+        return Ok(0);
+    }
+    let mut tx = pool.begin().await?;
+    let busy = "series IN (SELECT id FROM series WHERE metric = 'gpu_busy')";
+    let sql = format!(
+        "INSERT INTO busy_hours (series, hour, sum, n)
+         SELECT series, h, SUM(x), SUM(k) FROM (
+           SELECT series, ts / 3600 * 3600 AS h, value AS x, 1 AS k FROM samples WHERE {busy} AND ts >= ?1 AND ts < ?2
+           UNION ALL
+           SELECT series, bucket / 3600 * 3600, avg * n, n FROM rollups WHERE {busy} AND bucket >= ?1 AND bucket < ?2)
+         WHERE true GROUP BY series, h
+         ON CONFLICT (series, hour) DO UPDATE SET sum = busy_hours.sum + excluded.sum, n = busy_hours.n + excluded.n"
+    );
+    let written = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(mark).bind(until).execute(&mut *tx).await?.rows_affected();
+    sqlx::query("UPDATE gpudash_meta SET value = ? WHERE key = 'busy_hours_until'")
+        .bind(until.to_string())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(written)
+}
+
+/// Each GPU's busy steps over `[from, end)` for the (node, resource) pairs in `wanted` (sorted).
+/// Short ranges read every sample (exact to the second); longer ones average whole hours (or
+/// several, a thousandth of the range), read from `busy_hours` before its watermark and from
+/// the samples and rollups after it — all GPUs in one query, as JSON.
+async fn busy_steps(
+    pool: &SqlitePool,
+    wanted: &[(String, String)],
+    gaps: &[(i64, i64, String)],
+    from: i64,
+    end: i64,
+    max_step: i64,
+) -> Result<BTreeMap<(String, String), Vec<Steps>>, sqlx::Error> {
+    let all: Vec<(i64, String, String)> =
+        sqlx::query_as("SELECT id, node, resource FROM series WHERE metric = 'gpu_busy'").fetch_all(pool).await?;
+    let mut busy: BTreeMap<(String, String), Vec<Steps>> = BTreeMap::new();
+    let key_of = |node: &str, series: &str| {
+        let (resource, _) = series.split_once('|')?;
+        let key = (node.to_string(), resource.to_string());
+        wanted.binary_search(&key).is_ok().then_some(key)
+    };
+    if end - from <= EXACT_UP_TO {
+        for (_, node, series) in &all {
+            if let Some(key) = key_of(node, series) {
+                let pts = query::points(pool, node, "gpu_busy", series, from, end).await?;
+                busy.entry(key).or_default().push(steps(&pts, gaps, max_step, end));
+            }
+        }
+        return Ok(busy);
+    }
+    let width = (((end - from) / 1000).max(BUCKET_FLOOR) + 3599) / 3600 * 3600;
+    let first_hour = from - from.rem_euclid(3600);
+    let mark = busy_hours_until(pool).await?;
+    let sql = "WITH u(series, b, x, k) AS (
+           SELECT series, hour / ?1 * ?1, sum, n FROM busy_hours WHERE hour >= ?2 AND hour < MIN(?3, ?4)
+           UNION ALL
+           SELECT series, ts / ?1 * ?1, value, 1 FROM samples
+             WHERE series IN (SELECT id FROM series WHERE metric = 'gpu_busy') AND ts >= MAX(?2, ?4) AND ts < ?3
+           UNION ALL
+           SELECT series, bucket / ?1 * ?1, avg * n, n FROM rollups
+             WHERE series IN (SELECT id FROM series WHERE metric = 'gpu_busy') AND bucket >= MAX(?2, ?4) AND bucket < ?3),
+         a(series, b, v) AS (SELECT series, b, SUM(x) / SUM(k) FROM u GROUP BY series, b)
+         SELECT series, json_group_array(json_array(b, v)) FROM a GROUP BY series";
+    let rows: Vec<(i64, String)> =
+        sqlx::query_as(sql).bind(width).bind(first_hour).bind(end).bind(mark).fetch_all(pool).await?;
+    let mut by_id: BTreeMap<i64, Vec<(i64, f64)>> = BTreeMap::new();
+    for (id, text) in rows {
+        by_id.insert(id, decode(&text)?);
+    }
+    for (id, node, series) in &all {
+        let Some(key) = key_of(node, series) else { continue };
+        let mut pts: Vec<Point> = by_id
+            .remove(id)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(ts, value)| Point { ts, value, min: None, max: None })
+            .collect();
+        pts.sort_by_key(|p| p.ts);
+        busy.entry(key).or_default().push(steps(&pts, gaps, width, end));
+    }
+    Ok(busy)
+}
+
+/// Reads the rows for `[from, to)` and computes the report ([`compute`]). `max_step` is how long
+/// a busy sample holds without a newer one (the recorder's heartbeat plus slack).
 pub async fn report(
     pool: &SqlitePool,
     from: i64,
@@ -261,121 +383,16 @@ pub async fn report(
 ) -> Result<Report, sqlx::Error> {
     let end = to.min(now.max(from));
     let gaps = clip_gaps(&query::gaps(pool, from, end).await?, from, end);
-    // Intervals on a GPU an agent measured are read one by one (their busy % weighs them);
-    // every other interval is added up by SQLite: reading a month of a 1,000-node site's
-    // 120,000 intervals into Rust alone took longer than the whole report does now
-    // (docs/benchmarks.md: still over its one-second target).
-    // (node, resource) pairs with a busy series, as one set SQLite builds once per query.
-    let measured = "COALESCE((p.node || '|' || p.gpu_resource) IN (SELECT node || '|' || substr(resource, 1, instr(resource, '|') - 1) \
-                    FROM series WHERE metric = 'gpu_busy' AND instr(resource, '|') > 0), 0)";
-    let overlap = "p.start < ?2 AND (p.end IS NULL OR p.end > ?1) AND (p.gpu_resource IS NOT NULL OR p.unified = 1)";
-    let sql = format!(
-        "SELECT namespace, name, state, node, gpu_resource, gpu_share, workload, mem_request_bytes, unified, start, end \
-         FROM pod_intervals p WHERE {overlap} AND p.state = 'running' AND {measured}"
-    );
-    let intervals: Vec<Interval> =
-        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(from).bind(end).fetch_all(pool).await?;
-    let mut wanted: Vec<(String, String)> =
-        intervals.iter().filter_map(|i| Some((i.node.clone()?, i.gpu_resource.clone()?))).collect();
+    let intervals = intervals(pool, from, end).await?;
+    let mut wanted: Vec<(String, String)> = intervals
+        .iter()
+        .filter(|i| i.state == "running")
+        .filter_map(|i| Some((i.node.clone()?, i.gpu_resource.clone()?)))
+        .collect();
     wanted.sort();
     wanted.dedup();
-    // Every GPU's busy series at once (`resource|device`), then each one's points.
-    let all: Vec<(i64, String, String)> =
-        sqlx::query_as("SELECT id, node, resource FROM series WHERE metric = 'gpu_busy'").fetch_all(pool).await?;
-    let mut busy: BTreeMap<(String, String), Vec<Steps>> = BTreeMap::new();
-    // Short ranges read every sample (exact to the second); long ones read averages over
-    // buckets of a thousandth of the range, at least the rollup width, as the charts do.
-    let width = ((end - from) / 1000).max(BUCKET_FLOOR);
-    let exact = end - from <= EXACT_UP_TO;
-    for (id, node, series) in all {
-        let Some((resource, _)) = series.split_once('|') else { continue };
-        let key = (node, resource.to_string());
-        if wanted.binary_search(&key).is_err() {
-            continue;
-        }
-        let devices = busy.entry(key.clone()).or_default();
-        if exact {
-            let pts = query::points(pool, &key.0, "gpu_busy", &series, from, end).await?;
-            devices.push(steps(&pts, &gaps, max_step, end));
-        } else {
-            let rows: Vec<(i64, f64)> = sqlx::query_as(
-                "SELECT b, AVG(v) FROM (SELECT ts / ?2 * ?2 AS b, value AS v FROM samples WHERE series = ?1 AND ts >= ?3 AND ts < ?4 \
-                 UNION ALL SELECT bucket / ?2 * ?2, avg FROM rollups WHERE series = ?1 AND bucket >= ?3 AND bucket < ?4) GROUP BY b ORDER BY b",
-            )
-            .bind(id)
-            .bind(width)
-            .bind(from)
-            .bind(end)
-            .fetch_all(pool)
-            .await?;
-            let pts: Vec<Point> =
-                rows.into_iter().map(|(ts, value)| Point { ts, value, min: None, max: None }).collect();
-            devices.push(steps(&pts, &gaps, width, end));
-        }
-    }
-    let mut acc = Acc::default();
-    acc.add_intervals(&intervals, &gaps, &busy, from, end, by, tz_minutes);
-
-    // The rest, in SQL: each interval clipped to the range, less its overlap with the gaps
-    // (which do not overlap one another: the recorder opens one where the last one closed).
-    let key = match by {
-        By::Namespace => "namespace, NULL, NULL",
-        By::Workload => "namespace, COALESCE(workload, 'Pod/' || name), NULL",
-        By::Pod => "namespace, workload, name",
-    };
-    let clipped = format!(
-        "g(gs, ge) AS MATERIALIZED (SELECT MAX(start, ?1), MIN(COALESCE(end, ?2), ?2) FROM gaps
-                WHERE start < ?2 AND (end IS NULL OR end > ?1)),
-         iv AS MATERIALIZED (SELECT p.namespace, p.name, p.state, p.gpu_resource, p.gpu_share, p.workload,
-                p.mem_request_bytes, p.unified, MAX(p.start, ?1) AS a, MIN(COALESCE(p.end, ?2), ?2) AS b
-                FROM pod_intervals p WHERE {overlap} AND NOT (p.state = 'running' AND {measured}))"
-    );
-    let cut = "(SELECT COALESCE(SUM(MAX(0, MIN(ge, @hi) - MAX(gs, @lo))), 0) FROM g)";
-    let secs = format!("(b - a - {})", cut.replace("@hi", "b").replace("@lo", "a"));
-    let sql = format!(
-        "WITH {clipped}, s AS (SELECT *, {secs} AS secs FROM iv WHERE b > a)
-         SELECT {key},
-           TOTAL(CASE WHEN state = 'running' AND gpu_resource IS NOT NULL AND gpu_share IS NOT NULL THEN gpu_share * secs END),
-           TOTAL(CASE WHEN state = 'running' AND gpu_resource IS NOT NULL AND gpu_share IS NULL THEN secs END),
-           SUM(CASE WHEN state = 'running' AND unified = 1 AND mem_request_bytes IS NOT NULL
-                    THEN mem_request_bytes / 1073741824.0 * secs END),
-           TOTAL(CASE WHEN state = 'pending' AND gpu_resource IS NOT NULL THEN secs END),
-           SUM(CASE WHEN (state = 'running' AND (gpu_resource IS NOT NULL OR (unified = 1 AND mem_request_bytes IS NOT NULL)))
-                    OR (state = 'pending' AND gpu_resource IS NOT NULL) THEN 1 ELSE 0 END)
-         FROM s WHERE secs > 0 GROUP BY 1, 2, 3"
-    );
-    type Agg = (String, Option<String>, Option<String>, f64, f64, Option<f64>, f64, i64);
-    let agg: Vec<Agg> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(from).bind(end).fetch_all(pool).await?;
-    for (ns, workload, pod, held, unknown, memory, waited, counted) in agg {
-        if counted == 0 {
-            continue;
-        }
-        let f = Figures {
-            held_gpu_seconds: held,
-            unknown_share_seconds: unknown,
-            memory_gib_seconds: memory,
-            waited_seconds: waited,
-            ..Figures::default()
-        };
-        acc.rows.entry((ns, workload, pod)).or_default().add(&f);
-    }
-    // GPU-seconds per namespace per day (days at the offset).
-    let tz = i64::from(tz_minutes) * 60;
-    let first_day = (from + tz).div_euclid(86_400) * 86_400 - tz;
-    let day_cut = cut.replace("@hi", "MIN(b, day + 86400)").replace("@lo", "MAX(a, day)");
-    let sql = format!(
-        "WITH RECURSIVE d(day) AS (SELECT ?3 UNION ALL SELECT day + 86400 FROM d WHERE day + 86400 < ?2), {clipped}
-         SELECT day, namespace, TOTAL(gpu_share * (MIN(b, day + 86400) - MAX(a, day) - {day_cut}))
-         FROM d JOIN iv ON a < day + 86400 AND b > day
-         WHERE state = 'running' AND gpu_resource IS NOT NULL AND gpu_share IS NOT NULL AND b > a
-         GROUP BY day, namespace"
-    );
-    let per_day: Vec<(i64, String, f64)> =
-        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(from).bind(end).bind(first_day).fetch_all(pool).await?;
-    for (day, ns, held) in per_day.into_iter().filter(|(_, _, h)| *h > 0.0) {
-        *acc.days.entry((day, ns)).or_default() += held;
-    }
-    Ok(acc.finish(gaps, from, to, by, tz_minutes))
+    let busy = busy_steps(pool, &wanted, &gaps, from, end, max_step).await?;
+    Ok(compute(&intervals, &gaps, &busy, from, to, now, by, tz_minutes))
 }
 
 /// The CSV's column titles in `lang` (the page's own column titles).
@@ -430,8 +447,8 @@ pub fn csv(r: &Report, heads: &[&str; 9]) -> String {
 mod tests {
     use super::*;
 
-    /// The SQL that adds up the intervals on unmeasured GPUs and the Rust that weighs the
-    /// measured ones give, together, what the pure [`compute`] gives on the same rows: 300
+    /// What [`report`] reads from the database (the intervals as JSON, the busy samples) gives
+    /// what the pure [`compute`] gives on the same rows: 300
     /// pseudo-random intervals (shares, unknown shares, unified boards, waits, open ends) over
     /// four nodes, two of them measured, with two gaps, in every grouping and at two offsets.
     #[tokio::test]
@@ -566,6 +583,72 @@ mod tests {
                 }
                 assert_eq!(sql.gap_seconds, pure.gap_seconds);
             }
+        }
+    }
+
+    /// A month-long report reads hourly sums: the same figures before the hours are summed
+    /// (from the samples), after (from `busy_hours`), and after retention rolled the older
+    /// samples up, and from the rollups of a database summed after they were made — and the
+    /// right ones: a GPU 40 % busy for five days
+    /// and 2 % for five more, held at half a GPU, used 0.5 × (5 d × 40 % + 5 d × 2 %), idle-held
+    /// the second five days.
+    #[tokio::test]
+    async fn long_reports_read_hourly_sums_and_agree_with_the_samples() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+        let day = 86_400_i64;
+        let from = 1_700_000_000 - 1_700_000_000 % 3600;
+        let now = from + 10 * day;
+        let exec = |sql: &'static str| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(sql).bind(from).bind(now).execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+            }
+        };
+        exec("INSERT INTO series (id, node, metric, resource) SELECT 1, 'n0', 'gpu_busy', 'nvidia.com/gpu|gpu0' WHERE ?1 < ?2")
+            .await;
+        exec(
+            "WITH RECURSIVE t(ts) AS (SELECT ?1 UNION ALL SELECT ts + 60 FROM t WHERE ts + 60 < ?2)
+             INSERT INTO samples (series, ts, value) SELECT 1, ts, CASE WHEN ts < (?1 + ?2) / 2 THEN 40 ELSE 2 END FROM t",
+        )
+        .await;
+        exec(
+            "INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, gpu_share, workload) \
+             VALUES ('vision', 'detector-0', 'running', 'n0', 'nvidia.com/gpu', 1, ?1, NULL, 0.5, 'Deployment/detector'), \
+                    ('vision', 'other-0', 'running', 'n9', 'nvidia.com/gpu', 1, ?1, ?2, 1.0, NULL)",
+        )
+        .await;
+        let run = || report(&pool, from, now, now, By::Pod, 540, 600);
+        let before = run().await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(busy_hours_until(&pool).await.unwrap_or_else(|e| panic!("{e}")), 0);
+        assert_eq!(sum_busy_hours(&pool, now + 59).await.unwrap_or_else(|e| panic!("{e}")), 240);
+        let summed = run().await.unwrap_or_else(|e| panic!("{e}"));
+        let pruned = crate::history::retention::prune(&pool, &crate::history::Config::default(), now)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(pruned.rolled_up > 1000, "{pruned:?}");
+        let rolled = run().await.unwrap_or_else(|e| panic!("{e}"));
+        // A database whose older samples were rolled up before any hour was summed (one written
+        // before busy_hours existed): read from the rollups, then summed from them.
+        exec("DELETE FROM busy_hours WHERE ?1 < ?2").await;
+        exec("UPDATE gpudash_meta SET value = '0' WHERE key = 'busy_hours_until' AND ?1 < ?2").await;
+        let from_rollups = run().await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(sum_busy_hours(&pool, now).await.unwrap_or_else(|e| panic!("{e}")), 240);
+        let resummed = run().await.unwrap_or_else(|e| panic!("{e}"));
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0);
+        let find = |r: &Report, pod: &str| {
+            r.rows.iter().find(|x| x.pod.as_deref() == Some(pod)).map(|x| x.figures.clone()).unwrap_or_default()
+        };
+        let d = (5 * day) as f64;
+        for r in [&before, &summed, &rolled, &from_rollups, &resummed] {
+            let f = find(r, "detector-0");
+            assert!(near(f.held_gpu_seconds, d), "{f:?}");
+            assert!(near(f.measured_gpu_seconds, d), "{f:?}");
+            assert!(f.used_gpu_seconds.is_some_and(|u| near(u, 0.5 * (d * 0.40 + d * 0.02))), "{f:?}");
+            assert!(f.idle_held_gpu_seconds.is_some_and(|i| near(i, 0.5 * d)), "{f:?}");
+            let o = find(r, "other-0");
+            assert!(near(o.held_gpu_seconds, 2.0 * d) && o.used_gpu_seconds.is_none(), "unmeasured: {o:?}");
+            assert_eq!(r.days.len(), 11, "ten days at +09:00 span eleven: {:?}", r.days);
         }
     }
 }

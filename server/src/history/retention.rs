@@ -28,6 +28,8 @@ pub async fn used_bytes(pool: &SqlitePool) -> Result<u64, sqlx::Error> {
 /// One pass at `now`.
 pub async fn prune(pool: &SqlitePool, cfg: &Config, now: i64) -> Result<Pruned, sqlx::Error> {
     let mut done = Pruned::default();
+    // The GPUs' busy % per hour first, while the samples are still at full resolution.
+    super::report::sum_busy_hours(pool, now).await?;
     let cutoff = now - cfg.full_window.as_secs() as i64;
     let width = cfg.rollup_width.as_secs().max(1) as i64;
     // Only whole buckets are rolled up, so a bucket is never split between samples and rollups.
@@ -51,6 +53,7 @@ pub async fn prune(pool: &SqlitePool, cfg: &Config, now: i64) -> Result<Pruned, 
     let mut tx = pool.begin().await?;
     for sql in [
         "DELETE FROM rollups WHERE bucket < ?",
+        "DELETE FROM busy_hours WHERE hour < ?",
         "DELETE FROM pod_intervals WHERE end IS NOT NULL AND end < ?",
         "DELETE FROM diagnosis_events WHERE cleared IS NOT NULL AND cleared < ?",
         "DELETE FROM gaps WHERE end IS NOT NULL AND end < ?",
@@ -79,6 +82,7 @@ pub async fn prune(pool: &SqlitePool, cfg: &Config, now: i64) -> Result<Pruned, 
         let mut tx = pool.begin().await?;
         for sql in [
             "DELETE FROM rollups WHERE bucket < ?",
+            "DELETE FROM busy_hours WHERE hour < ?",
             "DELETE FROM samples WHERE ts < ?",
             "DELETE FROM pod_intervals WHERE end IS NOT NULL AND end < ?",
             "DELETE FROM diagnosis_events WHERE cleared IS NOT NULL AND cleared < ?",
