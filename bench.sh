@@ -7,6 +7,7 @@
 #   ./bench.sh --real                   # on a real control plane (kine, kube-apiserver, scheduler,
 #                                       # controller-manager, kwok): 100 and 1000 nodes, 20 changes/s
 #   ./bench.sh --fleet 100              # gpudash fleet over 100 sites × 10 nodes under churn (PostgreSQL)
+#   ./bench.sh --fleet 100 --big 10     # … and 10 sites of 1,000 nodes (--big-nodes) beside them
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh

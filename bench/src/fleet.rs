@@ -66,19 +66,32 @@ async fn serve_site(feed: Arc<SiteFeed>) -> anyhow::Result<u16> {
     Ok(port)
 }
 
-/// Runs the measurement and prints one table row.
-pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64) -> anyhow::Result<()> {
+/// Runs the measurement and prints one table row: `big` sites of `big_nodes` nodes first, then
+/// `sites` of `nodes`.
+pub async fn run(
+    sites: usize,
+    nodes: usize,
+    big: usize,
+    big_nodes: usize,
+    per_site_per_sec: f64,
+    seconds: u64,
+) -> anyhow::Result<()> {
     let root =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(std::path::Path::to_path_buf).unwrap_or_default();
     let exe = root.join("target/release/gpudash");
     let pg = gpudash_tests::postgres::Postgres::start()?;
     let base = site_view(nodes);
     let view_bytes = serde_json::to_string(&base)?.len();
+    let big_base = if big > 0 { site_view(big_nodes) } else { base.clone() };
+    let big_bytes = serde_json::to_string(&big_base)?.len();
+    let small = sites;
+    let sites = small + big;
     let mut feeds = Vec::new();
     let mut yaml = String::from("sites:\n");
     for i in 0..sites {
         let (tx, _) = broadcast::channel(256);
-        let feed = Arc::new(SiteFeed { view: Mutex::new(base.clone()), tx });
+        let view = if i < big { big_base.clone() } else { base.clone() };
+        let feed = Arc::new(SiteFeed { view: Mutex::new(view), tx });
         let port = serve_site(feed.clone()).await?;
         yaml.push_str(&format!("- {{name: site-{i:03}, url: 'http://127.0.0.1:{port}'}}\n"));
         feeds.push(feed);
@@ -98,16 +111,25 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
         .context("starting gpudash fleet (./bench.sh builds it)")?;
     let pid = fleet.id().unwrap_or(0);
     let url = format!("http://127.0.0.1:{listen}");
-    // Until every site is live.
+    // Until every site is live; when each big site first was.
     let t = Instant::now();
+    let mut big_live: HashMap<String, Duration> = HashMap::new();
     loop {
-        let live =
-            match reqwest::get(format!("{url}/api/v1/fleet")).await {
-                Ok(r) => r.json::<serde_json::Value>().await.ok().map_or(0, |v| {
-                    v["sites"].as_array().map_or(0, |s| s.iter().filter(|x| x["state"] == "live").count())
-                }),
-                Err(_) => 0,
-            };
+        let live = match reqwest::get(format!("{url}/api/v1/fleet")).await {
+            Ok(r) => r.json::<serde_json::Value>().await.ok().map_or(0, |v| {
+                v["sites"].as_array().map_or(0, |s| {
+                    for x in s.iter().filter(|x| x["state"] == "live") {
+                        let name = x["name"].as_str().unwrap_or_default();
+                        let i: usize = name.trim_start_matches("site-").parse().unwrap_or(usize::MAX);
+                        if i < big {
+                            big_live.entry(name.to_string()).or_insert(t.elapsed());
+                        }
+                    }
+                    s.iter().filter(|x| x["state"] == "live").count()
+                })
+            }),
+            Err(_) => 0,
+        };
         if live == sites {
             break;
         }
@@ -128,10 +150,12 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
             .map_or(0, |r| r.0)
     };
     let db0 = db_size().await;
-    // The page's stream: each event is every card; a card carries its site's revision.
+    // The page's stream: every card first, then each changed card; a card carries its site's
+    // revision.
     let sent: Arc<Mutex<HashMap<(usize, u64), Instant>>> = Arc::default();
-    let lat: Arc<Mutex<Vec<Duration>>> = Arc::default();
-    let (s2, l2) = (sent.clone(), lat.clone());
+    let lat: Arc<Mutex<Vec<(bool, Duration)>>> = Arc::default();
+    let page_bytes: Arc<Mutex<(u64, u64)>> = Arc::default();
+    let (s2, l2, b2) = (sent.clone(), lat.clone(), page_bytes.clone());
     let reader = tokio::spawn(async move {
         let Ok(r) = reqwest::get(format!("{url}/api/v1/fleet/stream")).await else { return };
         let mut body = r.bytes_stream();
@@ -140,8 +164,14 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
             buf.push_str(&String::from_utf8_lossy(&c));
             while let Some(end) = buf.find("\n\n") {
                 let block: String = buf.drain(..end + 2).collect();
-                if !block.starts_with("event: cards") {
+                // Every card at first, then one event per changed card.
+                if !block.starts_with("event: card") {
                     continue;
+                }
+                {
+                    let mut b = b2.lock().unwrap_or_else(|e| e.into_inner());
+                    b.0 += block.len() as u64;
+                    b.1 += 1;
                 }
                 let now = Instant::now();
                 let mut sent = s2.lock().unwrap_or_else(|e| e.into_inner());
@@ -156,7 +186,7 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
                     let seen: Vec<(usize, u64)> = sent.keys().filter(|(s, r)| *s == i && *r <= rev).copied().collect();
                     for k in seen {
                         if let Some(t0) = sent.remove(&k) {
-                            l2.lock().unwrap_or_else(|e| e.into_inner()).push(now - t0);
+                            l2.lock().unwrap_or_else(|e| e.into_inner()).push((i < big, now - t0));
                         }
                     }
                 }
@@ -202,12 +232,38 @@ pub async fn run(sites: usize, nodes: usize, per_site_per_sec: f64, seconds: u64
     let db1 = db_size().await;
     reader.abort();
     let _ = fleet.kill().await;
-    let mut l = lat.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    l.sort();
-    let pct = |p: f64| {
+    let all = lat.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let sorted = |want: Option<bool>| {
+        let mut v: Vec<Duration> = all.iter().filter(|(b, _)| want.is_none_or(|w| w == *b)).map(|(_, d)| *d).collect();
+        v.sort();
+        v
+    };
+    let l = sorted(None);
+    let at = |l: &[Duration], p: f64| {
         l.get(((l.len() as f64 * p) as usize).min(l.len().saturating_sub(1)))
             .map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0)
     };
+    let pct = |p: f64| at(&l, p);
+    if big > 0 {
+        let (b, s) = (sorted(Some(true)), sorted(Some(false)));
+        let first = big_live.values().max().copied().unwrap_or_default();
+        println!(
+            "big sites: {big} × {big_nodes} nodes (view {:.1} MB), every one live {:.2} s after the fleet started; change→fleet page p99 big {:.0} ms ({} seen), small {:.0} ms ({} seen)",
+            big_bytes as f64 / 1e6,
+            first.as_secs_f64(),
+            at(&b, 0.99),
+            b.len(),
+            at(&s, 0.99),
+            s.len()
+        );
+    }
+    {
+        let (bytes, events) = *page_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        println!(
+            "fleet page stream: {events} card events, {:.0} bytes each on average",
+            bytes as f64 / events.max(1) as f64
+        );
+    }
     let wall = t0.elapsed().as_secs_f64();
     let grown = u64::try_from(db1.saturating_sub(db0)).unwrap_or(0);
     let per_site_day = grown as f64 / sites as f64 * (86_400.0 / wall) / (1024.0 * 1024.0);

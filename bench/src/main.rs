@@ -386,6 +386,8 @@ async fn main() -> anyhow::Result<()> {
         return fleet::run(
             n.parse().unwrap_or(100),
             get("--nodes", "10").parse().unwrap_or(10),
+            get("--big", "0").parse().unwrap_or(0),
+            get("--big-nodes", "1000").parse().unwrap_or(1000),
             get("--rate", "1").parse().unwrap_or(1.0),
             get("--seconds", "60").parse().unwrap_or(60),
         )

@@ -21,6 +21,10 @@ pub struct Access {
     pub token: Option<Arc<str>>,
     /// A header set by an authenticating proxy in front (e.g. `X-Forwarded-User`).
     pub proxy_header: Option<String>,
+    /// Where that proxy's requests come from: the header is honoured from these addresses only
+    /// (loopback when none are named: a proxy in the same pod), so a client that reaches gpudash
+    /// directly cannot name itself a user.
+    pub trusted_proxies: Vec<Net>,
     /// Base path, for the cookie path and redirects.
     pub base: String,
     /// Sessions from the login form.
@@ -29,6 +33,59 @@ pub struct Access {
     pub hosts: Hosts,
     /// Failed sign-ins, per client address.
     pub throttle: Throttle,
+}
+
+/// An address or network a trusted proxy's requests come from: `10.42.0.0/16`, `fd00::/8`,
+/// `127.0.0.1` (a single address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Net {
+    addr: std::net::IpAddr,
+    bits: u8,
+}
+
+impl std::str::FromStr for Net {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        let (a, b) = s.split_once('/').map_or((s, None), |(a, b)| (a, Some(b)));
+        let addr: std::net::IpAddr = a
+            .parse()
+            .map_err(|_| format!("{s:?} is not an IP address or network (10.42.0.0/16, fd00::/8, 127.0.0.1)"))?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let bits = match b {
+            None => max,
+            Some(b) => b
+                .parse::<u8>()
+                .ok()
+                .filter(|n| *n <= max)
+                .ok_or_else(|| format!("{s:?}: the prefix length must be 0–{max}"))?,
+        };
+        Ok(Self { addr, bits })
+    }
+}
+
+impl Net {
+    /// Whether `ip` is in this network (an IPv4 address written as IPv6 counts as IPv4).
+    pub fn contains(&self, ip: std::net::IpAddr) -> bool {
+        use std::net::IpAddr;
+        let ip = ip.to_canonical();
+        let (a, b, width) = match (self.addr, ip) {
+            (IpAddr::V4(a), IpAddr::V4(b)) => (u128::from(u32::from(a)), u128::from(u32::from(b)), 32),
+            (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), 128),
+            _ => return false,
+        };
+        let shift = width - u32::from(self.bits);
+        shift >= width || (a >> shift) == (b >> shift)
+    }
+
+    /// 127.0.0.0/8 and ::1: a proxy in the same pod (a sidecar).
+    pub fn loopback() -> Vec<Net> {
+        vec![
+            Net { addr: std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 0)), bits: 8 },
+            Net { addr: std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST), bits: 128 },
+        ]
+    }
 }
 
 /// The Host names an open dashboard answers to. IP literals, `localhost` and in-cluster Service
@@ -202,6 +259,28 @@ fn cookie_session(headers: &axum::http::HeaderMap) -> Option<String> {
 }
 
 impl Access {
+    /// The policy from the flags `gpudash serve` and `gpudash fleet` share: `--auth-token-file`,
+    /// `--trusted-proxy-header` with `--trusted-proxy` (loopback when none), `--allowed-host`.
+    pub fn from_flags(
+        token_file: Option<&std::path::Path>,
+        proxy_header: Option<&str>,
+        trusted_proxies: &[Net],
+        base: &str,
+        allowed_hosts: &[String],
+    ) -> Result<Self, TokenError> {
+        let token = token_file.map(read_token).transpose()?;
+        let proxy_header = proxy_header.map(str::trim).filter(|h| !h.is_empty()).map(str::to_string);
+        let trusted_proxies = if trusted_proxies.is_empty() { Net::loopback() } else { trusted_proxies.to_vec() };
+        Ok(Self {
+            token,
+            proxy_header,
+            trusted_proxies,
+            base: base.to_string(),
+            hosts: Hosts::new(allowed_hosts),
+            ..Self::default()
+        })
+    }
+
     /// Whether auth is on at all.
     pub fn enabled(&self) -> bool {
         self.token.is_some() || self.proxy_header.is_some()
@@ -209,7 +288,13 @@ impl Access {
 
     fn allows(&self, req: &Request) -> bool {
         if let Some(h) = &self.proxy_header {
-            if req.headers().get(h.as_str()).and_then(|v| v.to_str().ok()).is_some_and(|v| !v.trim().is_empty()) {
+            let from_proxy = req
+                .extensions()
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .is_some_and(|c| self.trusted_proxies.iter().any(|n| n.contains(c.0.ip())));
+            let named =
+                req.headers().get(h.as_str()).and_then(|v| v.to_str().ok()).is_some_and(|v| !v.trim().is_empty());
+            if from_proxy && named {
                 return true;
             }
         }
@@ -418,6 +503,24 @@ mod tests {
         let mut f = axum::http::HeaderMap::new();
         f.insert(header::FORWARDED, HeaderValue::from_static("for=192.0.2.60;proto=https;by=203.0.113.43"));
         assert!(over_https(&f));
+    }
+
+    #[test]
+    fn trusted_proxy_networks_hold_their_addresses_only() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap_or_else(|e| panic!("{e}"));
+        let net = |s: &str| s.parse::<Net>().unwrap_or_else(|e| panic!("{e}"));
+        assert!(net("10.42.0.0/16").contains(ip("10.42.7.9")) && !net("10.42.0.0/16").contains(ip("10.43.0.1")));
+        assert!(net("10.42.0.9").contains(ip("10.42.0.9")) && !net("10.42.0.9").contains(ip("10.42.0.10")));
+        assert!(net("10.42.0.0/16").contains(ip("::ffff:10.42.0.1")), "IPv4 written as IPv6");
+        assert!(net("fd00::/8").contains(ip("fd12::1")) && !net("fd00::/8").contains(ip("fe80::1")));
+        assert!(net("0.0.0.0/0").contains(ip("203.0.113.9")) && !net("0.0.0.0/0").contains(ip("::1")));
+        assert!(!net("10.0.0.0/8").contains(ip("::a00:1")), "no IPv4 network holds an IPv6 address");
+        for bad in ["10.42.0.0/33", "fd00::/129", "proxy.local", "10.42.0.0/x", ""] {
+            assert!(bad.parse::<Net>().is_err(), "{bad}");
+        }
+        let lo = Net::loopback();
+        assert!(lo.iter().any(|n| n.contains(ip("127.0.0.1"))) && lo.iter().any(|n| n.contains(ip("::1"))));
+        assert!(!lo.iter().any(|n| n.contains(ip("10.42.0.1"))));
     }
 
     #[test]

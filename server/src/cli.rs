@@ -121,12 +121,6 @@ pub struct ServeArgs {
     /// Origins allowed to embed gpudash in a frame (CSP frame-ancestors); none by default.
     #[arg(long, env = "GPUDASH_FRAME_ANCESTORS", value_delimiter = ',')]
     pub frame_ancestors: Vec<String>,
-    /// Host names (with or without port) the dashboard answers to, beside the listen address,
-    /// `localhost` and `127.0.0.1`. With no sign-in, a request naming another Host is refused
-    /// with 421 (a page on another site cannot read an open dashboard through DNS rebinding);
-    /// `*` allows any.
-    #[arg(long, env = "GPUDASH_ALLOWED_HOST", value_delimiter = ',')]
-    pub allowed_host: Vec<String>,
     /// Seconds a connection has to send its request headers before it is closed.
     #[arg(long, env = "GPUDASH_HEADER_READ_TIMEOUT", default_value_t = 10.0)]
     pub header_read_timeout: f64,
@@ -148,12 +142,44 @@ pub struct ServeArgs {
     /// Hard cap on the history database's size, MiB.
     #[arg(long, env = "GPUDASH_HISTORY_MAX_MB", default_value_t = 512)]
     pub history_max_mb: u64,
-    /// Require this token (file: one line, ≥ 16 characters) as a bearer token or via the login form.
+    /// Sign-in.
+    #[command(flatten)]
+    pub auth: AuthArgs,
+}
+
+/// Sign-in and the Host names answered, the same for `gpudash serve` and `gpudash fleet`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AuthArgs {
+    /// Require this token (file: one line, ≥ 32 characters) as a bearer token or via the login
+    /// form; the probes stay open.
     #[arg(long, env = "GPUDASH_AUTH_TOKEN_FILE")]
     pub auth_token_file: Option<PathBuf>,
-    /// Trust this header (e.g. X-Forwarded-User) set by an authenticating proxy in front.
-    #[arg(long, env = "GPUDASH_TRUSTED_PROXY_HEADER")]
+    /// Trust this header (e.g. X-Forwarded-User) set by an authenticating proxy in front, on
+    /// requests from `--trusted-proxy` addresses only.
+    #[arg(long, alias = "auth-proxy-header", env = "GPUDASH_TRUSTED_PROXY_HEADER")]
     pub trusted_proxy_header: Option<String>,
+    /// Addresses or networks the authenticating proxy connects from (`10.42.0.0/16`,
+    /// `127.0.0.1`); loopback only when none are given (a proxy in the same pod).
+    #[arg(long, env = "GPUDASH_TRUSTED_PROXY", value_delimiter = ',')]
+    pub trusted_proxy: Vec<crate::auth::Net>,
+    /// Host names (with or without port) answered beside the listen address, `localhost` and
+    /// `127.0.0.1`. With no sign-in, a request naming another Host is refused with 421 (a page
+    /// on another site cannot read an open dashboard through DNS rebinding); `*` allows any.
+    #[arg(long, env = "GPUDASH_ALLOWED_HOST", value_delimiter = ',')]
+    pub allowed_host: Vec<String>,
+}
+
+impl AuthArgs {
+    /// The access policy these flags give, under `base`.
+    pub fn access(&self, base: &str) -> Result<crate::auth::Access, crate::auth::TokenError> {
+        crate::auth::Access::from_flags(
+            self.auth_token_file.as_deref(),
+            self.trusted_proxy_header.as_deref(),
+            &self.trusted_proxy,
+            base,
+            &self.allowed_host,
+        )
+    }
 }
 
 /// `gpudash sim`.

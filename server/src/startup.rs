@@ -78,7 +78,7 @@ fn init_logging(format: cli::LogFormat) {
 
 /// `gpudash fleet`.
 pub async fn fleet(args: crate::fleet::FleetArgs) -> anyhow::Result<()> {
-    init_logging(cli::LogFormat::Text);
+    init_logging(args.log_format);
     crate::fleet::run(args).await
 }
 
@@ -116,18 +116,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         Some(s) => Options::parse_selector(s).map_err(|e| anyhow!("--unified-memory-selector: {e}"))?,
         None => Vec::new(),
     };
-    let token = match &args.auth_token_file {
-        Some(p) => Some(crate::auth::read_token(p)?),
-        None => None,
-    };
-    let proxy_header = args.trusted_proxy_header.clone().filter(|h| !h.trim().is_empty());
-    let access = crate::auth::Access {
-        token,
-        proxy_header,
-        base: base.clone(),
-        hosts: crate::auth::Hosts::new(&args.allowed_host),
-        ..crate::auth::Access::default()
-    };
+    let access = args.auth.access(&base)?;
     let cfg = if args.demo { None } else { kube_config(args).await? };
     let demo = cfg.is_none();
     if demo && !args.demo && !args.demo_if_no_cluster {

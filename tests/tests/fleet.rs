@@ -273,4 +273,162 @@ async fn slow_connections_are_closed_and_sigterm_ends_the_fleet_service() {
     assert!(killed);
     let code = fp.wait_exit(Duration::from_secs(15));
     assert_eq!(code, Some(0), "SIGTERM ends the fleet service cleanly:\n{}", fp.output());
+    assert!(fp.output().contains("last tick written"), "and writes its last history tick first:\n{}", fp.output());
+}
+
+/// The fleet takes the site's sign-in: a token file closes everything but the probes (the page
+/// sends a browser to the login form, whose cookie then opens it; `POST /logout` ends it), and
+/// an authenticating proxy's header counts only from the addresses named `--trusted-proxy`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fleet_takes_the_sites_sign_in_and_a_proxy_only_from_its_address() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let sites = dir.path().join("sites.yaml");
+    std::fs::write(&sites, "sites:\n- {name: far, url: 'http://127.0.0.1:1'}\n").unwrap_or_default();
+    let tf = dir.path().join("token");
+    std::fs::write(&tf, "fleet-sign-in-token-0123456789-abcdef\n").unwrap_or_default();
+    let t = tf.display().to_string();
+    let extra =
+        ["--auth-token-file", t.as_str(), "--auth-proxy-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.2"];
+    let (_fp, furl) = fleet_with(&sites, &pg.url, &extra).await;
+    let client = |from: [u8; 4]| {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(std::net::IpAddr::from(from))
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (direct, proxy) = (client([127, 0, 0, 1]), client([127, 0, 0, 2]));
+    let status =
+        |r: reqwest::Result<reqwest::Response>| r.map(|r| r.status().as_u16()).unwrap_or_else(|e| panic!("{e}"));
+    let api = format!("{furl}/api/v1/fleet");
+    assert_eq!(status(direct.get(&api).send().await), 401);
+    assert_eq!(status(direct.get(format!("{furl}/api/v1/fleet/stream")).send().await), 401);
+    assert_eq!(status(direct.get(format!("{furl}/healthz")).send().await), 200);
+    let page =
+        direct.get(format!("{furl}/")).header("accept", "text/html").send().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(page.status().as_u16(), 303);
+    assert_eq!(page.headers().get("location").and_then(|v| v.to_str().ok()), Some("/login"));
+    // The proxy's header from anyone but the proxy is no sign-in.
+    assert_eq!(status(direct.get(&api).header("X-Forwarded-User", "mallory").send().await), 401);
+    assert_eq!(status(proxy.get(&api).header("X-Forwarded-User", "operator@factory").send().await), 200);
+    assert_eq!(status(proxy.get(&api).send().await), 401, "the proxy without the header");
+    assert_eq!(status(direct.get(&api).bearer_auth("fleet-sign-in-token-0123456789-abcdef").send().await), 200);
+    let login = direct
+        .post(format!("{furl}/login"))
+        .body("token=fleet-sign-in-token-0123456789-abcdef")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(login.status().as_u16(), 303);
+    let cookie = login.headers().get("set-cookie").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+    let pair = cookie.split(';').next().unwrap_or("").to_string();
+    let page = direct.get(format!("{furl}/")).header("cookie", &pair).send().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(page.status().as_u16(), 200);
+    let body = page.text().await.unwrap_or_default();
+    assert!(body.contains("data-site=\"far\""), "{body}");
+    let out = direct
+        .post(format!("{furl}/logout"))
+        .header("cookie", &pair)
+        .header("origin", furl.clone())
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status().is_redirection() || out.status().is_success(), "{}", out.status());
+    assert_eq!(status(direct.get(&api).header("cookie", &pair).send().await), 401, "the session ended");
+}
+
+/// A fake site on 127.0.0.1 that answers every request with an event stream and then `body`
+/// (once, or with `repeat` in 1 MiB pieces up to `limit` bytes), then holds the connection open.
+async fn fake_site(body: &'static [u8], repeat: bool, limit: usize) -> (String, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+    let url = format!("http://{}", l.local_addr().unwrap_or_else(|e| panic!("{e}")));
+    let task = tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut req = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !req.windows(4).any(|w| w == b"\r\n\r\n") && req.len() < 16 << 10 {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => req.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                if s.write_all(head).await.is_err() {
+                    return;
+                }
+                let piece: Vec<u8> = if repeat {
+                    body.iter().copied().cycle().take(body.len().max(1 << 20)).collect()
+                } else {
+                    body.to_vec()
+                };
+                let mut sent = 0;
+                loop {
+                    if s.write_all(&piece).await.is_err() {
+                        return;
+                    }
+                    sent += piece.len();
+                    if !repeat || sent >= limit {
+                        break;
+                    }
+                }
+                tokio::time::sleep(Duration::from_secs(120)).await;
+            });
+        }
+    });
+    (url, task)
+}
+
+/// Sites that send garbage, a view that is not one, bytes that are not UTF-8, an event that
+/// never ends (past 64 MiB) or nothing but keep-alives, beside a real site: each hostile one is
+/// shown with a plain reason, the real one stays live, and the fleet's memory stays bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_sites_get_a_plain_reason_and_leave_the_others_alone() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let real = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let (garbage, _g) = fake_site(b"data: {\"revision\": \"not a view\"\n\n", false, 0).await;
+    let (binary, _b) = fake_site(b"data: \xff\xfe\xfd\n\n", false, 0).await;
+    let (endless, _e) = fake_site(b"data: xxxxxxxxxxxxxxxx", true, 80 << 20).await;
+    let (chatty, _c) = fake_site(b": keep-alive\n\n", true, 200 << 20).await;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let sites = dir.path().join("sites.yaml");
+    std::fs::write(
+        &sites,
+        format!(
+            "sites:\n- {{name: real, url: '{}'}}\n- {{name: garbage, url: '{garbage}'}}\n- {{name: binary, url: '{binary}'}}\n- {{name: endless, url: '{endless}'}}\n- {{name: chatty, url: '{chatty}'}}\n",
+            real.url
+        ),
+    )
+    .unwrap_or_default();
+    let (fp, furl) = fleet(&sites, &pg.url).await;
+    let api = format!("{furl}/api/v1/fleet");
+    let said = |v: &Value, n: &str, what: &str| site(v, n)["error"].as_str().is_some_and(|e| e.contains(what));
+    let all = |v: &Value| {
+        site(v, "real")["state"] == "live"
+            && said(v, "garbage", "not a gpudash view")
+            && said(v, "binary", "not UTF-8")
+            && said(v, "endless", "an event larger than 64 MiB")
+    };
+    let v = wait(&api, Duration::from_secs(60), all).await;
+    assert!(all(&v), "{v}\n{}", fp.output());
+    assert!(site(&v, "real")["totals"]["nodes"].as_u64().is_some_and(|n| n > 0), "{v}");
+    for n in ["garbage", "binary", "endless"] {
+        assert_ne!(site(&v, n)["state"], "live", "{n}: {v}");
+        assert!(site(&v, n)["totals"].is_null(), "{n}: never a view, never zeros: {v}");
+    }
+    // Keep-alives alone: heard from, no view, nothing held.
+    assert!(site(&v, "chatty")["totals"].is_null(), "{v}");
+    let rss_kib = std::fs::read_to_string(format!("/proc/{}/status", fp.pid()))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("VmHWM:").and_then(|x| x.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+        })
+        .unwrap_or(0);
+    println!("fleet peak RSS beside hostile sites: {} MiB", rss_kib / 1024);
+    assert!(rss_kib > 0 && rss_kib < 400 * 1024, "fleet peak RSS {rss_kib} KiB");
+    assert!(fp.output().contains("an event larger than 64 MiB"), "logged per site:\n{}", fp.output());
 }

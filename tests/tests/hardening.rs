@@ -168,6 +168,8 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
         &tf.display().to_string(),
         "--trusted-proxy-header",
         "X-Forwarded-User",
+        "--trusted-proxy",
+        "127.0.0.2",
     ])
     .await
     .unwrap_or_else(|e| panic!("{e}"));
@@ -216,8 +218,20 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
     assert_eq!(code(page), 200);
     let bad = http.post(format!("{}/login", gd.url)).body("token=guess").send().await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(code(bad), 401);
-    // An authenticating proxy in front.
-    let proxied = http
+    // An authenticating proxy in front — its header counts from its address (127.0.0.2) only.
+    let forged = http
+        .get(format!("{}/api/v1/cluster", gd.url))
+        .header("X-Forwarded-User", "operator@factory")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(forged), 401, "the proxy's header sent by a client that reached gpudash directly");
+    let proxy = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let proxied = proxy
         .get(format!("{}/api/v1/cluster", gd.url))
         .header("X-Forwarded-User", "operator@factory")
         .send()

@@ -122,6 +122,21 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         .kubectl(&["apply", "--dry-run=server", "-f", &manifests.display().to_string()])
         .unwrap_or_else(|e| panic!("the plain manifests refused by the real API server: {e}"));
     assert!(out.contains("deployment.apps/gpudash") && out.contains("(server dry run)"), "{out}");
+    // The fleet's manifests too (its namespace made first, as `kubectl apply -f deploy/fleet/`
+    // would in its second pass).
+    plane
+        .apply(&[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpudash-fleet"}})])
+        .expect("real control plane step");
+    for f in ["gpudash-fleet.yaml", "postgres-example.yaml"] {
+        let path = gpudash_tests::root().join("deploy/fleet").join(f);
+        let out = plane
+            .kubectl(&["apply", "--dry-run=server", "-f", &path.display().to_string()])
+            .unwrap_or_else(|e| panic!("deploy/fleet/{f} refused by the real API server: {e}"));
+        assert!(
+            out.contains("(server dry run)") && (out.contains("deployment.apps/") || out.contains("statefulset.apps/")),
+            "{out}"
+        );
+    }
     // And so is the rendered chart: defaults, then the ingress and a Jetson agent switched on.
     plane
         .apply(&[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "edge-ops"}})])

@@ -54,6 +54,12 @@ pub struct FleetArgs {
     /// Connections open at once (lowered to fit the open-files limit); more are closed at once.
     #[arg(long, env = "GPUDASH_MAX_CONNECTIONS", default_value_t = 4096)]
     pub max_connections: usize,
+    /// Sign-in, as on a site.
+    #[command(flatten)]
+    pub auth: crate::cli::AuthArgs,
+    /// Log format.
+    #[arg(long, env = "GPUDASH_LOG_FORMAT", value_enum, default_value_t = crate::cli::LogFormat::Text)]
+    pub log_format: crate::cli::LogFormat,
 }
 
 fn client(site: &sites::Site) -> anyhow::Result<reqwest::Client> {
@@ -74,6 +80,7 @@ fn secs(s: f64) -> Duration {
 pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
     let sites = sites::load(&args.sites).map_err(|e| anyhow!("{e}"))?;
     let base = crate::cli::base_path(&args.base_path)?;
+    let access = Arc::new(args.auth.access(&base)?);
     let pool = store::open(&args.database_url)
         .await
         .map_err(|e| anyhow!("fleet database: {e} — check --database-url (postgres://user:password@host:port/db)"))?;
@@ -105,11 +112,17 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow!("fleet database: {e}"))?;
     let (sh, rx2) = (shared.clone(), rx.clone());
-    tokio::spawn(async move {
+    // Set on SIGTERM or Ctrl-C: the recorder writes a last tick (so that the next start's gap
+    // begins where this run really stopped) and ends; the service waits for it.
+    let (stop, mut stopping) = tokio::sync::watch::channel(false);
+    let recording = tokio::spawn(async move {
         let mut tick = tokio::time::interval(hcfg.resolution);
         let mut last_retain = 0i64;
         loop {
-            tick.tick().await;
+            let last = tokio::select! {
+                _ = tick.tick() => false,
+                _ = stopping.wait_for(|s| *s) => true,
+            };
             let now = jiff::Timestamp::now().as_second();
             let fv = rx2.borrow().clone();
             let known = snapshot(&sh);
@@ -123,6 +136,10 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
             if let Err(e) = recorder.record(&rows, now).await {
                 tracing::error!(error = %e, "fleet history: a tick was not written (the next one retries)");
             }
+            if last {
+                tracing::info!("fleet history: last tick written, stopping");
+                return;
+            }
             if now - last_retain >= 600 {
                 if let Err(e) = recorder.retain(now).await {
                     tracing::error!(error = %e, "fleet history retention failed");
@@ -134,7 +151,7 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
     let max_step = i64::try_from(hcfg.heartbeat.as_secs() + 2 * hcfg.resolution.as_secs().max(1)).unwrap_or(320);
     let st = http::FleetState { view: rx, pool, base: base.clone(), max_step };
     let root = args.site_root.clone().unwrap_or_else(|| PathBuf::from("target/site"));
-    let app = http::router(st, &root);
+    let app = http::router(st, &root, access);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;
@@ -145,5 +162,13 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
         header_read: Duration::from_secs_f64(args.header_read_timeout.clamp(0.1, 3600.0)),
         max_connections: args.max_connections.max(16),
     };
-    crate::http::serve::serve(listener, app, limits, crate::startup::shutdown_signal()).await.context("HTTP server")
+    let stopped = async move {
+        crate::startup::shutdown_signal().await;
+        let _ = stop.send(true);
+    };
+    let served = crate::http::serve::serve(listener, app, limits, stopped).await.context("HTTP server");
+    if tokio::time::timeout(Duration::from_secs(10), recording).await.is_err() {
+        tracing::warn!("fleet history: the last tick was not written within 10 s");
+    }
+    served
 }

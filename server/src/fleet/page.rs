@@ -25,7 +25,8 @@ fn clock(rfc3339: &str) -> &str {
     rfc3339.get(11..19).unwrap_or(rfc3339)
 }
 
-fn card(s: &SiteView, kiosk: bool) -> String {
+/// One site's card.
+pub fn card(s: &SiteView, kiosk: bool) -> String {
     let (cls, badge) = match (s.state, s.stale_since.as_deref()) {
         (SiteState::Live, _) => ("badge ok", "● live".to_string()),
         (SiteState::Stale, Some(t)) => ("badge warn", format!("⏸ stale since {} UTC", clock(t))),
@@ -128,10 +129,14 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) ->
     )
 }
 
-/// The script that keeps the cards live (no framework: a stream and an element swap).
+/// The script that keeps the cards live (no framework: a stream; the whole list at first, then
+/// each changed card swapped in and the cards moved when the order changes).
 pub const SCRIPT: &str = r#"(function(){var s=document.currentScript,b=s.dataset.base||"",k=s.dataset.kiosk==="true";
 var es=new EventSource(b+"/api/v1/fleet/stream"+(k?"?kiosk=1":""));
+function site(n){var c=document.getElementById("sites");if(!c){return null;}for(var i=0;i<c.children.length;i++){if(c.children[i].dataset.site===n){return c.children[i];}}return null;}
 es.addEventListener("cards",function(e){var el=document.getElementById("sites");if(el){el.innerHTML=e.data;}});
+es.addEventListener("card",function(e){var t=document.createElement("template");t.innerHTML=e.data;var n=t.content.firstElementChild;var o=n&&site(n.dataset.site);if(o){o.replaceWith(n);}});
+es.addEventListener("order",function(e){var c=document.getElementById("sites");if(c){JSON.parse(e.data).forEach(function(n){var x=site(n);if(x){c.appendChild(x);}});}});
 es.addEventListener("status",function(e){var el=document.getElementById("fleet-status");if(el){el.textContent=e.data;}});})();
 "#;
 
