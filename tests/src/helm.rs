@@ -111,7 +111,12 @@ fn merge(v: &mut Value, o: Value) {
 
 /// The chart's objects with `overrides` (YAML) over `values.yaml`, for a release and namespace.
 pub fn chart(overrides: &str, release: &str, namespace: &str) -> Vec<Value> {
-    let dir = crate::root().join("deploy/helm/gpudash");
+    chart_named("gpudash", overrides, release, namespace)
+}
+
+/// As [`chart`], for the chart `deploy/helm/{name}`.
+pub fn chart_named(name: &str, overrides: &str, release: &str, namespace: &str) -> Vec<Value> {
+    let dir = crate::root().join("deploy/helm").join(name);
     let mut values: Value = serde_yaml::from_str(&std::fs::read_to_string(dir.join("values.yaml")).unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}"));
     let o: Value = serde_yaml::from_str(overrides).unwrap_or(Value::Null);

@@ -222,60 +222,102 @@ fn the_charts_alert_rules_are_the_tested_rules_file() {
     assert_eq!(sm[0]["spec"]["endpoints"][0]["path"].as_str(), Some("/metrics"));
 }
 
-/// The fleet's manifests: no cluster access at all (no role, no service account token), run as
-/// the site's pod is (non-root, read-only, no capabilities, probes, bounded resources), no
-/// credentials shipped filled in, the Secret and sites file mounted read-only — and every
-/// `GPUDASH_*` variable it sets is one `gpudash fleet` reads (checked against its `--help`).
-#[test]
-fn the_fleet_manifests_are_hardened_and_name_only_what_the_fleet_reads() {
-    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/fleet/gpudash-fleet.yaml"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let d = docs(&text);
-    assert!(["ClusterRole", "Role", "ClusterRoleBinding", "RoleBinding"].iter().all(|k| kind(&d, k).is_empty()));
-    let dep = kind(&d, "Deployment");
-    assert_eq!(dep.len(), 1);
+/// The fleet's Deployment, from the plain manifests or the chart: no cluster access at all (no
+/// role, no service account token), run as the site's pod is (non-root, read-only, no
+/// capabilities, probes, bounded resources), the Secret and sites file mounted read-only — and
+/// every `GPUDASH_*` variable it sets is one `gpudash fleet` reads (checked against its `--help`).
+fn check_fleet(d: &[Value], what: &str) {
+    assert!(
+        ["ClusterRole", "Role", "ClusterRoleBinding", "RoleBinding"].iter().all(|k| kind(d, k).is_empty()),
+        "{what}"
+    );
+    let dep = kind(d, "Deployment");
+    assert_eq!(dep.len(), 1, "{what}");
     let pod = &dep[0]["spec"]["template"]["spec"];
-    assert_eq!(pod["automountServiceAccountToken"], Value::Bool(false), "the fleet reads no cluster");
-    assert_eq!(pod["securityContext"]["runAsNonRoot"], Value::Bool(true));
-    assert_eq!(pod["securityContext"]["seccompProfile"]["type"].as_str(), Some("RuntimeDefault"));
+    assert_eq!(pod["automountServiceAccountToken"], Value::Bool(false), "{what}: the fleet reads no cluster");
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], Value::Bool(true), "{what}");
+    assert_eq!(pod["securityContext"]["seccompProfile"]["type"].as_str(), Some("RuntimeDefault"), "{what}");
     let c = &pod["containers"][0];
-    assert_eq!(c["args"][0].as_str(), Some("fleet"));
-    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], Value::Bool(true));
-    assert_eq!(c["securityContext"]["allowPrivilegeEscalation"], Value::Bool(false));
-    assert_eq!(c["securityContext"]["capabilities"]["drop"][0].as_str(), Some("ALL"));
-    assert_eq!(c["livenessProbe"]["httpGet"]["path"].as_str(), Some("/healthz"));
-    assert_eq!(c["readinessProbe"]["httpGet"]["path"].as_str(), Some("/readyz"));
+    assert_eq!(c["args"][0].as_str(), Some("fleet"), "{what}");
+    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], Value::Bool(true), "{what}");
+    assert_eq!(c["securityContext"]["allowPrivilegeEscalation"], Value::Bool(false), "{what}");
+    assert_eq!(c["securityContext"]["capabilities"]["drop"][0].as_str(), Some("ALL"), "{what}");
+    assert_eq!(c["livenessProbe"]["httpGet"]["path"].as_str(), Some("/healthz"), "{what}");
+    assert_eq!(c["readinessProbe"]["httpGet"]["path"].as_str(), Some("/readyz"), "{what}");
     for k in ["requests", "limits"] {
         for r in ["cpu", "memory"] {
-            assert!(!c["resources"][k][r].is_null(), "resources.{k}.{r}");
+            assert!(!c["resources"][k][r].is_null(), "{what}: resources.{k}.{r}");
         }
     }
     for m in c["volumeMounts"].as_sequence().into_iter().flatten().filter(|m| m["name"].as_str() != Some("tmp")) {
-        assert_eq!(m["readOnly"], Value::Bool(true), "{m:?}");
-    }
-    let secret = kind(&d, "Secret");
-    assert_eq!(secret.len(), 1);
-    for (k, v) in secret[0]["stringData"].as_mapping().into_iter().flatten() {
-        assert_eq!(v.as_str(), Some(""), "{k:?}: no credential shipped filled in");
+        assert_eq!(m["readOnly"], Value::Bool(true), "{what}: {m:?}");
     }
     let env: Vec<&str> = c["env"].as_sequence().into_iter().flatten().filter_map(|e| e["name"].as_str()).collect();
-    assert!(env.contains(&"GPUDASH_AUTH_TOKEN_FILE") && env.contains(&"GPUDASH_FLEET_DATABASE_URL"), "{env:?}");
+    assert!(env.contains(&"GPUDASH_AUTH_TOKEN_FILE") && env.contains(&"GPUDASH_FLEET_DATABASE_URL"), "{what}: {env:?}");
     let help = std::process::Command::new(gpudash_tests::bin())
         .args(["fleet", "--help"])
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
         .unwrap_or_else(|e| panic!("{e}"));
     for e in &env {
-        assert!(help.contains(&format!("env: {e}=")), "{e} is not read by `gpudash fleet`:\n{help}");
+        assert!(help.contains(&format!("env: {e}=")), "{what}: {e} is not read by `gpudash fleet`:\n{help}");
     }
-    // The sites file mounted is a sites file `gpudash fleet` takes.
+    // The Secret's files are root's: the fleet (non-root) reads them through the pod's group.
+    let mode = pod["volumes"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .find_map(|v| v["secret"]["defaultMode"].as_u64())
+        .unwrap_or(0o644);
+    assert!(
+        pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsGroup"] && mode & 0o040 != 0,
+        "{what}: the secret (mode {mode:o}) must be readable by the fleet's group"
+    );
+    assert_eq!(kind(d, "Service").len(), 1, "{what}");
+}
+
+/// The plain manifests: the fleet's Deployment as above, no credential shipped filled in, and a
+/// sites file `gpudash fleet` takes; the trial PostgreSQL without a password.
+#[test]
+fn the_fleet_manifests_are_hardened_and_name_only_what_the_fleet_reads() {
+    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/fleet/gpudash-fleet.yaml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = docs(&text);
+    check_fleet(&d, "fleet manifests");
+    let secret = kind(&d, "Secret");
+    assert_eq!(secret.len(), 1);
+    for (k, v) in secret[0]["stringData"].as_mapping().into_iter().flatten() {
+        assert_eq!(v.as_str(), Some(""), "{k:?}: no credential shipped filled in");
+    }
     let sites = kind(&d, "ConfigMap")[0]["data"]["sites.yaml"].as_str().unwrap_or_default().to_string();
     let parsed: Value = serde_yaml::from_str(&sites).unwrap_or_else(|e| panic!("{e}"));
     assert!(parsed["sites"][0]["url"].as_str().is_some_and(|u| u.starts_with("https://")), "{sites}");
-    assert_eq!(kind(&d, "Service").len(), 1);
     let pg = std::fs::read_to_string(gpudash_tests::root().join("deploy/fleet/postgres-example.yaml"))
         .unwrap_or_else(|e| panic!("{e}"));
     let pg = docs(&pg);
     assert_eq!(kind(&pg, "StatefulSet").len(), 1);
     assert!(kind(&pg, "Secret")[0]["stringData"]["password"].as_str() == Some(""), "no password shipped");
+}
+
+/// The fleet's chart: the same Deployment, naming the Secret and sites ConfigMap the operator
+/// made (the chart makes no Secret), its flags passed through.
+#[test]
+fn the_fleet_chart_renders_the_same_hardened_fleet() {
+    let d = gpudash_tests::helm::chart_named("gpudash-fleet", "", "fleet", "ops");
+    check_fleet(&d, "fleet chart");
+    assert!(kind(&d, "Secret").is_empty() && kind(&d, "ConfigMap").is_empty(), "the operator's own");
+    let tuned = gpudash_tests::helm::chart_named(
+        "gpudash-fleet",
+        "extraArgs: [--base-path, /fleet]\nsecretName: portal-fleet\nallowedHost: ops.example",
+        "fleet",
+        "ops",
+    );
+    check_fleet(&tuned, "fleet chart, tuned");
+    let pod = &kind(&tuned, "Deployment")[0]["spec"]["template"]["spec"];
+    let args: Vec<&str> =
+        pod["containers"][0]["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    assert_eq!(args, ["fleet", "--base-path", "/fleet"]);
+    let secrets: Vec<&str> =
+        pod["volumes"].as_sequence().into_iter().flatten().filter_map(|v| v["secret"]["secretName"].as_str()).collect();
+    assert_eq!(secrets, ["portal-fleet"]);
 }

@@ -137,6 +137,15 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
             "{out}"
         );
     }
+    let docs: Vec<Value> = gpudash_tests::helm::chart_named("gpudash-fleet", "", "fleet", "gpudash-fleet")
+        .into_iter()
+        .filter_map(|d| serde_json::to_value(d).ok())
+        .collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
+    let out = plane
+        .kubectl_stdin(&["apply", "--dry-run=server", "-n", "gpudash-fleet", "-f", "-"], &list.to_string())
+        .unwrap_or_else(|e| panic!("the rendered fleet chart refused by the real API server: {e}"));
+    assert!(out.contains("deployment.apps/fleet") && out.contains("(server dry run)"), "{out}");
     // And so is the rendered chart: defaults, then the ingress and a Jetson agent switched on.
     plane
         .apply(&[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "edge-ops"}})])
