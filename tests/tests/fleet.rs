@@ -383,7 +383,8 @@ async fn fake_site(body: &'static [u8], repeat: bool, limit: usize) -> (String, 
 }
 
 /// Sites that send garbage, a view that is not one, bytes that are not UTF-8, an event that
-/// never ends (past 64 MiB) or nothing but keep-alives, beside a real site: each hostile one is
+/// never ends (past 64 MiB), nothing but keep-alives, or nothing at all after the headers
+/// (dropped after 40 s), beside a real site: each hostile one is
 /// shown with a plain reason, the real one stays live, and the fleet's memory stays bounded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_sites_get_a_plain_reason_and_leave_the_others_alone() {
@@ -393,12 +394,13 @@ async fn hostile_sites_get_a_plain_reason_and_leave_the_others_alone() {
     let (binary, _b) = fake_site(b"data: \xff\xfe\xfd\n\n", false, 0).await;
     let (endless, _e) = fake_site(b"data: xxxxxxxxxxxxxxxx", true, 80 << 20).await;
     let (chatty, _c) = fake_site(b": keep-alive\n\n", true, 200 << 20).await;
+    let (silent, _s) = fake_site(b"", false, 0).await;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let sites = dir.path().join("sites.yaml");
     std::fs::write(
         &sites,
         format!(
-            "sites:\n- {{name: real, url: '{}'}}\n- {{name: garbage, url: '{garbage}'}}\n- {{name: binary, url: '{binary}'}}\n- {{name: endless, url: '{endless}'}}\n- {{name: chatty, url: '{chatty}'}}\n",
+            "sites:\n- {{name: real, url: '{}'}}\n- {{name: garbage, url: '{garbage}'}}\n- {{name: binary, url: '{binary}'}}\n- {{name: endless, url: '{endless}'}}\n- {{name: chatty, url: '{chatty}'}}\n- {{name: silent, url: '{silent}'}}\n",
             real.url
         ),
     )
@@ -411,11 +413,13 @@ async fn hostile_sites_get_a_plain_reason_and_leave_the_others_alone() {
             && said(v, "garbage", "not a gpudash view")
             && said(v, "binary", "not UTF-8")
             && said(v, "endless", "an event larger than 64 MiB")
+            && said(v, "silent", "silent for 40 s")
     };
-    let v = wait(&api, Duration::from_secs(60), all).await;
+    // The silent one is dropped after 40 s without a byte (sites send a keep-alive every 15 s).
+    let v = wait(&api, Duration::from_secs(90), all).await;
     assert!(all(&v), "{v}\n{}", fp.output());
     assert!(site(&v, "real")["totals"]["nodes"].as_u64().is_some_and(|n| n > 0), "{v}");
-    for n in ["garbage", "binary", "endless"] {
+    for n in ["garbage", "binary", "endless", "silent"] {
         assert_ne!(site(&v, n)["state"], "live", "{n}: {v}");
         assert!(site(&v, n)["totals"].is_null(), "{n}: never a view, never zeros: {v}");
     }

@@ -88,9 +88,34 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
     let shared: subscribe::Shared =
         Arc::new(Mutex::new(sites.iter().map(|s| (s.name.clone(), s.url.clone(), Known::default())).collect()));
     let changed = Arc::new(tokio::sync::Notify::new());
+    // One follower per site, in a JoinSet watched by a supervisor: a follower that ends (it
+    // only could by panicking) is logged, said on its card and started again.
+    let mut followers = tokio::task::JoinSet::new();
+    let mut by_task = std::collections::HashMap::new();
     for (i, s) in sites.iter().enumerate() {
-        tokio::spawn(subscribe::run(s.clone(), i, client(s)?, shared.clone(), changed.clone()));
+        let c = client(s)?;
+        let h = followers.spawn(subscribe::run(s.clone(), i, c.clone(), shared.clone(), changed.clone()));
+        by_task.insert(h.id(), (i, s.clone(), c));
     }
+    let (sh, ch) = (shared.clone(), changed.clone());
+    tokio::spawn(async move {
+        while let Some(ended) = followers.join_next_with_id().await {
+            let (id, why) = match ended {
+                Ok((id, ())) => (id, "ended".to_string()),
+                Err(e) => (e.id(), if e.is_panic() { "panicked".to_string() } else { e.to_string() }),
+            };
+            let Some((i, site, c)) = by_task.remove(&id) else { continue };
+            tracing::error!(site = %site.name, "the site's follower {why}; starting it again");
+            if let Some(entry) = sh.lock().unwrap_or_else(|e| e.into_inner()).get_mut(i) {
+                entry.2.connected = false;
+                entry.2.error = Some(format!("the fleet's follower for this site {why} (restarted)"));
+            }
+            ch.notify_one();
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let h = followers.spawn(subscribe::run(site.clone(), i, c.clone(), sh.clone(), ch.clone()));
+            by_task.insert(h.id(), (i, site, c));
+        }
+    });
     let snapshot = |shared: &subscribe::Shared| shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let first = view::fleet(&snapshot(&shared), jiff::Timestamp::now(), limits);
     let (tx, rx) = tokio::sync::watch::channel(Arc::new(first));
