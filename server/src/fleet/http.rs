@@ -38,11 +38,22 @@ fn flag(q: &HashMap<String, String>, k: &str) -> bool {
     q.get(k).is_some_and(|v| v == "1" || v == "true")
 }
 
-async fn page_handler(State(st): State<FleetState>, Query(q): Q) -> Html<String> {
+/// The page's language, by the site's rules: `?lang=`, else Accept-Language, else English.
+fn lang(headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> app::i18n::Lang {
+    crate::http::answer_lang(app::i18n::Lang::En, headers, uri.query())
+}
+
+async fn page_handler(
+    State(st): State<FleetState>,
+    Query(q): Q,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+) -> Response {
     let v = st.view.borrow().clone();
     let range =
         q.get("range").filter(|r| crate::history::range_seconds(r).is_some()).cloned().unwrap_or_else(|| "24h".into());
-    Html(page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range))
+    let html = page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range, lang(&headers, &uri));
+    ([(header::VARY, "Accept-Language")], Html(html)).into_response()
 }
 
 async fn fleet_json(State(st): State<FleetState>) -> Json<FleetView> {
@@ -66,8 +77,8 @@ type Sent = Option<Vec<(String, String)>>;
 /// at first (and if the set of sites were to change), then only the cards that changed and,
 /// when the sites' order changed, the order (`fleet.js` moves the cards it has) — at 100 sites
 /// a change was ~80 KB of cards before, one card now — and the status line.
-fn updates(sent: &mut Sent, v: &FleetView, kiosk: bool) -> Vec<u8> {
-    let cards: Vec<(String, String)> = v.sites.iter().map(|s| (s.name.clone(), page::card(s, kiosk))).collect();
+fn updates(sent: &mut Sent, v: &FleetView, kiosk: bool, lang: app::i18n::Lang) -> Vec<u8> {
+    let cards: Vec<(String, String)> = v.sites.iter().map(|s| (s.name.clone(), page::card(s, kiosk, lang))).collect();
     let mut b = Vec::new();
     let names = |c: &[(String, String)]| c.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
     match sent.as_deref() {
@@ -91,16 +102,22 @@ fn updates(sent: &mut Sent, v: &FleetView, kiosk: bool) -> Vec<u8> {
         }
         _ => b.extend_from_slice(&sse("cards", &cards.iter().map(|c| c.1.as_str()).collect::<String>())),
     }
-    b.extend_from_slice(&sse("status", &page::status_line(v)));
+    b.extend_from_slice(&sse("status", &page::status_line(v, lang)));
     *sent = Some(cards);
     b
 }
 
-async fn stream(State(st): State<FleetState>, Query(q): Q) -> Response {
+async fn stream(
+    State(st): State<FleetState>,
+    Query(q): Q,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+) -> Response {
     let kiosk = flag(&q, "kiosk");
+    let lang = lang(&headers, &uri);
     let mut sent: Sent = None;
     let events = WatchStream::new(st.view.clone())
-        .map(move |v| Ok::<_, Infallible>(bytes::Bytes::from(updates(&mut sent, &v, kiosk))));
+        .map(move |v| Ok::<_, Infallible>(bytes::Bytes::from(updates(&mut sent, &v, kiosk, lang))));
     let keep_alive = tokio_stream::wrappers::IntervalStream::new(tokio::time::interval_at(
         tokio::time::Instant::now() + std::time::Duration::from_secs(15),
         std::time::Duration::from_secs(15),
@@ -252,18 +269,18 @@ mod tests {
         for n in [100, 1000] {
             let mut v = fleet(n);
             let mut sent: Sent = None;
-            let first = updates(&mut sent, &v, false);
+            let first = updates(&mut sent, &v, false, app::i18n::Lang::En);
             let text = String::from_utf8_lossy(&first).to_string();
             assert!(text.starts_with("event: cards\n") && text.matches("<article").count() == n, "first: all cards");
             // Nothing changed but the time: the status line alone.
             v.generated_at = "2026-12-05T06:00:01Z".into();
-            let idle = updates(&mut sent, &v, false);
+            let idle = updates(&mut sent, &v, false, app::i18n::Lang::En);
             assert!(!String::from_utf8_lossy(&idle).contains("event: card"), "no card when none changed");
             // One site's pending count changes.
             if let Some(t) = v.sites.get_mut(n / 2).and_then(|s| s.totals.as_mut()) {
                 t.pending = 3;
             }
-            let one = updates(&mut sent, &v, false);
+            let one = updates(&mut sent, &v, false, app::i18n::Lang::En);
             let text = String::from_utf8_lossy(&one).to_string();
             assert_eq!(text.matches("event: card\n").count(), 1, "{text}");
             assert!(text.contains(&format!(r#"data-site="plant-{:04}""#, n / 2)) && !text.contains("event: order"));
@@ -271,7 +288,7 @@ mod tests {
             let mut s = v.sites.remove(n / 2);
             s.state = SiteState::Unreachable;
             v.sites.insert(0, s);
-            let moved = updates(&mut sent, &v, false);
+            let moved = updates(&mut sent, &v, false, app::i18n::Lang::En);
             let text = String::from_utf8_lossy(&moved).to_string();
             assert_eq!(text.matches("event: card\n").count(), 1, "{text}");
             let order = text.lines().find_map(|l| l.strip_prefix("data: [")).unwrap_or_default();

@@ -3,6 +3,8 @@
 //! gpudash, history charts per site; `fleet.js` swaps in new cards as the stream sends them.
 //! `?kiosk=1` (large, dark, no links) and `?embed=1` (no page chrome) as on a site.
 
+use app::i18n::{fill, Lang};
+
 use super::view::{FleetView, SiteState, SiteView};
 
 /// HTML-escapes text for element content and attribute values.
@@ -25,14 +27,15 @@ fn clock(rfc3339: &str) -> &str {
     rfc3339.get(11..19).unwrap_or(rfc3339)
 }
 
-/// One site's card.
-pub fn card(s: &SiteView, kiosk: bool) -> String {
+/// One site's card, in `lang`.
+pub fn card(s: &SiteView, kiosk: bool, lang: Lang) -> String {
+    let t = lang.s();
     let (cls, badge) = match (s.state, s.stale_since.as_deref()) {
-        (SiteState::Live, _) => ("badge ok", "● live".to_string()),
-        (SiteState::Stale, Some(t)) => ("badge warn", format!("⏸ stale since {} UTC", clock(t))),
-        (SiteState::Stale, None) => ("badge warn", "⏸ stale".to_string()),
-        (SiteState::Unreachable, Some(t)) => ("badge bad", format!("✖ unreachable since {} UTC", clock(t))),
-        (SiteState::Unreachable, None) => ("badge bad", "✖ unreachable".to_string()),
+        (SiteState::Live, _) => ("badge ok", t.fleet_live.to_string()),
+        (SiteState::Stale, Some(at)) => ("badge warn", fill(t.fleet_stale_since, &[clock(at)])),
+        (SiteState::Stale, None) => ("badge warn", t.fleet_stale.to_string()),
+        (SiteState::Unreachable, Some(at)) => ("badge bad", fill(t.fleet_unreachable_since, &[clock(at)])),
+        (SiteState::Unreachable, None) => ("badge bad", t.fleet_unreachable.to_string()),
     };
     let state = match s.state {
         SiteState::Live => "live",
@@ -41,28 +44,41 @@ pub fn card(s: &SiteView, kiosk: bool) -> String {
     };
     let title = if kiosk { esc(&s.name) } else { format!(r#"<a href="{}/">{}</a>"#, esc(&s.url), esc(&s.name)) };
     let body = match &s.totals {
-        None => r#"<p class="muted">No view from this site yet.</p>"#.to_string(),
-        Some(t) => {
+        None => format!(r#"<p class="muted">{}</p>"#, t.fleet_no_view),
+        Some(x) => {
             let families: String = s
                 .families
                 .iter()
                 .map(|f| {
                     format!(
-                        r#"<li><span class="mono">{}</span> <b>{}/{}</b> held</li>"#,
+                        r#"<li><span class="mono">{}</span> <b>{}/{}</b> {}</li>"#,
                         esc(&f.family),
                         f.held,
-                        f.total
+                        f.total,
+                        t.fleet_held
                     )
                 })
                 .collect();
             format!(
-                r#"<dl class="site-totals"><div><dt>nodes ready</dt><dd class="nodes">{}/{}</dd></div><div><dt>GPU units held</dt><dd class="gpus">{}/{}</dd></div><div><dt>pending</dt><dd class="pending">{}</dd></div><div><dt>critical</dt><dd class="critical">{}</dd></div><div><dt>warnings</dt><dd class="warning">{}</dd></div></dl><ul class="families">{families}</ul>"#,
-                t.nodes_ready, t.nodes, t.gpu_allocated, t.gpu_capacity, t.pending, t.critical, t.warning
+                r#"<dl class="site-totals"><div><dt>{}</dt><dd class="nodes">{}/{}</dd></div><div><dt>{}</dt><dd class="gpus">{}/{}</dd></div><div><dt>{}</dt><dd class="pending">{}</dd></div><div><dt>{}</dt><dd class="critical">{}</dd></div><div><dt>{}</dt><dd class="warning">{}</dd></div></dl><ul class="families">{families}</ul>"#,
+                t.fleet_nodes_ready,
+                x.nodes_ready,
+                x.nodes,
+                t.fleet_gpu_held,
+                x.gpu_allocated,
+                x.gpu_capacity,
+                t.fleet_pending,
+                x.pending,
+                t.fleet_critical,
+                x.critical,
+                t.fleet_warnings,
+                x.warning
             )
         }
     };
+    // The site's own error text (a connection's causes) is the machine's words, marked as English.
     let error = match (&s.error, s.state) {
-        (Some(e), SiteState::Stale | SiteState::Unreachable) => format!(r#"<p class="note">{}</p>"#, esc(e)),
+        (Some(e), SiteState::Stale | SiteState::Unreachable) => format!(r#"<p class="note" lang="en">{}</p>"#, esc(e)),
         _ => String::new(),
     };
     format!(
@@ -74,34 +90,34 @@ pub fn card(s: &SiteView, kiosk: bool) -> String {
 }
 
 /// The line above the cards: how many sites are in each state, and as of when.
-pub fn status_line(v: &FleetView) -> String {
-    let n = |s: SiteState| v.sites.iter().filter(|x| x.state == s).count();
-    format!(
-        "{} live · {} stale · {} unreachable · as of {} UTC",
-        n(SiteState::Live),
-        n(SiteState::Stale),
-        n(SiteState::Unreachable),
-        clock(&v.generated_at)
+pub fn status_line(v: &FleetView, lang: Lang) -> String {
+    let n = |s: SiteState| v.sites.iter().filter(|x| x.state == s).count().to_string();
+    fill(
+        lang.s().fleet_status,
+        &[&n(SiteState::Live), &n(SiteState::Stale), &n(SiteState::Unreachable), clock(&v.generated_at)],
     )
 }
 
 /// The cards alone (what the stream sends).
-pub fn cards(v: &FleetView, kiosk: bool) -> String {
-    v.sites.iter().map(|s| card(s, kiosk)).collect()
+pub fn cards(v: &FleetView, kiosk: bool, lang: Lang) -> String {
+    v.sites.iter().map(|s| card(s, kiosk, lang)).collect()
 }
 
-/// The whole page.
-pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) -> String {
+/// The whole page, in `lang`.
+pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, lang: Lang) -> String {
+    let t = lang.s();
     let html_class = match (kiosk, embed) {
         (true, _) => "kiosk dark",
         (false, true) => "embed",
         _ => "",
     };
+    let brand = t.fleet_brand;
     let header = if kiosk || embed {
         String::new()
     } else {
         format!(
-            r#"<header class="top"><nav class="nav"><a class="brand" href="{base}/">gpudash fleet</a><a class="nav-link" href="{base}/api/v1/fleet">JSON</a><a class="nav-link" href="{base}/metrics">Metrics</a></nav></header>"#
+            r#"<header class="top"><nav class="nav"><a class="brand" href="{base}/">{brand}</a><a class="nav-link" href="{base}/api/v1/fleet">JSON</a><a class="nav-link" href="{base}/metrics">{}</a></nav></header>"#,
+            t.fleet_metrics
         )
     };
     let charts: String = if kiosk {
@@ -111,7 +127,8 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) ->
             .iter()
             .map(|s| {
                 let n = esc(&s.name);
-                format!(r#"<figure class="panel chart"><img src="{base}/charts/site.svg?site={n}&amp;range={range}" alt="GPU units and pending pods at {n} over time"/></figure>"#)
+                let alt = esc(&fill(t.fleet_chart_alt, &[&s.name]));
+                format!(r#"<figure class="panel chart"><img src="{base}/charts/site.svg?site={n}&amp;range={range}" alt="{alt}"/></figure>"#)
             })
             .collect::<String>()
     };
@@ -119,20 +136,21 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str) ->
     let charts = if charts.is_empty() {
         String::new()
     } else {
-        format!(r#"<h2 class="page-title">History</h2><section class="charts">{charts}</section>"#)
+        format!(r#"<h2 class="page-title">{}</h2><section class="charts">{charts}</section>"#, t.fleet_history)
     };
+    let code = lang.code();
     format!(
-        r#"<!doctype html><html lang="en" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>gpudash fleet</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}"></script></head><body><div class="app">{header}<main><h1 class="page-title">Fleet · {} sites</h1><p class="status" id="fleet-status">{}</p><section id="sites" class="cards">{}</section>{charts}</main></div></body></html>"#,
-        v.sites.len(),
-        esc(&status_line(v)),
-        cards(v, kiosk),
+        r#"<!doctype html><html lang="{code}" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{brand}</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}"></script></head><body><div class="app">{header}<main><h1 class="page-title">{}</h1><p class="status" id="fleet-status">{}</p><section id="sites" class="cards">{}</section>{charts}</main></div></body></html>"#,
+        esc(&fill(t.fleet_title, &[&v.sites.len().to_string()])),
+        esc(&status_line(v, lang)),
+        cards(v, kiosk, lang),
     )
 }
 
 /// The script that keeps the cards live (no framework: a stream; the whole list at first, then
 /// each changed card swapped in and the cards moved when the order changes).
 pub const SCRIPT: &str = r#"(function(){var s=document.currentScript,b=s.dataset.base||"",k=s.dataset.kiosk==="true";
-var es=new EventSource(b+"/api/v1/fleet/stream"+(k?"?kiosk=1":""));
+var es=new EventSource(b+"/api/v1/fleet/stream?lang="+(s.dataset.lang||"en")+(k?"&kiosk=1":""));
 function site(n){var c=document.getElementById("sites");if(!c){return null;}for(var i=0;i<c.children.length;i++){if(c.children[i].dataset.site===n){return c.children[i];}}return null;}
 es.addEventListener("cards",function(e){var el=document.getElementById("sites");if(el){el.innerHTML=e.data;}});
 es.addEventListener("card",function(e){var t=document.createElement("template");t.innerHTML=e.data;var n=t.content.firstElementChild;var o=n&&site(n.dataset.site);if(o){o.replaceWith(n);}});
@@ -165,13 +183,14 @@ mod tests {
             families: vec![Family { family: "<script>".into(), held: 5, total: 8 }],
             error: Some("cannot connect: refused".into()),
         };
-        let html = card(&s, false);
+        let html = card(&s, false, Lang::En);
         assert!(html.contains(r#"data-state="stale""#) && html.contains("stale since 10:00:05 UTC"));
         assert!(html.contains(r#"<a href="https://a.example/gpu/">plant-a</a>"#));
         assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"), "{html}");
         assert!(html.contains(r#"<dd class="nodes">2/3</dd>"#) && html.contains(r#"<dd class="pending">1</dd>"#));
-        assert!(!card(&s, true).contains("<a href"), "kiosk: no links");
+        assert!(!card(&s, true, Lang::En).contains("<a href"), "kiosk: no links");
         let never = SiteView { totals: None, state: SiteState::Unreachable, stale_since: None, ..s };
-        assert!(card(&never, false).contains("No view from this site yet"));
+        assert!(card(&never, false, Lang::En).contains("No view from this site yet"));
+        assert!(card(&never, false, Lang::Ja).contains("このサイトからのビューはまだありません"));
     }
 }

@@ -162,10 +162,9 @@ async fn follow(
         let hint = if resp.status() == reqwest::StatusCode::UNAUTHORIZED { " (check its token_file)" } else { "" };
         return format!("{}/api/v1/stream answered {}{hint}", site.url, resp.status());
     }
-    update(shared, i, |k| {
-        k.connected = true;
-        k.error = None;
-    });
+    // Why the last connection failed stays said until the site sends a view again: a site that
+    // connects and then says nothing keeps its reason on the card between attempts.
+    update(shared, i, |k| k.connected = true);
     let mut body = resp.bytes_stream();
     // Bytes, not text: a character split between two chunks is decoded once its event is whole.
     let mut frames = Framer::default();
@@ -207,6 +206,7 @@ async fn follow(
             update(shared, i, |k| {
                 k.view = snapshot;
                 k.down_since = None;
+                k.error = None;
             });
             changed.notify_one();
         }

@@ -320,3 +320,62 @@ async fn the_api_keeps_codes_and_numbers_and_writes_sentences_in_the_asked_langu
     assert!(!msg(&en).is_empty() && !msg(&en).chars().any(is_japanese), "{}", msg(&en));
     assert!(msg(&ja).chars().any(is_japanese), "{}", msg(&ja));
 }
+
+/// The fleet page (and its kiosk) by the same rules: every state of a card, the status line,
+/// the history headings; a site's own error text is marked as English and left as it is.
+#[test]
+fn the_fleet_page_speaks_the_language_it_was_asked_for() {
+    use crate::fleet::view::{Family, FleetView, SiteState, SiteTotals, SiteView};
+    let totals = SiteTotals {
+        nodes: 6,
+        nodes_ready: 5,
+        gpu_capacity: 15,
+        gpu_allocated: 10,
+        pending: 2,
+        critical: 1,
+        warning: 3,
+    };
+    let site = |name: &str, state: SiteState, since: Option<&str>, totals: Option<SiteTotals>| SiteView {
+        name: name.into(),
+        url: format!("https://{name}.example/gpu"),
+        state,
+        stale_since: since.map(str::to_string),
+        revision: totals.as_ref().map(|_| 7),
+        totals,
+        families: vec![Family { family: "nvidia.com/gpu".into(), held: 8, total: 8 }],
+        error: (state != SiteState::Live).then(|| "cannot connect: connection refused".to_string()),
+    };
+    let v = FleetView {
+        generated_at: "2026-12-05T07:00:00Z".into(),
+        sites: vec![
+            site("plant-a", SiteState::Live, None, Some(totals.clone())),
+            site("plant-b", SiteState::Stale, Some("2026-12-05T06:58:00Z"), Some(totals.clone())),
+            site("plant-c", SiteState::Unreachable, Some("2026-12-05T06:50:00Z"), None),
+            site("plant-d", SiteState::Unreachable, None, None),
+        ],
+    };
+    let data: std::collections::HashSet<String> =
+        ["plant", "a", "b", "c", "d", "nvidia", "com", "gpu"].iter().map(|s| s.to_string()).collect();
+    let mut problems = Vec::new();
+    for (kiosk, embed) in [(false, false), (true, false), (false, true)] {
+        for lang in [app::i18n::Lang::Ja, app::i18n::Lang::En] {
+            let html = crate::fleet::page::page(&v, "", kiosk, embed, "24h", lang);
+            let code = lang.code();
+            assert!(html.contains(&format!("<html lang=\"{code}\"")), "{html}");
+            let text = visible(&html, code);
+            if text.contains("{0}") || text.contains("{1}") {
+                problems.push(format!("fleet kiosk={kiosk} ({code}): an unfilled placeholder"));
+            }
+            if lang == app::i18n::Lang::Ja {
+                let left = english_left(&text, &data);
+                if !left.is_empty() {
+                    problems.push(format!("fleet kiosk={kiosk} embed={embed} (ja): English left: {left:?}"));
+                }
+                assert!(text.chars().filter(|c| is_japanese(*c)).count() > 10, "hardly any Japanese: {text}");
+            } else if let Some(c) = text.chars().find(|c| is_japanese(*c)) {
+                problems.push(format!("fleet kiosk={kiosk} (en): Japanese {c:?} on the English page"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
