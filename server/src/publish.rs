@@ -22,12 +22,46 @@ pub struct Snapshot {
     json: [std::sync::OnceLock<Arc<str>>; 2],
     /// `view` as one server-sent event per language, made on first use and shared.
     frame: [std::sync::OnceLock<bytes::Bytes>; 2],
-    /// The changes that led here, oldest first, each as a server-sent `delta` event per
-    /// language: (the revision it applies to, events). Consecutive, ending at this revision;
-    /// at most [`RECENT`]. A client that skipped revisions (it was slow to read) catches up
-    /// with these instead of the whole view.
-    pub recent: Arc<std::collections::VecDeque<(u64, [bytes::Bytes; 2])>>,
+    /// The changes that led here, oldest first: (the revision each applies to, the delta).
+    /// Consecutive, ending at this revision; at most [`RECENT`]. A client that skipped
+    /// revisions (it was slow to read) catches up with these instead of the whole view.
+    pub recent: Arc<std::collections::VecDeque<(u64, Arc<Delta>)>>,
 }
+
+/// One revision's change, serialised as a server-sent `delta` event in a language when that
+/// language is first asked for — at once, on the derivation's thread, for the languages whose
+/// clients are connected; later, once and shared, for a language whose first client arrives.
+#[derive(Debug)]
+pub struct Delta {
+    delta: app::model::ViewDelta,
+    frames: [std::sync::OnceLock<Option<bytes::Bytes>>; 2],
+}
+
+impl Delta {
+    fn new(delta: app::model::ViewDelta) -> Self {
+        Self { delta, frames: Default::default() }
+    }
+
+    /// The delta as an event in `lang` (None only if it cannot be serialised).
+    pub fn frame(&self, lang: Lang) -> Option<bytes::Bytes> {
+        self.frames[lang as usize]
+            .get_or_init(|| {
+                app::i18n::in_lang(lang, || serde_json::to_string(&self.delta))
+                    .ok()
+                    .map(|d| sse_frame(Some("delta"), self.delta.revision, &d))
+            })
+            .clone()
+    }
+
+    /// Whether it has been serialised in `lang`.
+    pub fn serialised(&self, lang: Lang) -> bool {
+        self.frames[lang as usize].get().is_some()
+    }
+}
+
+/// Open stream clients per language (`Lang as usize`): the derivation serialises each delta in
+/// the languages someone is reading, not in both.
+pub type Readers = Arc<[std::sync::atomic::AtomicU64; 2]>;
 
 /// One server-sent event: `event` (None: a plain message), `id`, and one line of JSON (serde_json
 /// escapes newlines, so the data is always one line).
@@ -50,8 +84,8 @@ pub fn sse_frame(event: Option<&str>, id: u64, json: &str) -> bytes::Bytes {
 pub enum CatchUp<'a> {
     /// It is up to date.
     Nothing,
-    /// These deltas, in order: (the revision each applies to, JSON).
-    Deltas(std::iter::Skip<std::collections::vec_deque::Iter<'a, (u64, [bytes::Bytes; 2])>>),
+    /// These deltas, in order: (the revision each applies to, the delta).
+    Deltas(std::iter::Skip<std::collections::vec_deque::Iter<'a, (u64, Arc<Delta>)>>),
     /// The whole view.
     Full,
 }
@@ -95,16 +129,15 @@ impl Snapshot {
 pub const COALESCE: Duration = Duration::from_millis(15);
 
 /// The snapshot after `prev` for `view` (whose revision is `prev`'s plus one): the delta from
-/// `prev` joins the recent ones.
-pub fn next_snapshot(prev: &Snapshot, view: ClusterView) -> Snapshot {
-    let delta = app::model::ViewDelta::between(&prev.view, &view);
+/// `prev` joins the recent ones, serialised now in the languages in `now` (those being read).
+pub fn next_snapshot(prev: &Snapshot, view: ClusterView, now: [bool; 2]) -> Snapshot {
+    let delta = Arc::new(Delta::new(app::model::ViewDelta::between(&prev.view, &view)));
     let mut recent = (*prev.recent).clone();
-    let frame = |lang| {
-        app::i18n::in_lang(lang, || serde_json::to_string(&delta)).map(|d| sse_frame(Some("delta"), view.revision, &d))
-    };
-    match (frame(Lang::En), frame(Lang::Ja)) {
-        (Ok(en), Ok(ja)) => recent.push_back((prev.view.revision, [en, ja])),
-        _ => recent.clear(),
+    let ok = [Lang::En, Lang::Ja].into_iter().filter(|l| now[*l as usize]).all(|l| delta.frame(l).is_some());
+    if ok {
+        recent.push_back((prev.view.revision, delta));
+    } else {
+        recent.clear();
     }
     while recent.len() > RECENT {
         recent.pop_front();
@@ -123,6 +156,7 @@ fn revise(
     source: app::model::Source,
     cur: &Snapshot,
     cache: &mut Cache,
+    read: [bool; 2],
 ) -> (Option<Snapshot>, Duration) {
     let started = std::time::Instant::now();
     let mut view = derive_cached(inputs, opts, source, cur.view.revision, jiff::Timestamp::now(), cache);
@@ -137,7 +171,7 @@ fn revise(
         return (None, took);
     }
     view.revision = cur.view.revision + 1;
-    (Some(next_snapshot(cur, view)), took)
+    (Some(next_snapshot(cur, view, read)), took)
 }
 
 /// Derives on change and publishes when the view differs, until `stop` is set. Each revision's
@@ -149,6 +183,7 @@ pub async fn run(
     tx: watch::Sender<Arc<Snapshot>>,
     mut stop: watch::Receiver<bool>,
     mut cache: Cache,
+    readers: Readers,
 ) {
     let opts = Arc::new(opts);
     loop {
@@ -163,10 +198,11 @@ pub async fn run(
         let opts = opts.clone();
         let mut job_cache = std::mem::take(&mut cache);
         let revision = cur.view.revision + 1;
+        let read = [Lang::En, Lang::Ja].map(|l| readers[l as usize].load(std::sync::atomic::Ordering::Relaxed) > 0);
         let job = tokio::task::spawn_blocking(move || {
             let span = tracing::debug_span!("derive", revision, changed = tracing::field::Empty);
             let _enter = span.enter();
-            let (next, took) = revise(&inputs, &opts, source, &cur, &mut job_cache);
+            let (next, took) = revise(&inputs, &opts, source, &cur, &mut job_cache, read);
             span.record("changed", next.is_some());
             (next, took, job_cache)
         });
@@ -209,7 +245,7 @@ mod tests {
         for rev in 2..=(RECENT as u64 + 10) {
             let v = view(rev, &[("a", rev % 2 == 0), ("b", rev % 3 == 0)]);
             views.push(v.clone());
-            snap = next_snapshot(&snap, v);
+            snap = next_snapshot(&snap, v, [true, false]);
         }
         let last = snap.view.revision;
         assert!(matches!(snap.catch_up(last), CatchUp::Nothing));
@@ -220,9 +256,14 @@ mod tests {
         let CatchUp::Deltas(ds) = snap.catch_up(from) else { panic!("expected deltas from {from}") };
         let mut v = views[(from - 1) as usize].clone();
         let mut n = 0;
-        for (base, frame) in ds {
+        for (base, delta) in ds {
             assert_eq!(*base, v.revision);
-            let text = String::from_utf8_lossy(&frame[0]);
+            // Serialised in English as it was made (English is being read); Japanese on demand.
+            assert!(delta.serialised(Lang::En) && !delta.serialised(Lang::Ja));
+            let ja = delta.frame(Lang::Ja).unwrap_or_default();
+            assert!(ja.starts_with(format!("event: delta\nid: {}\n", base + 1).as_bytes()));
+            let frame = delta.frame(Lang::En).unwrap_or_default();
+            let text = String::from_utf8_lossy(&frame);
             let (head, data) = text.split_once("data: ").unwrap_or_default();
             assert_eq!(head, format!("event: delta\nid: {}\n", base + 1));
             let d: ViewDelta = serde_json::from_str(data.trim_end()).unwrap_or_default();

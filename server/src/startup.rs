@@ -217,7 +217,8 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     });
     let mut cache = crate::derive::Cache::default();
     cache.carry_since(carried);
-    tasks.spawn(publish::run(stores.clone(), opts.clone(), tx, stop_rx.clone(), cache));
+    let readers = crate::publish::Readers::default();
+    tasks.spawn(publish::run(stores.clone(), opts.clone(), tx, stop_rx.clone(), cache, readers.clone()));
     if let Some(p) = pool.clone() {
         tasks.spawn(crate::history::recorder::run(p.clone(), hcfg, rx.clone(), health.clone(), stop_rx.clone()));
         tasks.spawn(crate::history::retention::run(p, hcfg, health.clone(), stop_rx.clone()));
@@ -236,6 +237,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         lang: args.lang,
         shutdown: stop_rx,
         stream_clients: Arc::default(),
+        readers,
         access: Arc::new(access),
         history: crate::history::http::History { pool: pool.clone(), health, cfg: hcfg },
         fit: Some(crate::http::FitSource { inputs: Arc::new(move || stores.inputs()), opts }),

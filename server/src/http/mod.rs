@@ -46,6 +46,8 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// Open stream connections (for /metrics).
     pub stream_clients: Arc<AtomicU64>,
+    /// Open stream clients per language (the derivation serialises deltas for those).
+    pub readers: crate::publish::Readers,
     /// Who may see the dashboard.
     pub access: Arc<Access>,
     /// Recorded history.

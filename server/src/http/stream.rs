@@ -14,12 +14,15 @@ use tokio_stream::wrappers::WatchStream;
 
 use super::AppState;
 
-/// Decrements the stream-client gauge when a stream ends.
-struct ClientGuard(Arc<AtomicU64>);
+/// Decrements the stream-client gauge and its language's readers when a stream ends.
+struct ClientGuard(Arc<AtomicU64>, crate::publish::Readers, usize);
 
 impl Drop for ClientGuard {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
+        if let Some(n) = self.1.get(self.2) {
+            n.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -28,7 +31,10 @@ pub async fn stream(State(st): State<AppState>, headers: axum::http::HeaderMap, 
     let lang = super::answer_lang(st.lang, &headers, uri.query());
     let mut shutdown = st.shutdown.clone();
     st.stream_clients.fetch_add(1, Ordering::Relaxed);
-    let guard = ClientGuard(st.stream_clients.clone());
+    if let Some(n) = st.readers.get(lang as usize) {
+        n.fetch_add(1, Ordering::Relaxed);
+    }
+    let guard = ClientGuard(st.stream_clients.clone(), st.readers.clone(), lang as usize);
     // The first event is the full view; then the deltas from the revision this client has —
     // one, or several when it was slow and skipped revisions; the full view again only when
     // it fell further behind than the snapshot's recent deltas reach. Every event is built
@@ -38,7 +44,7 @@ pub async fn stream(State(st): State<AppState>, headers: axum::http::HeaderMap, 
         let _alive = &guard;
         let frames: Vec<bytes::Bytes> = match snap.catch_up(sent) {
             crate::publish::CatchUp::Nothing => Vec::new(),
-            crate::publish::CatchUp::Deltas(ds) => ds.map(|(_, f)| f[lang as usize].clone()).collect(),
+            crate::publish::CatchUp::Deltas(ds) => ds.filter_map(|(_, d)| d.frame(lang)).collect(),
             crate::publish::CatchUp::Full => vec![snap.frame(lang)],
         };
         sent = snap.view.revision;

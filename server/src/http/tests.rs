@@ -82,6 +82,7 @@ impl Setup {
             lang: app::i18n::Lang::En,
             shutdown: stop_rx,
             stream_clients: Arc::default(),
+            readers: Arc::default(),
             access: Arc::new(self.access),
             history: self.history,
             fit: Some(FitSource { inputs: Arc::new(move || inputs.clone()), opts: crate::derive::Options::default() }),
