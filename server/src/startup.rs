@@ -178,7 +178,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         }
         Err(e) => return Err(anyhow!("database: {e} — choose a writable path with --db")),
     };
-    let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| {
+    let listener = crate::http::serve::bind(args.listen).map_err(|e| {
         anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
     })?;
     let addr = listener.local_addr().context("listener address")?;

@@ -177,8 +177,7 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
     let st = http::FleetState { view: rx, pool, base: base.clone(), max_step };
     let root = args.site_root.clone().unwrap_or_else(|| PathBuf::from("target/site"));
     let app = http::router(st, &root, access);
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
+    let listener = crate::http::serve::bind(args.listen)
         .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;
     tracing::info!("gpudash fleet: {} sites, page at http://{}{base}/", sites.len(), listener.local_addr()?);
     // gpudash serve's own accept loop: a header-read timeout and a connection cap, so that
