@@ -69,6 +69,11 @@ fn shape(objects: &[Value]) -> Shape {
     // Deployments and DaemonSets by key, with the pods they stand for.
     let mut deployments: BTreeMap<(String, String), (Value, u32, bool)> = BTreeMap::new();
     let mut daemonsets: BTreeMap<(String, String), (Value, Vec<String>)> = BTreeMap::new();
+    // Deployments as the file writes them; one that the file's pods already stand for is made
+    // from those pods (bound where they ran) and not created a second time — applying the written
+    // one over it changed its template and started a rollout that raced the GPU (a third model
+    // Pending, at random).
+    let mut written: Vec<Value> = Vec::new();
     for o in objects {
         let kind = o["kind"].as_str().unwrap_or("");
         match kind {
@@ -79,7 +84,7 @@ fn shape(objects: &[Value]) -> Shape {
                 }
             }
             "RuntimeClass" | "ResourceQuota" | "DeviceClass" => s.setup.push(as_written(o)),
-            "Deployment" => s.waiting.push(as_written(o)),
+            "Deployment" => written.push(as_written(o)),
             "Node" => s.nodes.push(node(o)),
             "Pod" => {
                 let ns = o["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
@@ -135,6 +140,15 @@ fn shape(objects: &[Value]) -> Shape {
                 }
             }
             _ => {}
+        }
+    }
+    for d in written {
+        let key = (
+            d["metadata"]["namespace"].as_str().unwrap_or("default").to_string(),
+            d["metadata"]["name"].as_str().unwrap_or("").to_string(),
+        );
+        if !deployments.contains_key(&key) {
+            s.waiting.push(d);
         }
     }
     for (_, (mut d, n, bound)) in deployments {
