@@ -248,7 +248,8 @@ pub async fn run(
         let (b, s) = (sorted(Some(true)), sorted(Some(false)));
         let first = big_live.values().max().copied().unwrap_or_default();
         println!(
-            "big sites: {big} × {big_nodes} nodes (view {:.1} MB), every one live {:.2} s after the fleet started; change→fleet page p99 big {:.0} ms ({} seen), small {:.0} ms ({} seen)",
+            "big sites: {big} × {big_nodes} nodes (view {:.1} MB), every one live {:.2} s after the fleet started; \
+             change→fleet page p99 big {:.0} ms ({} seen), small {:.0} ms ({} seen)",
             big_bytes as f64 / 1e6,
             first.as_secs_f64(),
             at(&b, 0.99),

@@ -15,6 +15,26 @@ fn kind<'a>(docs: &'a [Value], k: &str) -> Vec<&'a Value> {
     docs.iter().filter(|d| d["kind"].as_str() == Some(k)).collect()
 }
 
+/// A Deployment's pod run non-root with seccomp `RuntimeDefault`, its first container read-only,
+/// without privilege escalation or capabilities, with probes on `/healthz` and `/readyz` and
+/// bounded resources: that container.
+fn hardened_pod<'a>(pod: &'a Value, what: &str) -> &'a Value {
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], Value::Bool(true), "{what}");
+    assert_eq!(pod["securityContext"]["seccompProfile"]["type"].as_str(), Some("RuntimeDefault"), "{what}");
+    let c = &pod["containers"][0];
+    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], Value::Bool(true), "{what}");
+    assert_eq!(c["securityContext"]["allowPrivilegeEscalation"], Value::Bool(false), "{what}");
+    assert_eq!(c["securityContext"]["capabilities"]["drop"][0].as_str(), Some("ALL"), "{what}");
+    assert_eq!(c["livenessProbe"]["httpGet"]["path"].as_str(), Some("/healthz"), "{what}");
+    assert_eq!(c["readinessProbe"]["httpGet"]["path"].as_str(), Some("/readyz"), "{what}");
+    for k in ["requests", "limits"] {
+        for r in ["cpu", "memory"] {
+            assert!(!c["resources"][k][r].is_null(), "{what}: resources.{k}.{r}");
+        }
+    }
+    c
+}
+
 fn check(docs: &[Value], what: &str) {
     let roles = kind(docs, "ClusterRole");
     assert_eq!(roles.len(), 1, "{what}: one ClusterRole");
@@ -57,19 +77,7 @@ fn check(docs: &[Value], what: &str) {
     assert_ne!(binding[0]["roleRef"]["name"].as_str(), Some("cluster-admin"));
     let dep = kind(docs, "Deployment");
     let pod = &dep[0]["spec"]["template"]["spec"];
-    assert_eq!(pod["securityContext"]["runAsNonRoot"], Value::Bool(true), "{what}");
-    assert_eq!(pod["securityContext"]["seccompProfile"]["type"].as_str(), Some("RuntimeDefault"), "{what}");
-    let c = &pod["containers"][0];
-    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], Value::Bool(true), "{what}");
-    assert_eq!(c["securityContext"]["allowPrivilegeEscalation"], Value::Bool(false), "{what}");
-    assert_eq!(c["securityContext"]["capabilities"]["drop"][0].as_str(), Some("ALL"), "{what}");
-    assert_eq!(c["livenessProbe"]["httpGet"]["path"].as_str(), Some("/healthz"), "{what}");
-    assert_eq!(c["readinessProbe"]["httpGet"]["path"].as_str(), Some("/readyz"), "{what}");
-    for k in ["requests", "limits"] {
-        for r in ["cpu", "memory"] {
-            assert!(!c["resources"][k][r].is_null(), "{what}: resources.{k}.{r}");
-        }
-    }
+    hardened_pod(pod, what);
     let claim = pod["volumes"]
         .as_sequence()
         .into_iter()
@@ -235,20 +243,8 @@ fn check_fleet(d: &[Value], what: &str) {
     assert_eq!(dep.len(), 1, "{what}");
     let pod = &dep[0]["spec"]["template"]["spec"];
     assert_eq!(pod["automountServiceAccountToken"], Value::Bool(false), "{what}: the fleet reads no cluster");
-    assert_eq!(pod["securityContext"]["runAsNonRoot"], Value::Bool(true), "{what}");
-    assert_eq!(pod["securityContext"]["seccompProfile"]["type"].as_str(), Some("RuntimeDefault"), "{what}");
-    let c = &pod["containers"][0];
+    let c = hardened_pod(pod, what);
     assert_eq!(c["args"][0].as_str(), Some("fleet"), "{what}");
-    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], Value::Bool(true), "{what}");
-    assert_eq!(c["securityContext"]["allowPrivilegeEscalation"], Value::Bool(false), "{what}");
-    assert_eq!(c["securityContext"]["capabilities"]["drop"][0].as_str(), Some("ALL"), "{what}");
-    assert_eq!(c["livenessProbe"]["httpGet"]["path"].as_str(), Some("/healthz"), "{what}");
-    assert_eq!(c["readinessProbe"]["httpGet"]["path"].as_str(), Some("/readyz"), "{what}");
-    for k in ["requests", "limits"] {
-        for r in ["cpu", "memory"] {
-            assert!(!c["resources"][k][r].is_null(), "{what}: resources.{k}.{r}");
-        }
-    }
     for m in c["volumeMounts"].as_sequence().into_iter().flatten().filter(|m| m["name"].as_str() != Some("tmp")) {
         assert_eq!(m["readOnly"], Value::Bool(true), "{what}: {m:?}");
     }

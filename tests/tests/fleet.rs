@@ -400,7 +400,9 @@ async fn hostile_sites_get_a_plain_reason_and_leave_the_others_alone() {
     std::fs::write(
         &sites,
         format!(
-            "sites:\n- {{name: real, url: '{}'}}\n- {{name: garbage, url: '{garbage}'}}\n- {{name: binary, url: '{binary}'}}\n- {{name: endless, url: '{endless}'}}\n- {{name: chatty, url: '{chatty}'}}\n- {{name: silent, url: '{silent}'}}\n",
+            "sites:\n- {{name: real, url: '{}'}}\n- {{name: garbage, url: '{garbage}'}}\n\
+             - {{name: binary, url: '{binary}'}}\n- {{name: endless, url: '{endless}'}}\n\
+             - {{name: chatty, url: '{chatty}'}}\n- {{name: silent, url: '{silent}'}}\n",
             real.url
         ),
     )

@@ -16,7 +16,8 @@ const out = [];
 for (const e of document.body.querySelectorAll('*')) {
   const r = e.getBoundingClientRect();
   if (r.width > 0 && r.right > w + 1 && !scrolls(e)) {
-    out.push(e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined ? '.' + String(e.className).split(' ').join('.') : '') + ' ' + Math.round(r.right));
+    const cls = e.className && e.className.baseVal === undefined ? '.' + String(e.className).split(' ').join('.') : '';
+    out.push(e.tagName.toLowerCase() + cls + ' ' + Math.round(r.right));
   }
 }
 return out.slice(0, 12);

@@ -82,6 +82,13 @@ fn models(ns: &str, replicas: u32) -> Value {
 
 /// Applies only the access objects of the plain manifests (namespace, ServiceAccount, role,
 /// binding): the Deployment itself would run gpudash in the cluster, which the test does here.
+/// `objects` as one List through the real API server's dry run in `namespace`: what it printed.
+fn dry_run(plane: &ControlPlane, namespace: &str, objects: Vec<serde_yaml::Value>) -> anyhow::Result<String> {
+    let items: Vec<Value> = objects.into_iter().filter_map(|d| serde_json::to_value(d).ok()).collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    plane.kubectl_stdin(&["apply", "--dry-run=server", "-n", namespace, "-f", "-"], &list.to_string())
+}
+
 fn apply_rbac(plane: &ControlPlane) {
     use serde::Deserialize;
     let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/manifests/gpudash.yaml"))
@@ -137,13 +144,8 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
             "{out}"
         );
     }
-    let docs: Vec<Value> = gpudash_tests::helm::chart_named("gpudash-fleet", "", "fleet", "gpudash-fleet")
-        .into_iter()
-        .filter_map(|d| serde_json::to_value(d).ok())
-        .collect();
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
-    let out = plane
-        .kubectl_stdin(&["apply", "--dry-run=server", "-n", "gpudash-fleet", "-f", "-"], &list.to_string())
+    let fleet = gpudash_tests::helm::chart_named("gpudash-fleet", "", "fleet", "gpudash-fleet");
+    let out = dry_run(&plane, "gpudash-fleet", fleet)
         .unwrap_or_else(|e| panic!("the rendered fleet chart refused by the real API server: {e}"));
     assert!(out.contains("deployment.apps/fleet") && out.contains("(server dry run)"), "{out}");
     // And so is the rendered chart: defaults, then the ingress and a Jetson agent switched on.
@@ -156,13 +158,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
          agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: true, dcgm: false, dcgmUrl: x, \
          resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}",
     ] {
-        let docs: Vec<Value> = gpudash_tests::helm::chart(overrides, "gpudash", "edge-ops")
-            .into_iter()
-            .filter_map(|d| serde_json::to_value(d).ok())
-            .collect();
-        let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
-        let out = plane
-            .kubectl_stdin(&["apply", "--dry-run=server", "-n", "edge-ops", "-f", "-"], &list.to_string())
+        let out = dry_run(&plane, "edge-ops", gpudash_tests::helm::chart(overrides, "gpudash", "edge-ops"))
             .unwrap_or_else(|e| panic!("the rendered chart ({overrides:?}) refused by the real API server: {e}"));
         assert!(out.contains("daemonset.apps/") && out.contains("(server dry run)"), "{out}");
     }

@@ -60,7 +60,12 @@ pub fn card(s: &SiteView, kiosk: bool, lang: Lang) -> String {
                 })
                 .collect();
             format!(
-                r#"<dl class="site-totals"><div><dt>{}</dt><dd class="nodes">{}/{}</dd></div><div><dt>{}</dt><dd class="gpus">{}/{}</dd></div><div><dt>{}</dt><dd class="pending">{}</dd></div><div><dt>{}</dt><dd class="critical">{}</dd></div><div><dt>{}</dt><dd class="warning">{}</dd></div></dl><ul class="families">{families}</ul>"#,
+                concat!(
+                    r#"<dl class="site-totals"><div><dt>{}</dt><dd class="nodes">{}/{}</dd></div>"#,
+                    r#"<div><dt>{}</dt><dd class="gpus">{}/{}</dd></div><div><dt>{}</dt><dd class="pending">{}</dd></div>"#,
+                    r#"<div><dt>{}</dt><dd class="critical">{}</dd></div><div><dt>{}</dt><dd class="warning">{}</dd></div>"#,
+                    r#"</dl><ul class="families">{families}</ul>"#
+                ),
                 t.fleet_nodes_ready,
                 x.nodes_ready,
                 x.nodes,
@@ -72,7 +77,8 @@ pub fn card(s: &SiteView, kiosk: bool, lang: Lang) -> String {
                 t.fleet_critical,
                 x.critical,
                 t.fleet_warnings,
-                x.warning
+                x.warning,
+                families = families,
             )
         }
     };
@@ -116,8 +122,14 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
         String::new()
     } else {
         format!(
-            r#"<header class="top"><nav class="nav"><a class="brand" href="{base}/">{brand}</a><a class="nav-link" href="{base}/api/v1/fleet">JSON</a><a class="nav-link" href="{base}/metrics">{}</a></nav></header>"#,
-            t.fleet_metrics
+            concat!(
+                r#"<header class="top"><nav class="nav"><a class="brand" href="{base}/">{brand}</a>"#,
+                r#"<a class="nav-link" href="{base}/api/v1/fleet">JSON</a>"#,
+                r#"<a class="nav-link" href="{base}/metrics">{}</a></nav></header>"#
+            ),
+            t.fleet_metrics,
+            base = base,
+            brand = brand,
         )
     };
     let charts: String = if kiosk {
@@ -140,10 +152,25 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
     };
     let code = lang.code();
     format!(
-        r#"<!doctype html><html lang="{code}" class="{html_class}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{brand}</title><link rel="stylesheet" href="{base}/pkg/gpudash.css"><script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}"></script></head><body><div class="app">{header}<main><h1 class="page-title">{}</h1><p class="status" id="fleet-status">{}</p><section id="sites" class="cards">{}</section>{charts}</main></div></body></html>"#,
+        concat!(
+            r#"<!doctype html><html lang="{code}" class="{html_class}"><head><meta charset="utf-8">"#,
+            r#"<meta name="viewport" content="width=device-width, initial-scale=1"><title>{brand}</title>"#,
+            r#"<link rel="stylesheet" href="{base}/pkg/gpudash.css">"#,
+            r#"<script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}"></script>"#,
+            r#"</head><body><div class="app">{header}<main><h1 class="page-title">{}</h1>"#,
+            r#"<p class="status" id="fleet-status">{}</p><section id="sites" class="cards">{}</section>{charts}</main>"#,
+            r#"</div></body></html>"#
+        ),
         esc(&fill(t.fleet_title, &[&v.sites.len().to_string()])),
         esc(&status_line(v, lang)),
         cards(v, kiosk, lang),
+        code = code,
+        html_class = html_class,
+        brand = brand,
+        base = base,
+        kiosk = kiosk,
+        header = header,
+        charts = charts,
     )
 }
 
@@ -151,10 +178,13 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
 /// each changed card swapped in and the cards moved when the order changes).
 pub const SCRIPT: &str = r#"(function(){var s=document.currentScript,b=s.dataset.base||"",k=s.dataset.kiosk==="true";
 var es=new EventSource(b+"/api/v1/fleet/stream?lang="+(s.dataset.lang||"en")+(k?"&kiosk=1":""));
-function site(n){var c=document.getElementById("sites");if(!c){return null;}for(var i=0;i<c.children.length;i++){if(c.children[i].dataset.site===n){return c.children[i];}}return null;}
+function site(n){var c=document.getElementById("sites");if(!c){return null;}
+for(var i=0;i<c.children.length;i++){if(c.children[i].dataset.site===n){return c.children[i];}}return null;}
 es.addEventListener("cards",function(e){var el=document.getElementById("sites");if(el){el.innerHTML=e.data;}});
-es.addEventListener("card",function(e){var t=document.createElement("template");t.innerHTML=e.data;var n=t.content.firstElementChild;var o=n&&site(n.dataset.site);if(o){o.replaceWith(n);}});
-es.addEventListener("order",function(e){var c=document.getElementById("sites");if(c){JSON.parse(e.data).forEach(function(n){var x=site(n);if(x){c.appendChild(x);}});}});
+es.addEventListener("card",function(e){var t=document.createElement("template");t.innerHTML=e.data;
+var n=t.content.firstElementChild;var o=n&&site(n.dataset.site);if(o){o.replaceWith(n);}});
+es.addEventListener("order",function(e){var c=document.getElementById("sites");
+if(c){JSON.parse(e.data).forEach(function(n){var x=site(n);if(x){c.appendChild(x);}});}});
 es.addEventListener("status",function(e){var el=document.getElementById("fleet-status");if(el){el.textContent=e.data;}});})();
 "#;
 

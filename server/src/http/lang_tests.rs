@@ -246,6 +246,26 @@ fn demo_view() -> ClusterView {
     crate::derive::derive(&demo_inputs(), &crate::derive::Options::default(), src, 1, now)
 }
 
+/// Checks that a page (`what`) is in `lang` (`ja` or `en`): its `<html lang>`, no unfilled
+/// placeholder, and no English left on a Japanese page (`data`: the names it shows as they are)
+/// or Japanese on an English one. What is wrong joins `problems`.
+fn speaks(html: &str, lang: &str, what: &str, data: &std::collections::HashSet<String>, problems: &mut Vec<String>) {
+    assert!(html.contains(&format!("<html lang=\"{lang}\"")), "{what} ({lang}): <html lang> is not {lang}");
+    let text = visible(html, lang);
+    if text.contains("{0}") || text.contains("{1}") {
+        problems.push(format!("{what} ({lang}): an unfilled placeholder"));
+    }
+    if lang == "ja" {
+        let left = english_left(&text, data);
+        if !left.is_empty() {
+            problems.push(format!("{what} (ja): English left: {left:?}"));
+        }
+        assert!(text.chars().filter(|c| is_japanese(*c)).count() > 10, "{what}: hardly any Japanese");
+    } else if let Some(c) = text.chars().find(|c| is_japanese(*c)) {
+        problems.push(format!("{what} (en): Japanese {c:?} on the English page"));
+    }
+}
+
 #[tokio::test]
 async fn every_page_speaks_the_language_it_was_asked_for() {
     let _ = any_spawner::Executor::init_tokio();
@@ -278,21 +298,7 @@ async fn every_page_speaks_the_language_it_was_asked_for() {
             }
             .unwrap_or_default();
             let (_, _, body) = send(&r, req).await;
-            let html = String::from_utf8_lossy(&body);
-            assert!(html.contains(&format!("<html lang=\"{lang}\"")), "{path} ({lang}): <html lang> is not {lang}");
-            let text = visible(&html, lang);
-            if text.contains("{0}") || text.contains("{1}") {
-                problems.push(format!("{path} ({lang}): an unfilled placeholder"));
-            }
-            if lang == "ja" {
-                let left = english_left(&text, &data);
-                if !left.is_empty() {
-                    problems.push(format!("{path} (ja): English left: {left:?}"));
-                }
-                assert!(text.chars().filter(|c| is_japanese(*c)).count() > 10, "{path}: hardly any Japanese");
-            } else if let Some(c) = text.chars().find(|c| is_japanese(*c)) {
-                problems.push(format!("{path} (en): Japanese {c:?} on the English page"));
-            }
+            speaks(&String::from_utf8_lossy(&body), lang, path, &data, &mut problems);
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -360,21 +366,7 @@ fn the_fleet_page_speaks_the_language_it_was_asked_for() {
     for (kiosk, embed) in [(false, false), (true, false), (false, true)] {
         for lang in [app::i18n::Lang::Ja, app::i18n::Lang::En] {
             let html = crate::fleet::page::page(&v, "", kiosk, embed, "24h", lang);
-            let code = lang.code();
-            assert!(html.contains(&format!("<html lang=\"{code}\"")), "{html}");
-            let text = visible(&html, code);
-            if text.contains("{0}") || text.contains("{1}") {
-                problems.push(format!("fleet kiosk={kiosk} ({code}): an unfilled placeholder"));
-            }
-            if lang == app::i18n::Lang::Ja {
-                let left = english_left(&text, &data);
-                if !left.is_empty() {
-                    problems.push(format!("fleet kiosk={kiosk} embed={embed} (ja): English left: {left:?}"));
-                }
-                assert!(text.chars().filter(|c| is_japanese(*c)).count() > 10, "hardly any Japanese: {text}");
-            } else if let Some(c) = text.chars().find(|c| is_japanese(*c)) {
-                problems.push(format!("fleet kiosk={kiosk} (en): Japanese {c:?} on the English page"));
-            }
+            speaks(&html, lang.code(), &format!("fleet kiosk={kiosk} embed={embed}"), &data, &mut problems);
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
