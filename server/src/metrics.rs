@@ -376,13 +376,13 @@ mod tests {
             since: Some("2026-12-04T10:00:00Z".into()),
             ..Diagnosis::default()
         };
-        let v = ClusterView { diagnoses: vec![d("p\"}\n x 1".into())], ..ClusterView::default() };
+        let v = ClusterView { diagnoses: vec![d("p\"}\n x 1".into()).into()], ..ClusterView::default() };
         let text = render(&v, Health::default());
         let labels = r#"{code="insufficient-gpu",severity="critical",kind="Pod",namespace="team\"a",name="p\"}\n x 1",node="orin\nx"}"#;
         assert!(text.contains(&format!("gpudash_diagnosis{labels} 1\n")), "{text}");
         assert!(text.contains(&format!("gpudash_diagnosis_since_timestamp_seconds{labels} 1796378400\n")), "{text}");
         let many = ClusterView {
-            diagnoses: (0..MAX_DIAGNOSIS_SERIES + 7).map(|i| d(format!("p{i}"))).collect(),
+            diagnoses: (0..MAX_DIAGNOSIS_SERIES + 7).map(|i| d(format!("p{i}")).into()).collect(),
             ..ClusterView::default()
         };
         let text = render(&many, Health::default());

@@ -85,8 +85,9 @@ pub struct ClusterView {
     pub nodes: Vec<Arc<NodeView>>,
     /// Pending pods, longest waiting first.
     pub pending: Vec<PendingPod>,
-    /// Diagnoses, most severe first.
-    pub diagnoses: Vec<Diagnosis>,
+    /// Diagnoses, most severe first. Shared: one that still holds is the same `Arc` from
+    /// revision to revision (and on its node's card), so comparing and diffing skip it by pointer.
+    pub diagnoses: Vec<Arc<Diagnosis>>,
     /// Workloads that cannot create their pods (a ResourceQuota refused them), shaped like
     /// pending pods: for the operator both are a model that is not running.
     #[serde(default)]

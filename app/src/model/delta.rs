@@ -24,7 +24,7 @@ pub struct ViewDelta {
     /// The pending list, from the previous one.
     pub pending: Vec<Piece<PendingPod>>,
     /// The diagnoses, from the previous list.
-    pub diagnoses: Vec<Piece<Diagnosis>>,
+    pub diagnoses: Vec<Piece<Arc<Diagnosis>>>,
     /// Nodes added or changed.
     pub nodes_changed: Vec<Arc<NodeView>>,
     /// Nodes removed, by name.
@@ -74,9 +74,9 @@ impl ViewDelta {
             generated_at: new.generated_at.clone(),
             source: new.source.clone(),
             totals: new.totals.clone(),
-            pending: Piece::diff(&old.pending, &new.pending, |p| format!("{}/{}", p.namespace, p.name)),
+            pending: Piece::diff(&old.pending, &new.pending, |p| fingerprint(&(&p.namespace, &p.name))),
             diagnoses: Piece::diff(&old.diagnoses, &new.diagnoses, |d| {
-                format!("{}/{}/{}/{}", d.code, d.kind, d.namespace.as_deref().unwrap_or(""), d.name)
+                fingerprint(&(d.code.as_str(), d.kind.as_str(), d.namespace.as_deref(), d.name.as_str()))
             }),
             nodes_changed: changed,
             nodes_removed: removed,
@@ -145,13 +145,25 @@ pub enum Piece<T> {
 }
 
 impl<T: Clone + PartialEq> Piece<T> {
-    /// The pieces that turn `old` into `new`; `key` identifies an item across the two.
-    pub fn diff(old: &[T], new: &[T], key: impl Fn(&T) -> String) -> Vec<Self> {
-        let index: std::collections::HashMap<String, usize> =
-            old.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
+    /// The pieces that turn `old` into `new`; `key` identifies an item across the two (a
+    /// fingerprint is enough: an item is kept only when it also equals the old one). An item
+    /// equal to the one after the last kept is kept without being keyed, so a list where one
+    /// item changed costs one comparison per item (a pointer comparison for `Arc`s) and the
+    /// keys of the old list are taken only when something moved.
+    pub fn diff<K: std::hash::Hash + Eq>(old: &[T], new: &[T], key: impl Fn(&T) -> K) -> Vec<Self> {
+        let mut index: Option<std::collections::HashMap<K, usize>> = None;
         let mut out: Vec<Self> = Vec::new();
+        let mut next = 0;
         for t in new {
-            let at = index.get(&key(t)).copied().filter(|&i| old[i] == *t);
+            let at = if old.get(next) == Some(t) {
+                Some(next)
+            } else {
+                let index = index.get_or_insert_with(|| old.iter().enumerate().map(|(i, t)| (key(t), i)).collect());
+                index.get(&key(t)).copied().filter(|&i| old[i] == *t)
+            };
+            if let Some(i) = at {
+                next = i + 1;
+            }
             match (at.and_then(|i| u32::try_from(i).ok()), out.last_mut()) {
                 (Some(i), Some(Self::Keep(from, len))) if *from + *len == i => *len += 1,
                 (Some(i), _) => out.push(Self::Keep(i, 1)),

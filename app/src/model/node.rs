@@ -352,7 +352,8 @@ pub struct NodeView {
     /// Its gpudash-agent, when one runs on it.
     #[serde(default)]
     pub agent: Option<AgentView>,
-    /// The diagnoses about this node, most severe first (what its card shows).
+    /// The diagnoses about this node, most severe first (what its card shows); the same
+    /// `Arc`s as the view's list.
     #[serde(default)]
-    pub problems: Vec<Diagnosis>,
+    pub problems: Vec<std::sync::Arc<Diagnosis>>,
 }

@@ -285,11 +285,13 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
 /// for an object until it changes, so "unchanged" is a pointer comparison.
 #[derive(Debug, Default)]
 pub struct Cache {
-    /// Per-pod facts.
-    pub facts: pods::FactsCache,
+    /// The pods by address, with their facts, grouped by node.
+    pub pods: pods::PodIndex,
     nodes: Map<String, NodeMemo>,
+    /// The diagnoses each node's view gives by itself, as last published.
+    of_view: diagnose::OfView,
     /// Since when each open diagnosis has held (only the open ones: bounded by the view).
-    since: Map<DiagKey, String>,
+    since: Since,
     /// Whether the last run's source was synced: node views built before the first full list
     /// (a pod seen before its ReplicaSet) are not kept past it.
     synced: bool,
@@ -320,37 +322,72 @@ impl Cache {
     }
 }
 
+/// Since when each open diagnosis has held, by a hash of its identity (the identity kept too,
+/// and compared: a diagnosis that goes on costs a lookup, no copy of its names), with the
+/// revision that last found it.
+#[derive(Debug, Default)]
+struct Since {
+    open: Map<u64, (DiagKey, String, u64)>,
+    run: u64,
+}
+
+/// The identity of a diagnosis, borrowed.
+fn diag_id(d: &app::model::Diagnosis) -> (&str, &str, &str, &str) {
+    (d.code.as_str(), d.kind.as_str(), d.namespace.as_deref().unwrap_or(""), d.name.as_str())
+}
+
+fn same_id(k: &DiagKey, id: (&str, &str, &str, &str)) -> bool {
+    (k.0.as_str(), k.1.as_str(), k.2.as_str(), k.3.as_str()) == id
+}
+
 /// Gives each diagnosis the time since when it has held, and keeps the times of the open ones
-/// for the next run; the pending pods' copies get the same.
+/// for the next run; the pending pods' copies get the same. A diagnosis kept from the last
+/// revision already says it (see [`diagnose::OfView`]) and is left as it is.
 fn stamp(
-    diagnoses: &mut [app::model::Diagnosis],
+    diagnoses: &mut [Arc<app::model::Diagnosis>],
     pending: &mut [PendingPod],
     source: &Source,
     now: &jiff::Timestamp,
     cache: &mut Cache,
 ) {
+    use std::hash::BuildHasher as _;
     let carried = if source.synced { cache.carried.take() } else { None };
     let now_text = ts(now);
-    let mut since = Map::default();
+    let since = &mut cache.since;
+    since.run += 1;
+    let run = since.run;
+    let hasher = foldhash::fast::FixedState::default();
     for d in diagnoses.iter_mut() {
-        let key = diag_key(d);
-        let first = cache
-            .since
-            .get(&key)
-            .or_else(|| carried.as_ref().and_then(|c| c.get(&key)))
-            .cloned()
-            .unwrap_or_else(|| now_text.clone());
-        d.since = Some(first.clone());
-        since.insert(key, first);
+        let id = diag_id(d);
+        let h = hasher.hash_one(id);
+        let first = match since.open.get_mut(&h) {
+            Some((k, first, seen)) if same_id(k, id) => {
+                *seen = run;
+                first.clone()
+            }
+            // Another identity under the same hash (or none): this one starts now, or when
+            // history last saw it raised.
+            _ => {
+                let key = diag_key(d);
+                let first = carried.as_ref().and_then(|c| c.get(&key)).cloned().unwrap_or_else(|| now_text.clone());
+                since.open.entry(h).or_insert_with(|| (key, first.clone(), run));
+                first
+            }
+        };
+        if d.since.as_deref() != Some(first.as_str()) {
+            Arc::make_mut(d).since = Some(first);
+        }
     }
+    since.open.retain(|_, (_, _, seen)| *seen == run);
     for p in pending.iter_mut() {
         for d in &mut p.problems {
-            if let Some(s) = since.get(&diag_key(d)) {
-                d.since = Some(s.clone());
+            if let Some((_, first, _)) =
+                since.open.get(&hasher.hash_one(diag_id(d))).filter(|(k, _, _)| same_id(k, diag_id(d)))
+            {
+                d.since = Some(first.clone());
             }
         }
     }
-    cache.since = since;
 }
 
 /// A pod a node holds, with its facts.
@@ -360,9 +397,8 @@ type Held<'a> = (&'a Arc<Pod>, &'a Arc<pods::Facts>);
 #[derive(Debug)]
 struct NodeMemo {
     node: Arc<Node>,
-    /// The pods it holds, by address (the `Arc`s are kept so that an address is not reused
-    /// while it is remembered).
-    held: Vec<Arc<Pod>>,
+    /// The version of the set of pods it holds ([`pods::NodePods`]; 0: none).
+    held: u64,
     /// The node's memory use, then each held pod's, in `held`'s order.
     usage: Vec<Option<u64>>,
     pending: u32,
@@ -394,7 +430,7 @@ impl NodeMemo {
     fn same(
         &self,
         node: &Arc<Node>,
-        held: &[Held<'_>],
+        held: u64,
         usage: &[Option<u64>],
         pending: u32,
         unified: bool,
@@ -405,8 +441,7 @@ impl NodeMemo {
             && self.pending == pending
             && self.unified == unified
             && self.usage == usage
-            && self.held.len() == held.len()
-            && self.held.iter().zip(held).all(|(a, (b, _))| Arc::ptr_eq(a, b))
+            && self.held == held
     }
 }
 
@@ -579,14 +614,21 @@ fn gpu_users_outside(held: &[Held<'_>], default_runtime: Option<&str>) -> Vec<Gp
 /// Gives each node view the diagnoses about it (its card shows them without looking anything
 /// up). Diagnoses are computed from the node views, so this comes after; a node whose
 /// diagnoses did not change keeps its `Arc` (and the memo keeps the final one).
-fn attach_problems(nodes: &mut [Arc<NodeView>], diagnoses: &[app::model::Diagnosis], memo: &mut Map<String, NodeMemo>) {
-    let mut by_node: Map<&str, Vec<app::model::Diagnosis>> = Map::default();
+fn attach_problems(
+    nodes: &mut [Arc<NodeView>],
+    diagnoses: &[Arc<app::model::Diagnosis>],
+    memo: &mut Map<String, NodeMemo>,
+) {
+    let mut by_node: Map<&str, Vec<Arc<app::model::Diagnosis>>> = Map::default();
     for d in diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node) {
         by_node.entry(d.name.as_str()).or_default().push(d.clone());
     }
     for n in nodes.iter_mut() {
         let problems = by_node.remove(n.name.as_str()).unwrap_or_default();
-        if n.problems != problems {
+        // Pointers first: a diagnosis that goes on is the same `Arc`.
+        let same = n.problems.len() == problems.len()
+            && n.problems.iter().zip(&problems).all(|(a, b)| Arc::ptr_eq(a, b) || a == b);
+        if !same {
             let mut v = NodeView::clone(n);
             v.problems = problems;
             *n = Arc::new(v);
@@ -611,16 +653,8 @@ pub fn derive_cached(
         cache.synced = source.synced;
     }
     let rs_owners = pods::rs_owners(&inputs.replica_sets);
-    let facts = cache.facts.facts(&inputs.pods);
-    // Pods by node, holding their resources, with their facts.
-    let mut by_node: Map<&str, Vec<Held<'_>>> = Map::default();
-    for (p, f) in inputs.pods.iter().zip(&facts) {
-        if pods::holds_resources(p) {
-            if let Some(n) = pods::node_of(p) {
-                by_node.entry(n).or_default().push((p, f));
-            }
-        }
-    }
+    cache.pods.update(&inputs.pods);
+    let index = &cache.pods;
     let pod_use: Map<(&str, &str), u64> = inputs
         .pod_metrics
         .iter()
@@ -637,7 +671,7 @@ pub fn derive_cached(
         .map(|m| (m.metadata.name.as_deref().unwrap_or(""), metric_bytes(&m.usage)))
         .collect();
 
-    let unscheduled: Vec<&Arc<Pod>> = inputs.pods.iter().filter(|p| pods::is_unscheduled(p)).collect();
+    let unscheduled: Vec<&Arc<Pod>> = index.notable().filter(|p| pods::is_unscheduled(p)).collect();
     // Claims by name, only when a waiting pod names one (8 000 claims cost a millisecond a run).
     let names_claims = |p: &Pod| p.spec.as_ref().is_some_and(|s| !s.resource_claims.is_empty());
     let claim_index =
@@ -658,47 +692,60 @@ pub fn derive_cached(
         if opts.agent_stale_after.is_zero() { agent::DEFAULT_STALE_AFTER } else { opts.agent_stale_after };
     let mut agents: Map<&str, (Arc<crate::agent::AgentSeen>, bool)> =
         inputs.agents.iter().map(|a| (a.node.as_str(), (a.clone(), agent::is_stale(a, now, stale_after)))).collect();
-    let mut memo = std::mem::take(&mut cache.nodes);
-    let mut kept = Map::with_capacity_and_hasher(inputs.nodes.len(), Default::default());
+    // Kept in place: a node nothing touched costs a lookup, no copy of its name.
+    let memo = &mut cache.nodes;
     let mut nodes: Vec<Arc<NodeView>> = inputs
         .nodes
         .iter()
         .map(|n| {
             let name = n.metadata.name.as_deref().unwrap_or("");
-            let mut held: Vec<Held<'_>> = by_node.remove(name).unwrap_or_default();
-            // The store's order is not stable; the memo compares by address.
-            held.sort_by_key(|(p, _)| Arc::as_ptr(p) as usize);
+            let on = index.on(name);
+            let held_pods = on.map_or(&[][..], |o| o.held.as_slice());
             let usage: Vec<Option<u64>> = std::iter::once(node_use.get(name).copied().flatten())
-                .chain(held.iter().map(|(p, _)| {
+                .chain(held_pods.iter().map(|(p, _)| {
+                    if pod_use.is_empty() {
+                        return None;
+                    }
                     let (ns, pn) = (p.metadata.namespace.as_deref(), p.metadata.name.as_deref());
                     pod_use.get(&(ns.unwrap_or(""), pn.unwrap_or(""))).copied()
                 }))
                 .collect();
+            let held = on.map_or(0, |o| o.version);
             let pending_pods =
                 u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
             let unified = opts.matches(n);
             let extra = Extra { dra: dra_nodes.remove(name).unwrap_or_default(), agent: agents.remove(name) };
-            let view = match memo.remove(name) {
-                Some(m) if m.same(n, &held, &usage, pending_pods, unified, &extra) => m.view,
-                _ => Arc::new(node_view(n, &held, &usage, pending_pods, unified, &extra, &rs_owners)),
-            };
-            let held = held.iter().map(|(p, _)| Arc::clone(p)).collect();
-            kept.insert(
-                name.to_string(),
-                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, extra, view: view.clone() },
-            );
+            let kept = memo.get_mut(name);
+            if let Some(m) = kept.as_ref().filter(|m| m.same(n, held, &usage, pending_pods, unified, &extra)) {
+                return m.view.clone();
+            }
+            let pods: Vec<Held<'_>> = held_pods.iter().map(|(p, f)| (p, f)).collect();
+            let view = Arc::new(node_view(n, &pods, &usage, pending_pods, unified, &extra, &rs_owners));
+            let m =
+                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, extra, view: view.clone() };
+            match kept {
+                Some(k) => *k = m,
+                None => {
+                    memo.insert(name.to_string(), m);
+                }
+            }
             view
         })
         .collect();
-    cache.nodes = kept;
+    if memo.len() > inputs.nodes.len() {
+        let present: std::collections::HashSet<&str> =
+            inputs.nodes.iter().map(|n| n.metadata.name.as_deref().unwrap_or("")).collect();
+        memo.retain(|name, _| present.contains(name.as_str()));
+    }
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
 
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
     let quotas = quota::quotas(&inputs.quotas, &nodes);
     let (mut diagnoses, blocked) =
-        diagnose::diagnose(inputs, &facts, &nodes, &quotas, &mut pending, &waiting, &claim_index, now);
+        diagnose::diagnose(&cache.of_view, inputs, index, &nodes, &quotas, &mut pending, &waiting, &claim_index, now);
     stamp(&mut diagnoses, &mut pending, &source, &now, cache);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
+    cache.of_view.keep(&nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),
         ready_nodes: u32::try_from(nodes.iter().filter(|n| n.ready).count()).unwrap_or(u32::MAX),

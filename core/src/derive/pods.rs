@@ -183,14 +183,56 @@ impl Facts {
     }
 }
 
-/// [`Facts`] kept across derivations for each pod object, so that a change to one pod of
-/// 30 000 re-parses one pod's quantities, not all of them. Keyed by the object's address: the
-/// stores hand out the same `Arc` until the pod changes (a changed pod is a new `Arc`); the
-/// entry holds the `Arc`, so an address is never reused while it is a key.
+/// The pods as the last derivation saw them, kept between derivations so that a change to one
+/// pod of 30 000 costs one pod's work: each pod's [`Facts`], the pods holding resources on each
+/// node (with a version that changes when that node's set does), and the few pods the
+/// diagnoses look for among all (device plugins, pods waiting for the scheduler, pods the
+/// kubelet refused). Keyed by the object's address: the stores hand out the same `Arc` until
+/// the pod changes (a changed pod is a new `Arc`); the index holds the `Arc`, so an address is
+/// never reused while it is a key. A revision in which no pod changed costs one pointer
+/// comparison per pod.
 #[derive(Debug, Default)]
-pub struct FactsCache {
-    by_addr: std::collections::HashMap<usize, (std::sync::Arc<Pod>, u64, std::sync::Arc<Facts>), AddrHash>,
-    generation: u64,
+pub struct PodIndex {
+    /// The addresses in the order the last input listed them.
+    order: Vec<usize>,
+    by_addr: std::collections::HashMap<usize, Kept, AddrHash>,
+    by_node: super::Map<String, NodePods>,
+    /// Pods that are device plugins, waiting for the scheduler, or refused by the kubelet.
+    notable: std::collections::HashMap<usize, std::sync::Arc<Pod>, AddrHash>,
+    /// The last version handed out.
+    versions: u64,
+}
+
+/// One pod in the [`PodIndex`].
+#[derive(Debug)]
+struct Kept {
+    /// Held so that the address is not reused while it is a key.
+    _pod: std::sync::Arc<Pod>,
+    facts: std::sync::Arc<Facts>,
+    /// The node it holds resources on.
+    node: Option<String>,
+}
+
+/// The pods holding resources on one node, by address, and the version of that set.
+#[derive(Debug, Default)]
+pub struct NodePods {
+    /// The pods with their facts, sorted by address.
+    pub held: Vec<(std::sync::Arc<Pod>, std::sync::Arc<Facts>)>,
+    /// Changes whenever `held` does; never the same for two different sets.
+    pub version: u64,
+}
+
+/// Whether one of the diagnoses looks for this pod among all of them.
+fn notable(p: &Pod) -> bool {
+    p.is_device_plugin() || is_unscheduled(p) || refused_shared(p)
+}
+
+/// The kubelet refused the pod at admission for asking more than one replica of a shared GPU.
+pub fn refused_shared(p: &Pod) -> bool {
+    p.status.as_ref().is_some_and(|s| {
+        s.reason.as_deref() == Some("UnexpectedAdmissionError")
+            && s.message.as_deref().is_some_and(|m| m.contains("shared"))
+    })
 }
 
 /// Hashing for addresses: they are distinct and not chosen by anyone outside, so a multiply
@@ -223,38 +265,92 @@ impl std::hash::Hasher for AddrHasher {
     }
 }
 
-impl FactsCache {
-    /// The facts of each pod, in order; entries for pods no longer present are dropped.
-    pub fn facts(&mut self, pods: &[std::sync::Arc<Pod>]) -> Vec<std::sync::Arc<Facts>> {
-        self.generation += 1;
-        let g = self.generation;
-        let out = pods
-            .iter()
-            .map(|p| {
-                let addr = std::sync::Arc::as_ptr(p) as usize;
-                match self.by_addr.get_mut(&addr) {
-                    Some((_, seen, f)) => {
-                        *seen = g;
-                        f.clone()
-                    }
-                    None => {
-                        let f = std::sync::Arc::new(Facts::of(p));
-                        self.by_addr.insert(addr, (p.clone(), g, f.clone()));
-                        f
-                    }
-                }
-            })
+impl PodIndex {
+    /// Takes in the pods as they are now.
+    pub fn update(&mut self, pods: &[std::sync::Arc<Pod>]) {
+        let addr = |p: &std::sync::Arc<Pod>| std::sync::Arc::as_ptr(p) as usize;
+        // Where the list is the same object for object, nothing changed (the common case: one
+        // pod changed is one position).
+        let moved: Vec<usize> = (0..pods.len().max(self.order.len()))
+            .filter(|&i| pods.get(i).map(addr) != self.order.get(i).copied())
             .collect();
-        self.by_addr.retain(|_, (_, seen, _)| *seen == g);
-        out
+        if moved.is_empty() {
+            return;
+        }
+        let now: std::collections::HashMap<usize, usize, AddrHash> =
+            moved.iter().filter_map(|&i| pods.get(i).map(|p| (addr(p), i))).collect();
+        let before: std::collections::HashSet<usize, AddrHash> =
+            moved.iter().filter_map(|&i| self.order.get(i).copied()).collect();
+        for a in before.iter().filter(|a| !now.contains_key(a)) {
+            self.forget(*a);
+        }
+        for (a, i) in now.iter().filter(|(a, _)| !before.contains(a)) {
+            if !self.by_addr.contains_key(a) {
+                self.learn(&pods[*i]);
+            }
+        }
+        self.order = pods.iter().map(addr).collect();
     }
 
-    /// How many pods are cached.
+    fn forget(&mut self, a: usize) {
+        let Some(kept) = self.by_addr.remove(&a) else { return };
+        self.notable.remove(&a);
+        if let Some(n) = kept.node {
+            if let Some(np) = self.by_node.get_mut(&n) {
+                np.held.retain(|(p, _)| std::sync::Arc::as_ptr(p) as usize != a);
+                self.versions += 1;
+                np.version = self.versions;
+                if np.held.is_empty() {
+                    self.by_node.remove(&n);
+                }
+            }
+        }
+    }
+
+    fn learn(&mut self, p: &std::sync::Arc<Pod>) {
+        let a = std::sync::Arc::as_ptr(p) as usize;
+        let facts = std::sync::Arc::new(Facts::of(p));
+        let node = node_of(p).filter(|_| holds_resources(p)).map(str::to_string);
+        if let Some(n) = &node {
+            let np = self.by_node.entry(n.clone()).or_default();
+            let at = np.held.partition_point(|(q, _)| (std::sync::Arc::as_ptr(q) as usize) < a);
+            np.held.insert(at, (p.clone(), facts.clone()));
+            self.versions += 1;
+            np.version = self.versions;
+        }
+        if notable(p) {
+            self.notable.insert(a, p.clone());
+        }
+        self.by_addr.insert(a, Kept { _pod: p.clone(), facts, node });
+    }
+
+    /// The pods holding resources on a node, with the version of that set.
+    pub fn on(&self, node: &str) -> Option<&NodePods> {
+        self.by_node.get(node)
+    }
+
+    /// Every node that holds pods, with them.
+    pub fn nodes(&self) -> impl Iterator<Item = (&str, &NodePods)> {
+        self.by_node.iter().map(|(n, p)| (n.as_str(), p))
+    }
+
+    /// The facts of a pod the last [`update`](Self::update) took in.
+    pub fn facts(&self, p: &std::sync::Arc<Pod>) -> Option<&std::sync::Arc<Facts>> {
+        self.by_addr.get(&(std::sync::Arc::as_ptr(p) as usize)).map(|k| &k.facts)
+    }
+
+    /// Device-plugin pods, pods waiting for the scheduler and pods the kubelet refused, in no
+    /// particular order.
+    pub fn notable(&self) -> impl Iterator<Item = &std::sync::Arc<Pod>> {
+        self.notable.values()
+    }
+
+    /// How many pods are kept.
     pub fn len(&self) -> usize {
         self.by_addr.len()
     }
 
-    /// Whether the cache is empty.
+    /// Whether none is.
     pub fn is_empty(&self) -> bool {
         self.by_addr.is_empty()
     }

@@ -247,14 +247,20 @@ fn pod_facts_are_reused_until_the_pod_changes_and_dropped_when_it_goes() {
     let mut cache = super::Cache::default();
     // The store hands out the same object until the pod changes.
     let stored = pod("1", "1");
-    let first = cache.facts.facts(&stored);
-    let again = cache.facts.facts(&stored);
+    let facts = |cache: &mut super::Cache, pods: &[Arc<crate::pod::Pod>]| {
+        cache.pods.update(pods);
+        pods.iter().map(|p| cache.pods.facts(p).cloned().unwrap_or_else(|| panic!("no facts"))).collect::<Vec<_>>()
+    };
+    let first = facts(&mut cache, &stored);
+    let again = facts(&mut cache, &stored);
     assert!(std::sync::Arc::ptr_eq(&first[0], &again[0]), "an unchanged pod is not re-parsed");
-    let changed = cache.facts.facts(&pod("2", "2"));
+    let changed = facts(&mut cache, &pod("2", "2"));
     assert_eq!(changed[0].requests.get("nvidia.com/gpu"), Some(&2000));
-    assert_eq!(cache.facts.len(), 1);
-    assert!(cache.facts.facts(&[]).is_empty());
-    assert!(cache.facts.is_empty(), "facts of deleted pods are dropped");
+    assert_eq!(cache.pods.len(), 1);
+    assert_eq!(cache.pods.on("n").map(|o| o.held.len()), Some(1), "the changed pod replaced the old on its node");
+    assert!(facts(&mut cache, &[]).is_empty());
+    assert!(cache.pods.is_empty(), "facts of deleted pods are dropped");
+    assert!(cache.pods.on("n").is_none(), "and the node holds none");
     // The cached derivation equals the plain one.
     let mut inputs =
         load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {nvidia.com/gpu: \"2\"}}\n");
@@ -422,7 +428,11 @@ fn each_diagnosis_says_since_when_it_holds_and_on_which_node() {
     let synced = || Source { mode: SourceMode::Demo, synced: true, ..Source::default() };
     let at = |s: i64| jiff::Timestamp::from_second(s).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     let find = |v: &ClusterView, code: &str| -> app::model::Diagnosis {
-        v.diagnoses.iter().find(|d| d.code.as_str() == code).cloned().unwrap_or_else(|| panic!("no {code}"))
+        v.diagnoses
+            .iter()
+            .find(|d| d.code.as_str() == code)
+            .map(|d| app::model::Diagnosis::clone(d))
+            .unwrap_or_else(|| panic!("no {code}"))
     };
     let mut cache = Cache::default();
     // History had insufficient-gpu open since 1,000 s and a diagnosis that no longer holds.
@@ -449,7 +459,7 @@ fn each_diagnosis_says_since_when_it_holds_and_on_which_node() {
     let _ = derive_cached(&Inputs::default(), &Options::default(), synced(), 3, at(7000), &mut cache);
     let v4 = derive_cached(&inputs, &Options::default(), synced(), 4, at(8000), &mut cache);
     assert_eq!(find(&v4, "insufficient-gpu").since.as_deref(), Some("1970-01-01T02:13:20Z"));
-    assert_eq!(cache.since.len(), v4.diagnoses.len(), "only the open ones are kept");
+    assert_eq!(cache.since.open.len(), v4.diagnoses.len(), "only the open ones are kept");
 }
 
 /// Each pod's workload from its controller: a ReplicaSet's Deployment when the ReplicaSet is
@@ -480,4 +490,154 @@ fn holders_and_pending_pods_name_their_workload() {
         mem("nvidia-device-plugin-daemonset-4jx8k").as_deref(),
         Some("DaemonSet/nvidia-device-plugin-daemonset")
     );
+}
+
+/// One change to the inputs, as the watchers would make it.
+#[derive(Debug, Clone)]
+enum Change {
+    /// A pod changes (a new object: its resourceVersion and memory request moved).
+    Touch(usize),
+    /// A pod goes.
+    Remove(usize),
+    /// A pod that went comes back, bound to the `n`th node or (none) waiting.
+    Return(usize, Option<usize>),
+    /// A pod stops holding its resources (Failed) or is refused by the kubelet.
+    Fail(usize, bool),
+    /// The store hands the pods out in another order.
+    Rotate(usize),
+    /// A node is cordoned or uncordoned.
+    Cordon(usize),
+    /// A node goes, or comes back.
+    ToggleNode(usize),
+    /// A pod's memory use is measured.
+    Measure(usize, u16),
+}
+
+fn change() -> impl proptest::strategy::Strategy<Value = Change> {
+    use proptest::prelude::*;
+    prop_oneof![
+        any::<usize>().prop_map(Change::Touch),
+        any::<usize>().prop_map(Change::Remove),
+        (any::<usize>(), proptest::option::of(any::<usize>())).prop_map(|(a, b)| Change::Return(a, b)),
+        (any::<usize>(), any::<bool>()).prop_map(|(a, b)| Change::Fail(a, b)),
+        any::<usize>().prop_map(Change::Rotate),
+        any::<usize>().prop_map(Change::Cordon),
+        any::<usize>().prop_map(Change::ToggleNode),
+        (any::<usize>(), any::<u16>()).prop_map(|(a, b)| Change::Measure(a, b)),
+    ]
+}
+
+/// Applies a change; `gone` holds the pods and nodes taken out, to bring back.
+fn apply(inputs: &mut Inputs, gone: &mut (Vec<Pod>, Vec<Arc<Node>>), c: &Change) {
+    let pods = inputs.pods.len().max(1);
+    match *c {
+        Change::Touch(i) if !inputs.pods.is_empty() => {
+            let mut p = (*inputs.pods[i % pods]).clone();
+            p.metadata.resource_version = Some(format!("{i}"));
+            if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+                let req =
+                    c.resources.get_or_insert_with(Default::default).requests.get_or_insert_with(Default::default);
+                req.0.retain(|(k, _)| k != "memory");
+                req.0.push(("memory".into(), K8sQuantity(format!("{}Mi", i % 4096))));
+            }
+            inputs.pods[i % pods] = Arc::new(p);
+        }
+        Change::Remove(i) if !inputs.pods.is_empty() => gone.0.push((*inputs.pods.remove(i % pods)).clone()),
+        Change::Return(i, node) if !gone.0.is_empty() => {
+            let n = gone.0.len();
+            let mut p = gone.0.remove(i % n);
+            let to = node.and_then(|k| inputs.nodes.get(k % inputs.nodes.len().max(1)));
+            let spec = p.spec.get_or_insert_with(Default::default);
+            spec.node_name = to.and_then(|n| n.metadata.name.clone());
+            let st = p.status.get_or_insert_with(Default::default);
+            st.phase = Some(if to.is_some() { "Running" } else { "Pending" }.into());
+            inputs.pods.insert(i % (inputs.pods.len() + 1), Arc::new(p));
+        }
+        Change::Fail(i, refused) if !inputs.pods.is_empty() => {
+            let mut p = (*inputs.pods[i % pods]).clone();
+            let st = p.status.get_or_insert_with(Default::default);
+            st.phase = Some("Failed".into());
+            if refused {
+                st.reason = Some("UnexpectedAdmissionError".into());
+                st.message = Some("Allocate failed: request for 'nvidia.com/gpu: 2' too large: maximum request size for shared resources is 1".into());
+            }
+            inputs.pods[i % pods] = Arc::new(p);
+        }
+        Change::Rotate(i) => {
+            let k = (i % pods).min(inputs.pods.len());
+            inputs.pods.rotate_left(k);
+        }
+        Change::Cordon(i) if !inputs.nodes.is_empty() => {
+            let k = i % inputs.nodes.len();
+            let mut n = (*inputs.nodes[k]).clone();
+            let spec = n.spec.get_or_insert_with(Default::default);
+            spec.unschedulable = Some(!spec.unschedulable.unwrap_or(false));
+            inputs.nodes[k] = Arc::new(n);
+        }
+        Change::ToggleNode(i) => match gone.1.pop() {
+            Some(n) => inputs.nodes.push(n),
+            None if !inputs.nodes.is_empty() => {
+                let k = i % inputs.nodes.len();
+                gone.1.push(inputs.nodes.remove(k));
+            }
+            None => {}
+        },
+        Change::Measure(i, mib) if !inputs.pods.is_empty() => {
+            let p = &inputs.pods[i % pods];
+            let mut m = PodMetrics::default();
+            m.metadata.namespace = p.metadata.namespace.clone();
+            m.metadata.name = p.metadata.name.clone();
+            m.containers = vec![ContainerMetrics {
+                name: "c".into(),
+                usage: [("memory".to_string(), K8sQuantity(format!("{mib}Mi")))].into(),
+            }];
+            let all = inputs.pod_metrics.get_or_insert_with(Vec::new);
+            all.retain(|o| (&o.metadata.namespace, &o.metadata.name) != (&m.metadata.namespace, &m.metadata.name));
+            all.push(m);
+        }
+        _ => {}
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Incremental and whole derivation agree after any sequence of changes, on scenarios that
+    /// between them raise every node, pod, DRA and quota diagnosis: equal views, and the delta
+    /// the live stream would send from the last view gives the new one.
+    #[test]
+    fn the_incremental_derivation_equals_the_whole_one(
+        scenario in 0usize..5,
+        changes in proptest::collection::vec(change(), 1..40),
+    ) {
+        let text = match scenario {
+            0 => gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or("").to_string(),
+            1 => scenario_text("diagnoses.yaml"),
+            2 => scenario_text("dra/whole-mig-shared-unreserved.yaml"),
+            3 => scenario_text("quota/deployment-blocked.yaml"),
+            _ => scenario_text("onsite/plugin-crashloop.yaml"),
+        };
+        let mut inputs = load(&text);
+        let opts = Options::default();
+        let source = Source { synced: true, ..Source::default() };
+        let at = |k: i64| jiff::Timestamp::from_second(1_800_000_000 + k).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let mut cache = Cache::default();
+        let mut gone = (Vec::new(), Vec::new());
+        let mut last = derive_cached(&inputs, &opts, source.clone(), 0, at(0), &mut cache);
+        for (k, c) in changes.iter().enumerate() {
+            apply(&mut inputs, &mut gone, c);
+            let r = u64::try_from(k + 1).unwrap_or(u64::MAX);
+            let t = at(i64::try_from(k + 1).unwrap_or(0));
+            let cached = derive_cached(&inputs, &opts, source.clone(), r, t, &mut cache);
+            // A fresh derivation knows no history: it is given the since times the cache kept.
+            let mut fresh = Cache::default();
+            fresh.carry_since(last.diagnoses.iter().filter_map(|d| Some((diag_key(d), d.since.clone()?))));
+            let whole = derive_cached(&inputs, &opts, source.clone(), r, t, &mut fresh);
+            proptest::prop_assert_eq!(&cached, &whole, "after {:?}", &changes[..=k]);
+            let mut moved = last.clone();
+            proptest::prop_assert!(app::model::ViewDelta::between(&last, &cached).apply(&mut moved));
+            proptest::prop_assert_eq!(&moved, &whole);
+            last = cached;
+        }
+    }
 }

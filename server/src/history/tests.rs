@@ -41,7 +41,7 @@ fn view(allocated: u64, pending: bool) -> ClusterView {
             vec![]
         },
         diagnoses: if pending {
-            vec![Diagnosis {
+            vec![std::sync::Arc::new(Diagnosis {
                 code: "insufficient-gpu".into(),
                 severity: Severity::Critical,
                 kind: "Pod".into(),
@@ -49,7 +49,7 @@ fn view(allocated: u64, pending: bool) -> ClusterView {
                 name: "late".into(),
                 message: "m".into(),
                 ..Diagnosis::default()
-            }]
+            })]
         } else {
             vec![]
         },

@@ -63,7 +63,8 @@ fn join(parts: &[Said]) -> Said {
 /// node, and the pods waiting for the scheduler with their objects.
 pub(super) struct Ctx<'a> {
     inputs: &'a Inputs,
-    facts: &'a [Arc<pods::Facts>],
+    /// The pods by node and the notable ones.
+    index: &'a pods::PodIndex,
     nodes: &'a [Arc<NodeView>],
     /// Each node object with its view.
     pairs: Vec<(&'a Node, &'a NodeView)>,
@@ -102,20 +103,64 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The codes found from one node's view alone (its GPU users, memory and sharing).
+const OF_VIEW: [&str; 3] = ["gpu-used-outside-scheduler", "unified-memory-overcommit", "gpu-time-slice-contention"];
+
+/// The diagnoses that follow from one node's view alone, kept per node with the view they were
+/// found on, as they were published (linked and stamped): a node whose view did not change
+/// gives the same `Arc`s again, with no sentence formatted, compared or copied. A thousand
+/// nodes' worth of them cost most of a revision before.
+#[derive(Debug, Default)]
+pub struct OfView(super::Map<String, (Arc<NodeView>, Vec<Arc<Diagnosis>>)>);
+
+impl OfView {
+    /// Keeps what the published views say about themselves (`nodes` sorted by name, each with
+    /// its problems attached).
+    pub(super) fn keep(&mut self, nodes: &[Arc<NodeView>]) {
+        for n in nodes {
+            if self.0.get(n.name.as_str()).is_some_and(|(v, _)| Arc::ptr_eq(v, n)) {
+                continue;
+            }
+            let own = n.problems.iter().filter(|d| OF_VIEW.contains(&d.code.as_str())).cloned().collect();
+            self.0.insert(n.name.clone(), (n.clone(), own));
+        }
+        if self.0.len() != nodes.len() {
+            self.0.retain(|name, _| nodes.binary_search_by(|n| n.name.as_str().cmp(name)).is_ok());
+        }
+    }
+
+    /// The view-only diagnoses of a node: kept ones when its view is the one they were found
+    /// on, new ones (not linked, not stamped) otherwise.
+    fn of(&self, view: &Arc<NodeView>, out: &mut Vec<Arc<Diagnosis>>) {
+        if let Some((v, kept)) = self.0.get(view.name.as_str()) {
+            if Arc::ptr_eq(v, view) {
+                out.extend(kept.iter().cloned());
+                return;
+            }
+        }
+        let mut found = Vec::new();
+        nodes::gpu_used_outside_scheduler(view, &mut found);
+        nodes::unified_memory_overcommit(view, &mut found);
+        nodes::gpu_time_slice_contention(view, &mut found);
+        out.extend(found.into_iter().map(Arc::new));
+    }
+}
+
 /// Computes every diagnosis; adds the codes that concern each pending pod to it, and returns
 /// the workloads a GPU quota keeps from creating pods. `waiting` holds the pod object of each
 /// entry of `pending`, in the same order.
 #[allow(clippy::too_many_arguments)]
 pub fn diagnose(
+    of_view: &OfView,
     inputs: &Inputs,
-    facts: &[Arc<pods::Facts>],
+    index: &pods::PodIndex,
     nodes: &[Arc<NodeView>],
     quotas: &[QuotaView],
     pending: &mut [PendingPod],
     waiting: &[&Pod],
     claims: &super::ClaimIndex<'_>,
     now: jiff::Timestamp,
-) -> (Vec<Diagnosis>, Vec<PendingPod>) {
+) -> (Vec<Arc<Diagnosis>>, Vec<PendingPod>) {
     let pairs = inputs
         .nodes
         .iter()
@@ -126,19 +171,19 @@ pub fn diagnose(
         .collect();
     let mut plugins = HashMap::new();
     let mut plugin_namespaces = BTreeSet::new();
-    for p in inputs.pods.iter().filter(|p| p.is_device_plugin()) {
+    // In name order: where two run on one node, the same one is named every time.
+    let mut found: Vec<&Arc<Pod>> = index.notable().filter(|p| p.is_device_plugin()).collect();
+    found.sort_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
+    for p in found {
         plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
         if let Some(n) = pods::node_of(p) {
             plugins.insert(n, p.as_ref());
         }
     }
-    let cx = Ctx { inputs, facts, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
+    let cx = Ctx { inputs, index, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
     let mut out = Vec::new();
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
-    nodes::gpu_used_outside_scheduler(&cx, &mut out);
     nodes::gpu_node_down(&cx, &mut out);
-    nodes::unified_memory_overcommit(&cx, &mut out);
-    nodes::gpu_time_slice_contention(&cx, &mut out);
     agent::agent_missing_or_stale(&cx, &mut out);
     waiting::insufficient_gpu(&cx, &troubled, pending, &mut out);
     waiting::shared_gpu_request_too_large(pending, &mut out);
@@ -152,6 +197,12 @@ pub fn diagnose(
     dra::claim_unreserved(&cx, &mut out);
     dra::dual_allocator(&cx, &mut out);
     let blocked = quota::gpu_quota_exhausted(&cx, quotas, &mut out);
+    let mut out: Vec<Arc<Diagnosis>> = out.into_iter().map(Arc::new).collect();
+    for view in nodes {
+        of_view.of(view, &mut out);
+    }
+    // Stable: two diagnoses alike in all four (one code on two resources of a node) keep the
+    // order they were found in.
     out.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -160,13 +211,14 @@ pub fn diagnose(
     });
     link(&cx, pending, &blocked, &mut out);
     // A GPU node whose DRA driver is missing is the reason a claim waits: its pod is told.
-    let driver_missing: Vec<&Diagnosis> = out.iter().filter(|d| d.code == "dra-driver-missing").collect();
+    let driver_missing: Vec<&Diagnosis> =
+        out.iter().filter(|d| d.code == "dra-driver-missing").map(AsRef::as_ref).collect();
     let gpu_classes = dra::gpu_classes(&cx);
     for (p, pod) in pending.iter_mut().zip(waiting) {
         p.problems = out
             .iter()
             .filter(|d| d.kind == Kind::Pod && d.name == p.name && d.namespace.as_deref() == Some(p.namespace.as_str()))
-            .cloned()
+            .map(|d| Diagnosis::clone(d))
             .collect();
         if !dra::waits_for_gpu_claim(p, &gpu_classes) {
             continue;
@@ -185,13 +237,14 @@ pub fn diagnose(
 }
 
 /// Where each diagnosis's object is shown: a node's page; a pod's entry on the pending page,
-/// or the page of the node it runs on; a blocked workload's entry on the pending page.
-fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut [Diagnosis]) {
+/// or the page of the node it runs on; a blocked workload's entry on the pending page. A
+/// diagnosis kept from the last revision (a node's, see [`OfView`]) is linked already.
+fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut [Arc<Diagnosis>]) {
     use app::boot::percent_encode as enc;
     let mut bound: Option<std::collections::HashMap<(&str, &str), &str>> = None;
     let mut claim_nodes: Option<std::collections::HashMap<(&str, &str), &str>> = None;
-    for d in out.iter_mut() {
-        d.link = match d.kind {
+    for d in out.iter_mut().filter(|d| d.link.is_none()) {
+        let link = match d.kind {
             Kind::Node => Some(format!("/nodes/{}", enc(&d.name))),
             // A claim is shown on the node whose device it holds.
             Kind::ResourceClaim => {
@@ -240,6 +293,9 @@ fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut 
                     .then(|| format!("/pending#pod-{}-{}", enc(ns), enc(&d.name)))
             }
         };
+        if link.is_some() {
+            Arc::make_mut(d).link = link;
+        }
     }
 }
 

@@ -123,10 +123,10 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
     if !nvidia_class {
         return;
     }
-    for (p, f) in cx.inputs.pods.iter().zip(cx.facts) {
+    // The pods holding resources, by node.
+    for (p, f) in cx.index.nodes().flat_map(|(_, on)| &on.held) {
         let no_class = p.spec.as_ref().is_some_and(|s| s.runtime_class_name.as_deref().unwrap_or("").is_empty());
         if !(no_class
-            && pods::holds_resources(p)
             // A DRA driver injects its devices through CDI: no runtime class is needed.
             && f.requests.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0 && !p.dra_mapped(k)))
         {
@@ -159,12 +159,8 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
 
 /// `shared-gpu-request-too-large` from the kubelet's side (admission refused the pod).
 pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
-    for p in &cx.inputs.pods {
-        let refused = p.status.as_ref().is_some_and(|s| {
-            s.reason.as_deref() == Some("UnexpectedAdmissionError")
-                && s.message.as_deref().is_some_and(|m| m.contains("shared"))
-        });
-        if refused {
+    for p in cx.index.notable() {
+        if pods::refused_shared(p) {
             let (ns, name) = pods::key(p);
             let d = diag(
                 "shared-gpu-request-too-large",
