@@ -28,7 +28,12 @@ impl Clients {
         for c in 0..n {
             let (arrivals, bytes0, ready, url) = (arrivals.clone(), bytes0.clone(), ready.clone(), url.to_string());
             tasks.push(tokio::spawn(async move {
-                let Ok(r) = reqwest::get(format!("{url}/api/v1/stream")).await else { return };
+                // As a browser asks: gzip, inflated here as it arrives.
+                let http = reqwest::Client::new();
+                let req = http.get(format!("{url}/api/v1/stream")).header("accept-encoding", "gzip");
+                let Ok(r) = req.send().await else { return };
+                let mut inflate =
+                    (r.headers().get("content-encoding").is_some_and(|v| v == "gzip")).then(Inflate::default);
                 let mut s = r.bytes_stream();
                 let mut buf: Vec<u8> = Vec::new();
                 let mut last_seq = 0u64;
@@ -41,10 +46,16 @@ impl Clients {
                     if c == 0 {
                         bytes0.lock().unwrap_or_else(|e| e.into_inner()).0 += chunk.len() as u64;
                     }
-                    buf.extend_from_slice(&chunk);
+                    match inflate.as_mut() {
+                        Some(i) => {
+                            if !i.push(&chunk, &mut buf) {
+                                return;
+                            }
+                        }
+                        None => buf.extend_from_slice(&chunk),
+                    }
                     loop {
-                        let Some(end) = buf[scanned..].windows(2).position(|w| w == b"\n\n").map(|e| e + scanned)
-                        else {
+                        let Some(end) = memchr::memmem::find(&buf[scanned..], b"\n\n").map(|e| e + scanned) else {
                             scanned = buf.len().saturating_sub(1);
                             break;
                         };
@@ -54,14 +65,16 @@ impl Clients {
                             first = false;
                             ready.fetch_add(1, Ordering::Relaxed);
                         }
-                        let text = String::from_utf8_lossy(&ev);
-                        if c == 0 && text.contains("data:") {
+                        if c == 0 && memchr::memmem::find(&ev, b"data:").is_some() {
                             bytes0.lock().unwrap_or_else(|e| e.into_inner()).1 += 1;
                         }
-                        let key = "\"gpudash.dev/seq\",\"";
-                        if let Some(i) = text.find(key) {
-                            let rest = &text[i + key.len()..];
-                            let seq: u64 = rest.split('"').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+                        // Searched as bytes: a whole view is megabytes (no UTF-8 check of it).
+                        let key = b"\"gpudash.dev/seq\",\"";
+                        if let Some(i) = memchr::memmem::find(&ev, key) {
+                            let rest = &ev[i + key.len()..];
+                            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+                            let seq: u64 =
+                                std::str::from_utf8(&rest[..digits]).ok().and_then(|s| s.parse().ok()).unwrap_or(0);
                             if seq > last_seq {
                                 last_seq = seq;
                                 arrivals.lock().unwrap_or_else(|e| e.into_inner()).push((seq, Instant::now()));
@@ -101,6 +114,41 @@ impl Clients {
             .iter()
             .filter_map(|(seq, at)| since.get(seq).map(|t| at.saturating_duration_since(*t).as_secs_f64() * 1000.0))
             .collect()
+    }
+}
+
+/// A compressed stream being read: the gzip header, then raw deflate to the end.
+#[derive(Default)]
+struct Inflate {
+    header: usize,
+    d: Option<flate2::Decompress>,
+}
+
+impl Inflate {
+    /// Inflates `chunk` onto `out`; false when it is not deflate.
+    fn push(&mut self, mut chunk: &[u8], out: &mut Vec<u8>) -> bool {
+        let skip = (10 - self.header).min(chunk.len());
+        self.header += skip;
+        chunk = &chunk[skip..];
+        let d = self.d.get_or_insert_with(|| flate2::Decompress::new(false));
+        let start = d.total_in();
+        // Into a small buffer, then appended: `decompress_vec` would zero the spare capacity
+        // of the (megabytes) event buffer on every call.
+        let mut scratch = [0u8; 64 * 1024];
+        // Bounded: each call takes input or gives output, or the loop ends.
+        for _ in 0..100_000 {
+            let (i, o) = (d.total_in(), d.total_out());
+            let at = usize::try_from(i - start).unwrap_or(chunk.len()).min(chunk.len());
+            if d.decompress(&chunk[at..], &mut scratch, flate2::FlushDecompress::Sync).is_err() {
+                return false;
+            }
+            let made = usize::try_from(d.total_out() - o).unwrap_or(0).min(scratch.len());
+            out.extend_from_slice(&scratch[..made]);
+            if d.total_in() == i && made == 0 {
+                break;
+            }
+        }
+        true
     }
 }
 

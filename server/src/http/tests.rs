@@ -60,8 +60,14 @@ impl Setup {
     }
 
     fn router(self) -> axum::Router {
-        let (_tx, rx) = tokio::sync::watch::channel(Arc::new(Snapshot::new(self.view)));
-        let (_stop, stop_rx) = tokio::sync::watch::channel(false);
+        self.live().0
+    }
+
+    /// The router with the senders of its snapshots and of its shutdown (streams end when the
+    /// latter is set or dropped).
+    fn live(self) -> (axum::Router, tokio::sync::watch::Sender<Arc<Snapshot>>, tokio::sync::watch::Sender<bool>) {
+        let (tx, rx) = tokio::sync::watch::channel(Arc::new(Snapshot::new(self.view)));
+        let (stop, stop_rx) = tokio::sync::watch::channel(false);
         let site = self.site.unwrap_or_else(|| std::path::PathBuf::from("/nonexistent-site"));
         let leptos = leptos::config::LeptosOptions::builder()
             .output_name("gpudash")
@@ -88,7 +94,7 @@ impl Setup {
             fit: Some(FitSource { inputs: Arc::new(move || inputs.clone()), opts: crate::derive::Options::default() }),
             csp_base: super::csp_base(&[]).into(),
         };
-        router(st, &[])
+        (router(st, &[]), tx, stop)
     }
 }
 
@@ -288,3 +294,95 @@ async fn login_issues_an_opaque_expiring_session_secure_behind_https_and_logout_
 
 #[path = "lang_tests.rs"]
 mod lang_tests;
+
+/// Inflates the raw deflate data after a gzip header, as far as it goes (a stream has no end).
+fn inflate_stream(gz: &[u8]) -> String {
+    if gz.is_empty() {
+        return String::new();
+    }
+    assert_eq!(gz.get(..10), Some(&crate::publish::GZIP_HEADER[..]), "a gzip header first");
+    let mut d = flate2::Decompress::new(false);
+    let mut out: Vec<u8> = Vec::with_capacity(gz.len() * 8 + 1024);
+    // Until a call neither takes input nor gives output (bounded: each call does one or both).
+    for _ in 0..10_000 {
+        if out.len() == out.capacity() {
+            out.reserve(out.capacity());
+        }
+        let (i, o) = (d.total_in(), d.total_out());
+        let at = 10 + usize::try_from(i).unwrap_or(0);
+        let r = d.decompress_vec(gz.get(at..).unwrap_or_default(), &mut out, flate2::FlushDecompress::Sync);
+        assert!(r.is_ok(), "inflating: {r:?}");
+        if d.total_in() == i && d.total_out() == o {
+            break;
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A client that takes gzip gets the stream compressed: the full view, then each delta, each as
+/// soon as it is published (a piece ends with a sync flush, so nothing waits in a compressor),
+/// the same bytes for every such client; a client that does not gets it as text.
+#[tokio::test]
+async fn the_stream_is_compressed_once_per_event_for_clients_that_take_gzip() {
+    let view = big_view(400);
+    let (r, tx, stop) = Setup::new(view.clone()).live();
+    let open = |enc: Option<&str>| {
+        let mut req = Request::get("/api/v1/stream?lang=en");
+        if let Some(e) = enc {
+            req = req.header(header::ACCEPT_ENCODING, e);
+        }
+        r.clone().oneshot(req.body(Body::empty()).unwrap_or_default())
+    };
+    let mut bodies = Vec::new();
+    let mut heads = Vec::new();
+    for enc in [Some("gzip, deflate"), Some("br;q=1.0, gzip;q=0.8"), Some("gzip;q=0"), None] {
+        let res = open(enc).await.unwrap_or_else(|e| match e {});
+        heads.push(res.headers().get(header::CONTENT_ENCODING).map(|v| v.to_str().unwrap_or("").to_string()));
+        bodies.push(res.into_body());
+    }
+    assert_eq!(heads, [Some("gzip".into()), Some("gzip".into()), None, None]);
+    // Reads frames until the bytes inflate (or read) to `want` events, within 5 s.
+    async fn read(body: &mut Body, got: &mut Vec<u8>, gzip: bool, want: usize) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let text = if gzip { inflate_stream(got) } else { String::from_utf8_lossy(got).into_owned() };
+            if text.matches("\n\n").count() >= want {
+                return text;
+            }
+            let frame = tokio::time::timeout_at(deadline, body.frame()).await;
+            match frame {
+                Ok(Some(Ok(f))) => got.extend_from_slice(f.data_ref().map_or(&[][..], |b| &b[..])),
+                other => panic!(
+                    "stream ended or stalled: {} events of {want}: {:?}",
+                    text.matches("\n\n").count(),
+                    other.is_ok()
+                ),
+            }
+        }
+    }
+    let mut got: Vec<Vec<u8>> = vec![Vec::new(); 4];
+    let plain_full = read(&mut bodies[3], &mut got[3], false, 1).await;
+    for i in 0..2 {
+        let text = read(&mut bodies[i], &mut got[i], true, 1).await;
+        assert_eq!(text, plain_full, "the compressed stream inflates to the same event");
+    }
+    assert_eq!(got[0], got[1], "the same compressed bytes for both gzip clients");
+    assert!(got[0].len() * 5 < plain_full.len(), "{} compressed bytes for {}", got[0].len(), plain_full.len());
+    assert!(plain_full.starts_with("id: 3\ndata: {"), "{}", &plain_full[..40]);
+
+    // A change: a delta follows, and it is readable at once.
+    let mut next = view.clone();
+    let mut n = NodeView::clone(&next.nodes[7]);
+    n.ready = false;
+    next.nodes[7] = Arc::new(n);
+    next.revision = 4;
+    let cur = tx.borrow().clone();
+    tx.send_replace(Arc::new(crate::publish::next_snapshot(&cur, next, [true, false])));
+    let text = read(&mut bodies[0], &mut got[0], true, 2).await;
+    let delta = text.split("\n\n").nth(1).unwrap_or("");
+    assert!(delta.starts_with("event: delta\nid: 4\ndata: {"), "{delta}");
+    assert!(delta.contains("orin-0007") && !delta.contains("orin-0008"), "one node changed");
+    let plain = read(&mut bodies[3], &mut got[3], false, 2).await;
+    assert_eq!(text, plain, "the same events, compressed or not");
+    drop(stop);
+}
