@@ -19,7 +19,8 @@ pub fn start(boot: &Boot) {
         return;
     };
     // The page's language, not the browser's: the sentences in the view must match the page.
-    let url = format!("{}/api/v1/stream?lang={}", boot.base, boot.lang.code());
+    // Nodes as their cards read them: the pages that show a node's pods are server-rendered.
+    let url = format!("{}/api/v1/stream?lang={}&nodes=cards", boot.base, boot.lang.code());
 
     // Clock: once a second, so ages and "stale since" move.
     let tick = Closure::<dyn FnMut()>::new(move || {

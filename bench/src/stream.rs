@@ -28,9 +28,9 @@ impl Clients {
         for c in 0..n {
             let (arrivals, bytes0, ready, url) = (arrivals.clone(), bytes0.clone(), ready.clone(), url.to_string());
             tasks.push(tokio::spawn(async move {
-                // As a browser asks: gzip, inflated here as it arrives.
+                // As the browser asks: nodes as cards, gzip (inflated here as it arrives).
                 let http = reqwest::Client::new();
-                let req = http.get(format!("{url}/api/v1/stream")).header("accept-encoding", "gzip");
+                let req = http.get(format!("{url}/api/v1/stream?nodes=cards")).header("accept-encoding", "gzip");
                 let Ok(r) = req.send().await else { return };
                 let mut inflate =
                     (r.headers().get("content-encoding").is_some_and(|v| v == "gzip")).then(Inflate::default);

@@ -16,28 +16,71 @@ use crate::watchers::Stores;
 pub struct Snapshot {
     /// The view.
     pub view: ClusterView,
-    /// `view` as JSON in each language (its sentences written in it), made on first use and
-    /// shared by every stream client and API request (when every client is up to date, only
-    /// deltas are ever serialised).
-    json: [std::sync::OnceLock<Arc<str>>; 2],
-    /// `view` as one server-sent event per language, made on first use and shared.
-    frame: [std::sync::OnceLock<bytes::Bytes>; 2],
+    /// `view` as JSON in each [`Form`] (its sentences written in the form's language), made on
+    /// first use and shared by every stream client and API request (when every client is up to
+    /// date, only deltas are ever serialised).
+    json: [std::sync::OnceLock<Arc<str>>; FORMS],
+    /// `view` as one server-sent event per form, made on first use and shared.
+    frame: [std::sync::OnceLock<bytes::Bytes>; FORMS],
     /// That event compressed ([`deflate_piece`]), made on first use and shared.
-    piece: [std::sync::OnceLock<bytes::Bytes>; 2],
+    piece: [std::sync::OnceLock<bytes::Bytes>; FORMS],
     /// The changes that led here, oldest first: (the revision each applies to, the delta).
     /// Consecutive, ending at this revision; at most [`RECENT`]. A client that skipped
     /// revisions (it was slow to read) catches up with these instead of the whole view.
     pub recent: Arc<std::collections::VecDeque<(u64, Arc<Delta>)>>,
 }
 
-/// One revision's change, serialised as a server-sent `delta` event in a language when that
-/// language is first asked for — at once, on the derivation's thread, for the languages whose
-/// clients are connected; later, once and shared, for a language whose first client arrives.
+/// How a view is written for a reader: the language of its sentences, and whether its nodes
+/// are whole (the API, kubectl-style clients, the fleet) or as the browser's live views read
+/// them ([`app::model::NodeView::card`]: without the memory table by pod and the GPU labels,
+/// which only the server-rendered node page shows — most of the bytes at 1,000 nodes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Form {
+    /// The sentences' language.
+    pub lang: Lang,
+    /// Nodes as cards.
+    pub cards: bool,
+}
+
+/// How many forms there are.
+pub const FORMS: usize = 4;
+
+impl Form {
+    /// Whole nodes in `lang`.
+    pub fn whole(lang: Lang) -> Self {
+        Self { lang, cards: false }
+    }
+
+    /// Every form.
+    pub fn all() -> [Self; FORMS] {
+        [(Lang::En, false), (Lang::Ja, false), (Lang::En, true), (Lang::Ja, true)]
+            .map(|(lang, cards)| Self { lang, cards })
+    }
+
+    /// Its place in per-form arrays.
+    pub fn index(self) -> usize {
+        self.lang as usize + if self.cards { 2 } else { 0 }
+    }
+
+    /// `v` in this form's shape (its language is applied when it is written).
+    fn shape(self, v: &ClusterView) -> std::borrow::Cow<'_, ClusterView> {
+        if !self.cards {
+            return std::borrow::Cow::Borrowed(v);
+        }
+        let mut c = ClusterView { nodes: Vec::new(), ..v.clone() };
+        c.nodes = v.nodes.iter().map(|n| Arc::new(n.card())).collect();
+        std::borrow::Cow::Owned(c)
+    }
+}
+
+/// One revision's change, serialised as a server-sent `delta` event in a [`Form`] when that
+/// form is first asked for — at once, on the derivation's thread, for the forms whose clients
+/// are connected; later, once and shared, for a form whose first client arrives.
 #[derive(Debug)]
 pub struct Delta {
     delta: app::model::ViewDelta,
-    frames: [std::sync::OnceLock<Option<bytes::Bytes>>; 2],
-    pieces: [std::sync::OnceLock<Option<bytes::Bytes>>; 2],
+    frames: [std::sync::OnceLock<Option<bytes::Bytes>>; FORMS],
+    pieces: [std::sync::OnceLock<Option<bytes::Bytes>>; FORMS],
 }
 
 impl Delta {
@@ -46,30 +89,35 @@ impl Delta {
     }
 
     /// The event compressed ([`deflate_piece`]), made once and shared.
-    pub fn piece(&self, lang: Lang) -> Option<bytes::Bytes> {
-        self.pieces[lang as usize].get_or_init(|| self.frame(lang).map(|f| deflate_piece(&f))).clone()
+    pub fn piece(&self, form: Form) -> Option<bytes::Bytes> {
+        self.pieces[form.index()].get_or_init(|| self.frame(form).map(|f| deflate_piece(&f))).clone()
     }
 
-    /// The delta as an event in `lang` (None only if it cannot be serialised).
-    pub fn frame(&self, lang: Lang) -> Option<bytes::Bytes> {
-        self.frames[lang as usize]
+    /// The delta as an event in `form` (None only if it cannot be serialised).
+    pub fn frame(&self, form: Form) -> Option<bytes::Bytes> {
+        self.frames[form.index()]
             .get_or_init(|| {
-                app::i18n::in_lang(lang, || serde_json::to_string(&self.delta))
-                    .ok()
-                    .map(|d| sse_frame(Some("delta"), self.delta.revision, &d))
+                let json = if form.cards {
+                    let mut d = self.delta.clone();
+                    d.nodes_changed = d.nodes_changed.iter().map(|n| Arc::new(n.card())).collect();
+                    app::i18n::in_lang(form.lang, || serde_json::to_string(&d))
+                } else {
+                    app::i18n::in_lang(form.lang, || serde_json::to_string(&self.delta))
+                };
+                json.ok().map(|d| sse_frame(Some("delta"), self.delta.revision, &d))
             })
             .clone()
     }
 
-    /// Whether it has been serialised in `lang`.
-    pub fn serialised(&self, lang: Lang) -> bool {
-        self.frames[lang as usize].get().is_some()
+    /// Whether it has been serialised in `form`.
+    pub fn serialised(&self, form: Form) -> bool {
+        self.frames[form.index()].get().is_some()
     }
 }
 
-/// Open stream clients per language (`Lang as usize`): the derivation serialises each delta in
-/// the languages someone is reading, not in both.
-pub type Readers = Arc<[std::sync::atomic::AtomicU64; 2]>;
+/// Open stream clients per [`Form`] (`Form::index`): the derivation serialises each delta in
+/// the forms someone is reading, not in all.
+pub type Readers = Arc<[std::sync::atomic::AtomicU64; FORMS]>;
 
 /// One server-sent event: `event` (None: a plain message), `id`, and one line of JSON (serde_json
 /// escapes newlines, so the data is always one line).
@@ -152,8 +200,8 @@ impl Snapshot {
     }
 
     /// The full view's event compressed ([`deflate_piece`]), made once and shared.
-    pub fn piece(&self, lang: Lang) -> bytes::Bytes {
-        self.piece[lang as usize].get_or_init(|| deflate_piece(&self.frame(lang))).clone()
+    pub fn piece(&self, form: Form) -> bytes::Bytes {
+        self.piece[form.index()].get_or_init(|| deflate_piece(&self.frame(form))).clone()
     }
 
     /// What a client that has revision `sent` (0: nothing yet) needs to reach this one.
@@ -168,15 +216,18 @@ impl Snapshot {
     }
 
     /// The full view as one server-sent event (shared: cloning `Bytes` copies nothing).
-    pub fn frame(&self, lang: Lang) -> bytes::Bytes {
-        self.frame[lang as usize].get_or_init(|| sse_frame(None, self.view.revision, &self.json(lang))).clone()
+    pub fn frame(&self, form: Form) -> bytes::Bytes {
+        self.frame[form.index()].get_or_init(|| sse_frame(None, self.view.revision, &self.json(form))).clone()
     }
 
-    /// The full view as JSON, its sentences in `lang`.
-    pub fn json(&self, lang: Lang) -> Arc<str> {
-        self.json[lang as usize]
+    /// The full view as JSON in `form`.
+    pub fn json(&self, form: Form) -> Arc<str> {
+        self.json[form.index()]
             .get_or_init(|| {
-                app::i18n::in_lang(lang, || serde_json::to_string(&self.view)).unwrap_or_else(|_| "{}".into()).into()
+                let v = form.shape(&self.view);
+                app::i18n::in_lang(form.lang, || serde_json::to_string(v.as_ref()))
+                    .unwrap_or_else(|_| "{}".into())
+                    .into()
             })
             .clone()
     }
@@ -186,11 +237,11 @@ impl Snapshot {
 pub const COALESCE: Duration = Duration::from_millis(15);
 
 /// The snapshot after `prev` for `view` (whose revision is `prev`'s plus one): the delta from
-/// `prev` joins the recent ones, serialised now in the languages in `now` (those being read).
-pub fn next_snapshot(prev: &Snapshot, view: ClusterView, now: [bool; 2]) -> Snapshot {
+/// `prev` joins the recent ones, serialised now in the forms in `now` (those being read).
+pub fn next_snapshot(prev: &Snapshot, view: ClusterView, now: [bool; FORMS]) -> Snapshot {
     let delta = Arc::new(Delta::new(app::model::ViewDelta::between(&prev.view, &view)));
     let mut recent = (*prev.recent).clone();
-    let ok = [Lang::En, Lang::Ja].into_iter().filter(|l| now[*l as usize]).all(|l| delta.frame(l).is_some());
+    let ok = Form::all().into_iter().filter(|f| now[f.index()]).all(|f| delta.frame(f).is_some());
     if ok {
         recent.push_back((prev.view.revision, delta));
     } else {
@@ -213,7 +264,7 @@ fn revise(
     source: app::model::Source,
     cur: &Snapshot,
     cache: &mut Cache,
-    read: [bool; 2],
+    read: [bool; FORMS],
 ) -> (Option<Snapshot>, Duration) {
     let started = std::time::Instant::now();
     let mut view = derive_cached(inputs, opts, source, cur.view.revision, jiff::Timestamp::now(), cache);
@@ -255,7 +306,7 @@ pub async fn run(
         let opts = opts.clone();
         let mut job_cache = std::mem::take(&mut cache);
         let revision = cur.view.revision + 1;
-        let read = [Lang::En, Lang::Ja].map(|l| readers[l as usize].load(std::sync::atomic::Ordering::Relaxed) > 0);
+        let read = Form::all().map(|f| readers[f.index()].load(std::sync::atomic::Ordering::Relaxed) > 0);
         let job = tokio::task::spawn_blocking(move || {
             let span = tracing::debug_span!("derive", revision, changed = tracing::field::Empty);
             let _enter = span.enter();
@@ -302,7 +353,7 @@ mod tests {
         for rev in 2..=(RECENT as u64 + 10) {
             let v = view(rev, &[("a", rev % 2 == 0), ("b", rev % 3 == 0)]);
             views.push(v.clone());
-            snap = next_snapshot(&snap, v, [true, false]);
+            snap = next_snapshot(&snap, v, [true, false, false, false]);
         }
         let last = snap.view.revision;
         assert!(matches!(snap.catch_up(last), CatchUp::Nothing));
@@ -316,10 +367,10 @@ mod tests {
         for (base, delta) in ds {
             assert_eq!(*base, v.revision);
             // Serialised in English as it was made (English is being read); Japanese on demand.
-            assert!(delta.serialised(Lang::En) && !delta.serialised(Lang::Ja));
-            let ja = delta.frame(Lang::Ja).unwrap_or_default();
+            assert!(delta.serialised(Form::whole(Lang::En)) && !delta.serialised(Form::whole(Lang::Ja)));
+            let ja = delta.frame(Form::whole(Lang::Ja)).unwrap_or_default();
             assert!(ja.starts_with(format!("event: delta\nid: {}\n", base + 1).as_bytes()));
-            let frame = delta.frame(Lang::En).unwrap_or_default();
+            let frame = delta.frame(Form::whole(Lang::En)).unwrap_or_default();
             let text = String::from_utf8_lossy(&frame);
             let (head, data) = text.split_once("data: ").unwrap_or_default();
             assert_eq!(head, format!("event: delta\nid: {}\n", base + 1));

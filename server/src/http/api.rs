@@ -128,7 +128,7 @@ fn json(body: Arc<str>) -> Response {
 pub async fn cluster(State(st): State<AppState>, headers: HeaderMap, uri: axum::http::Uri) -> Response {
     let lang = super::answer_lang(st.lang, &headers, uri.query());
     let snap = st.snapshots.borrow().clone();
-    json(snap.json(lang))
+    json(snap.json(crate::publish::Form::whole(lang)))
 }
 
 /// `GET /metrics`.

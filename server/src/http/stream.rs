@@ -14,7 +14,7 @@ use tokio_stream::wrappers::WatchStream;
 
 use super::AppState;
 
-/// Decrements the stream-client gauge and its language's readers when a stream ends.
+/// Decrements the stream-client gauge and its form's readers when a stream ends.
 struct ClientGuard(Arc<AtomicU64>, crate::publish::Readers, usize);
 
 impl Drop for ClientGuard {
@@ -29,12 +29,15 @@ impl Drop for ClientGuard {
 /// The handler.
 pub async fn stream(State(st): State<AppState>, headers: axum::http::HeaderMap, uri: axum::http::Uri) -> Response {
     let lang = super::answer_lang(st.lang, &headers, uri.query());
+    // `nodes=cards`: nodes as the browser's live views read them (the browser asks for it).
+    let cards = uri.query().unwrap_or("").split('&').any(|p| p == "nodes=cards");
+    let form = crate::publish::Form { lang, cards };
     let mut shutdown = st.shutdown.clone();
     st.stream_clients.fetch_add(1, Ordering::Relaxed);
-    if let Some(n) = st.readers.get(lang as usize) {
+    if let Some(n) = st.readers.get(form.index()) {
         n.fetch_add(1, Ordering::Relaxed);
     }
-    let guard = ClientGuard(st.stream_clients.clone(), st.readers.clone(), lang as usize);
+    let guard = ClientGuard(st.stream_clients.clone(), st.readers.clone(), form.index());
     // The first event is the full view; then the deltas from the revision this client has —
     // one, or several when it was slow and skipped revisions; the full view again only when
     // it fell further behind than the snapshot's recent deltas reach. Every event is built
@@ -55,11 +58,11 @@ pub async fn stream(State(st): State<AppState>, headers: axum::http::HeaderMap, 
                 match need {
                     Need::Nothing => Vec::new(),
                     Need::Deltas(ds) => {
-                        ds.iter().filter_map(|d| if gzip { d.piece(lang) } else { d.frame(lang) }).collect()
+                        ds.iter().filter_map(|d| if gzip { d.piece(form) } else { d.frame(form) }).collect()
                     }
                     Need::Full => {
                         let full =
-                            tokio::task::spawn_blocking(move || if gzip { snap.piece(lang) } else { snap.frame(lang) });
+                            tokio::task::spawn_blocking(move || if gzip { snap.piece(form) } else { snap.frame(form) });
                         full.await.map(|f| vec![f]).unwrap_or_default()
                     }
                 }

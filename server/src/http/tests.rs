@@ -29,6 +29,15 @@ fn big_view(n: usize) -> ClusterView {
                 name: format!("orin-{i:04}"),
                 ready: true,
                 labels: (0..12).map(|l| (format!("example.com/label-{l}"), format!("value-{i}-{l}"))).collect(),
+                gpu_labels: vec![("nvidia.com/gpu.product".into(), "Orin".into())],
+                pods: (0..4)
+                    .map(|p| app::model::PodMemory {
+                        namespace: "ml".into(),
+                        name: format!("model-{i}-{p}"),
+                        requested_bytes: 1 << 30,
+                        ..app::model::PodMemory::default()
+                    })
+                    .collect(),
                 gpu_resources: vec![GpuResource {
                     resource: "nvidia.com/gpu".into(),
                     capacity: 4,
@@ -326,8 +335,8 @@ fn inflate_stream(gz: &[u8]) -> String {
 async fn the_stream_is_compressed_once_per_event_for_clients_that_take_gzip() {
     let view = big_view(400);
     let (r, tx, stop) = Setup::new(view.clone()).live();
-    let open = |enc: Option<&str>| {
-        let mut req = Request::get("/api/v1/stream?lang=en");
+    let open = |enc: Option<&str>, cards: bool| {
+        let mut req = Request::get(if cards { "/api/v1/stream?lang=en&nodes=cards" } else { "/api/v1/stream?lang=en" });
         if let Some(e) = enc {
             req = req.header(header::ACCEPT_ENCODING, e);
         }
@@ -336,7 +345,7 @@ async fn the_stream_is_compressed_once_per_event_for_clients_that_take_gzip() {
     let mut bodies = Vec::new();
     let mut heads = Vec::new();
     for enc in [Some("gzip, deflate"), Some("br;q=1.0, gzip;q=0.8"), Some("gzip;q=0"), None] {
-        let res = open(enc).await.unwrap_or_else(|e| match e {});
+        let res = open(enc, false).await.unwrap_or_else(|e| match e {});
         heads.push(res.headers().get(header::CONTENT_ENCODING).map(|v| v.to_str().unwrap_or("").to_string()));
         bodies.push(res.into_body());
     }
@@ -377,12 +386,32 @@ async fn the_stream_is_compressed_once_per_event_for_clients_that_take_gzip() {
     next.nodes[7] = Arc::new(n);
     next.revision = 4;
     let cur = tx.borrow().clone();
-    tx.send_replace(Arc::new(crate::publish::next_snapshot(&cur, next, [true, false])));
+    tx.send_replace(Arc::new(crate::publish::next_snapshot(&cur, next, [true, false, false, false])));
     let text = read(&mut bodies[0], &mut got[0], true, 2).await;
     let delta = text.split("\n\n").nth(1).unwrap_or("");
     assert!(delta.starts_with("event: delta\nid: 4\ndata: {"), "{delta}");
     assert!(delta.contains("orin-0007") && !delta.contains("orin-0008"), "one node changed");
     let plain = read(&mut bodies[3], &mut got[3], false, 2).await;
     assert_eq!(text, plain, "the same events, compressed or not");
+
+    // The browser's form: the same view with each node as its card shows it.
+    let res = open(Some("gzip"), true).await.unwrap_or_else(|e| match e {});
+    let mut body = res.into_body();
+    let mut raw = Vec::new();
+    let cards = read(&mut body, &mut raw, true, 1).await;
+    let data = |t: &str| -> serde_json::Value {
+        json(t.split("\n\n").next().and_then(|e| e.split_once("data: ")).map_or("", |(_, d)| d).as_bytes())
+    };
+    let (_, _, now) = send(&r, get("/api/v1/cluster?lang=en")).await;
+    let (whole, cards) = (json(&now), data(&cards));
+    assert_eq!((&whole["revision"], &cards["revision"]), (&serde_json::json!(4), &serde_json::json!(4)));
+    let mut expect = whole.clone();
+    for n in expect["nodes"].as_array_mut().into_iter().flatten() {
+        n["pods"] = serde_json::json!([]);
+        n["gpu_labels"] = serde_json::json!([]);
+    }
+    assert_eq!(whole["nodes"][7]["pods"].as_array().map(Vec::len), Some(4), "the whole form keeps the pods");
+    assert!(cards == expect, "cards: all but the pods' memory table and the GPU labels");
+    assert!(raw.len() * 4 < got[0].len() * 3, "{} bytes for cards, {} whole", raw.len(), got[0].len());
     drop(stop);
 }
