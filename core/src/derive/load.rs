@@ -12,7 +12,8 @@ fn typed<T: serde::de::DeserializeOwned>(kind: &str, v: serde_yaml::Value) -> Re
 /// Reads YAML documents (objects and `List`s) into inputs; kinds the derivation does not read
 /// are skipped. Metrics count as served (empty) unless the text has some.
 pub fn from_kubectl_yaml(text: &str) -> Result<Inputs, String> {
-    let mut inputs = Inputs { node_metrics: Some(Vec::new()), pod_metrics: Some(Vec::new()), ..Inputs::default() };
+    let mut inputs =
+        Inputs { node_metrics: Some(Arc::default()), pod_metrics: Some(Arc::default()), ..Inputs::default() };
     for doc in serde_yaml::Deserializer::from_str(text) {
         let v = <serde_yaml::Value as serde::Deserialize>::deserialize(doc).map_err(|e| e.to_string())?;
         let items = if v.get("kind").and_then(|k| k.as_str()) == Some("List") {
@@ -32,8 +33,12 @@ pub fn from_kubectl_yaml(text: &str) -> Result<Inputs, String> {
                 "Deployment" => inputs.deployments.push(Arc::new(typed(k, item)?)),
                 "DaemonSet" => inputs.daemon_sets.push(Arc::new(typed(k, item)?)),
                 "ResourceQuota" => inputs.quotas.push(Arc::new(typed(k, item)?)),
-                "NodeMetrics" => inputs.node_metrics.get_or_insert_with(Vec::new).push(typed(k, item)?),
-                "PodMetrics" => inputs.pod_metrics.get_or_insert_with(Vec::new).push(typed(k, item)?),
+                "NodeMetrics" => {
+                    Arc::make_mut(inputs.node_metrics.get_or_insert_with(Arc::default)).push(typed(k, item)?)
+                }
+                "PodMetrics" => {
+                    Arc::make_mut(inputs.pod_metrics.get_or_insert_with(Arc::default)).push(typed(k, item)?)
+                }
                 "ResourceSlice" => inputs.slices.push(Arc::new(typed(k, item)?)),
                 "ResourceClaim" => inputs.claims.push(Arc::new(typed(k, item)?)),
                 "ResourceClaimTemplate" => inputs.claim_templates.push(Arc::new(typed(k, item)?)),

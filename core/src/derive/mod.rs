@@ -82,10 +82,11 @@ pub struct Inputs {
     pub daemon_sets: Vec<Arc<DaemonSet>>,
     /// ResourceQuotas.
     pub quotas: Vec<Arc<ResourceQuota>>,
-    /// Node metrics; `None` when metrics.k8s.io is not available.
-    pub node_metrics: Option<Vec<NodeMetrics>>,
+    /// Node metrics; `None` when metrics.k8s.io is not available. Shared: the same `Arc`
+    /// until the next poll, so the derivation reads each poll once.
+    pub node_metrics: Option<Arc<Vec<NodeMetrics>>>,
     /// Pod metrics.
-    pub pod_metrics: Option<Vec<PodMetrics>>,
+    pub pod_metrics: Option<Arc<Vec<PodMetrics>>>,
     /// ResourceSlices (empty where `resource.k8s.io/v1` is not served).
     pub slices: Vec<Arc<crate::dra::ResourceSlice>>,
     /// ResourceClaims.
@@ -290,6 +291,8 @@ pub struct Cache {
     nodes: Map<String, NodeMemo>,
     /// The diagnoses each node's view gives by itself, as last published.
     of_view: diagnose::OfView,
+    /// Memory use from the metrics last read.
+    metrics: Use,
     /// Since when each open diagnosis has held (only the open ones: bounded by the view).
     since: Since,
     /// Whether the last run's source was synced: node views built before the first full list
@@ -387,6 +390,60 @@ fn stamp(
                 d.since = Some(first.clone());
             }
         }
+    }
+}
+
+/// Memory use from one poll of metrics.k8s.io, by node and by pod (namespace, then name), made
+/// again only when a new poll arrives (the metrics are the same `Arc` until then).
+#[derive(Debug, Default)]
+struct Use {
+    read_nodes: Option<Arc<Vec<NodeMetrics>>>,
+    read_pods: Option<Arc<Vec<PodMetrics>>>,
+    nodes: Map<String, Option<u64>>,
+    pods: Map<String, Map<String, u64>>,
+}
+
+impl Use {
+    /// Takes in the metrics of this run; true when they are not the last run's.
+    fn update(&mut self, inputs: &Inputs) -> bool {
+        fn same<T>(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
+            match (a, b) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+        }
+        let nodes_same = same(self.read_nodes.as_ref(), inputs.node_metrics.as_ref());
+        let pods_same = same(self.read_pods.as_ref(), inputs.pod_metrics.as_ref());
+        if !nodes_same {
+            self.nodes = inputs
+                .node_metrics
+                .iter()
+                .flat_map(|v| v.iter())
+                .map(|m| (m.metadata.name.clone().unwrap_or_default(), metric_bytes(&m.usage)))
+                .collect();
+            self.read_nodes = inputs.node_metrics.clone();
+        }
+        if !pods_same {
+            self.pods = Map::default();
+            for m in inputs.pod_metrics.iter().flat_map(|v| v.iter()) {
+                let used = m.containers.iter().filter_map(|c| metric_bytes(&c.usage)).sum();
+                let ns = m.metadata.namespace.clone().unwrap_or_default();
+                self.pods.entry(ns).or_default().insert(m.metadata.name.clone().unwrap_or_default(), used);
+            }
+            self.read_pods = inputs.pod_metrics.clone();
+        }
+        !(nodes_same && pods_same)
+    }
+
+    /// The node's memory use, then each held pod's.
+    fn of(&self, node: &str, held: &[(Arc<Pod>, Arc<pods::Facts>)]) -> Vec<Option<u64>> {
+        std::iter::once(self.nodes.get(node).copied().flatten())
+            .chain(held.iter().map(|(p, _)| {
+                let (ns, name) = (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref());
+                self.pods.get(ns).and_then(|m| m.get(name.unwrap_or(""))).copied()
+            }))
+            .collect()
     }
 }
 
@@ -655,21 +712,8 @@ pub fn derive_cached(
     let rs_owners = pods::rs_owners(&inputs.replica_sets);
     cache.pods.update(&inputs.pods);
     let index = &cache.pods;
-    let pod_use: Map<(&str, &str), u64> = inputs
-        .pod_metrics
-        .iter()
-        .flatten()
-        .map(|m| {
-            let used = m.containers.iter().filter_map(|c| metric_bytes(&c.usage)).sum();
-            ((m.metadata.namespace.as_deref().unwrap_or(""), m.metadata.name.as_deref().unwrap_or("")), used)
-        })
-        .collect();
-    let node_use: Map<&str, Option<u64>> = inputs
-        .node_metrics
-        .iter()
-        .flatten()
-        .map(|m| (m.metadata.name.as_deref().unwrap_or(""), metric_bytes(&m.usage)))
-        .collect();
+    let new_use = cache.metrics.update(inputs);
+    let usage_of = &cache.metrics;
 
     let unscheduled: Vec<&Arc<Pod>> = index.notable().filter(|p| pods::is_unscheduled(p)).collect();
     // Claims by name, only when a waiting pod names one (8 000 claims cost a millisecond a run).
@@ -701,24 +745,28 @@ pub fn derive_cached(
             let name = n.metadata.name.as_deref().unwrap_or("");
             let on = index.on(name);
             let held_pods = on.map_or(&[][..], |o| o.held.as_slice());
-            let usage: Vec<Option<u64>> = std::iter::once(node_use.get(name).copied().flatten())
-                .chain(held_pods.iter().map(|(p, _)| {
-                    if pod_use.is_empty() {
-                        return None;
-                    }
-                    let (ns, pn) = (p.metadata.namespace.as_deref(), p.metadata.name.as_deref());
-                    pod_use.get(&(ns.unwrap_or(""), pn.unwrap_or(""))).copied()
-                }))
-                .collect();
             let held = on.map_or(0, |o| o.version);
+            let kept = memo.get_mut(name);
+            // Memory use moves only with a new poll or with the pods held.
+            let usage = match kept.as_ref() {
+                Some(m) if !new_use && m.held == held => None,
+                _ => Some(usage_of.of(name, held_pods)),
+            };
             let pending_pods =
                 u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
             let unified = opts.matches(n);
             let extra = Extra { dra: dra_nodes.remove(name).unwrap_or_default(), agent: agents.remove(name) };
-            let kept = memo.get_mut(name);
-            if let Some(m) = kept.as_ref().filter(|m| m.same(n, held, &usage, pending_pods, unified, &extra)) {
+            if let Some(m) = kept
+                .as_ref()
+                .filter(|m| m.same(n, held, usage.as_deref().unwrap_or(&m.usage), pending_pods, unified, &extra))
+            {
                 return m.view.clone();
             }
+            let usage = match (usage, kept.as_ref()) {
+                (Some(u), _) => u,
+                (None, Some(m)) => m.usage.clone(),
+                (None, None) => usage_of.of(name, held_pods),
+            };
             let pods: Vec<Held<'_>> = held_pods.iter().map(|(p, f)| (p, f)).collect();
             let view = Arc::new(node_view(n, &pods, &usage, pending_pods, unified, &extra, &rs_owners));
             let m =

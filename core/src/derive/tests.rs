@@ -347,7 +347,7 @@ fn node_views_are_reused_only_while_nothing_they_depend_on_changed() {
         name: "c".into(),
         usage: [("memory".to_string(), K8sQuantity("123Mi".into()))].into(),
     }];
-    inputs.pod_metrics.get_or_insert_with(Vec::new).push(m);
+    Arc::make_mut(inputs.pod_metrics.get_or_insert_with(Arc::default)).push(m);
     let v6 = at(&inputs, &mut cache);
     assert!(!same(&v5, &v6, "k3s-server-01") && same(&v5, &v6, "gpu-x86-01"));
 
@@ -591,7 +591,7 @@ fn apply(inputs: &mut Inputs, gone: &mut (Vec<Pod>, Vec<Arc<Node>>), c: &Change)
                 name: "c".into(),
                 usage: [("memory".to_string(), K8sQuantity(format!("{mib}Mi")))].into(),
             }];
-            let all = inputs.pod_metrics.get_or_insert_with(Vec::new);
+            let all = Arc::make_mut(inputs.pod_metrics.get_or_insert_with(Arc::default));
             all.retain(|o| (&o.metadata.namespace, &o.metadata.name) != (&m.metadata.namespace, &m.metadata.name));
             all.push(m);
         }

@@ -26,7 +26,7 @@ pub(crate) struct KindState {
 }
 
 /// The latest metrics.k8s.io lists (None: not available).
-pub(crate) type SharedMetrics = Arc<Mutex<(Option<Vec<NodeMetrics>>, Option<Vec<PodMetrics>>)>>;
+pub(crate) type SharedMetrics = Arc<Mutex<(Option<Arc<Vec<NodeMetrics>>>, Option<Arc<Vec<PodMetrics>>>)>>;
 
 /// What the watchers report; read to build the status line.
 #[derive(Debug)]

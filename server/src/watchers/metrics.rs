@@ -39,7 +39,8 @@ pub(crate) fn spawn_metrics(client: Client, interval: Duration, metrics: SharedM
             let next = match (nodes, pods) {
                 (Ok(n), Ok(p)) => {
                     warned = false;
-                    (n, p)
+                    // Shared with every derivation until the next poll (no copy per revision).
+                    (n.map(Arc::new), p.map(Arc::new))
                 }
                 (Err(e), _) | (_, Err(e)) => {
                     if !warned {
