@@ -24,8 +24,6 @@ pub struct Snapshot {
     frame: [std::sync::OnceLock<bytes::Bytes>; FORMS],
     /// That event compressed ([`deflate_piece`]), made on first use and shared.
     piece: [std::sync::OnceLock<bytes::Bytes>; FORMS],
-    /// `view` with its nodes as cards ([`Form`]), made on first use and shared.
-    cards: std::sync::OnceLock<Arc<ClusterView>>,
     /// The changes that led here, oldest first: (the revision each applies to, the delta).
     /// Consecutive, ending at this revision; at most [`RECENT`]. A client that skipped
     /// revisions (it was slow to read) catches up with these instead of the whole view.
@@ -187,21 +185,8 @@ impl Snapshot {
             json: Default::default(),
             frame: Default::default(),
             piece: Default::default(),
-            cards: Default::default(),
             recent: Arc::default(),
         }
-    }
-
-    /// The view with each node as its card reads it ([`app::model::NodeView::card`]): what the
-    /// browser's stream and the pages that hydrate carry.
-    pub fn cards(&self) -> Arc<ClusterView> {
-        self.cards
-            .get_or_init(|| {
-                let mut c = ClusterView { nodes: Vec::new(), ..self.view.clone() };
-                c.nodes = self.view.nodes.iter().map(|n| Arc::new(n.card())).collect();
-                Arc::new(c)
-            })
-            .clone()
     }
 
     /// The full view's event compressed ([`deflate_piece`]), made once and shared.
@@ -229,8 +214,12 @@ impl Snapshot {
     pub fn json(&self, form: Form) -> Arc<str> {
         self.json[form.index()]
             .get_or_init(|| {
-                let write = |v: &ClusterView| app::i18n::in_lang(form.lang, || serde_json::to_string(v));
-                let json = if form.cards { write(&self.cards()) } else { write(&self.view) };
+                let json = if form.cards {
+                    // Written from the nodes as they are: no copy of the view.
+                    app::i18n::in_lang(form.lang, || serde_json::to_string(&app::model::WithCards(&self.view)))
+                } else {
+                    app::i18n::in_lang(form.lang, || serde_json::to_string(&self.view))
+                };
                 json.unwrap_or_else(|_| "{}".into()).into()
             })
             .clone()

@@ -358,6 +358,56 @@ pub struct NodeView {
     pub problems: Vec<std::sync::Arc<Diagnosis>>,
 }
 
+/// A node written as its card reads it ([`NodeView::card`]: the same JSON) without copying it.
+pub struct AsCard<'a>(pub &'a NodeView);
+
+impl Serialize for AsCard<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let NodeView {
+            name,
+            ready,
+            unified_memory,
+            memory,
+            gpu_resources,
+            pending_pods,
+            conditions,
+            unschedulable,
+            arch,
+            gpu_labels: _,
+            labels,
+            pods: _,
+            namespaces,
+            default_runtime,
+            gpu_users_outside,
+            down,
+            agent,
+            problems,
+        } = self.0;
+        let none: [(); 0] = [];
+        let mut m = s.serialize_struct("NodeView", 18)?;
+        m.serialize_field("name", name)?;
+        m.serialize_field("ready", ready)?;
+        m.serialize_field("unified_memory", unified_memory)?;
+        m.serialize_field("memory", memory)?;
+        m.serialize_field("gpu_resources", gpu_resources)?;
+        m.serialize_field("pending_pods", pending_pods)?;
+        m.serialize_field("conditions", conditions)?;
+        m.serialize_field("unschedulable", unschedulable)?;
+        m.serialize_field("arch", arch)?;
+        m.serialize_field("gpu_labels", &none)?;
+        m.serialize_field("labels", labels)?;
+        m.serialize_field("pods", &none)?;
+        m.serialize_field("namespaces", namespaces)?;
+        m.serialize_field("default_runtime", default_runtime)?;
+        m.serialize_field("gpu_users_outside", gpu_users_outside)?;
+        m.serialize_field("down", down)?;
+        m.serialize_field("agent", agent)?;
+        m.serialize_field("problems", problems)?;
+        m.end()
+    }
+}
+
 impl NodeView {
     /// The node as the browser's live views read it: all but the memory table by pod and the
     /// GPU labels, which only the server-rendered node page shows (at 1,000 nodes of 30 pods

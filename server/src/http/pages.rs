@@ -58,18 +58,8 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
     let sub = path.strip_prefix(st.base.as_str()).unwrap_or(&path).to_string();
-    let page = Page::from_path(&sub);
-    // A page that hydrates carries its view to the browser: nodes as their cards read them
-    // (the node page, which shows a node's pods, is rendered here only).
-    let view = {
-        let snap = st.snapshots.borrow().clone();
-        if page.hydrates() {
-            app::model::ClusterView::clone(&snap.cards())
-        } else {
-            snap.view.clone()
-        }
-    };
-    if page == Page::NotFound {
+    let view = st.snapshots.borrow().view.clone();
+    if Page::from_path(&sub) == Page::NotFound {
         return not_found_page(&st.base, super::answer_lang(st.lang, req.headers(), Some(&query)));
     }
     // `?lang=` is read again by `from_request` (it pins the language on links).
