@@ -233,9 +233,12 @@ impl ControlPlane {
             let i = plane.components.len() - 1;
             plane.components[i].start()?;
         }
-        plane.wait_https(2, kcm_port, Duration::from_secs(60)).await?;
-        plane.wait_https(3, sched_port, Duration::from_secs(60)).await?;
-        plane.wait_http(4, &format!("http://127.0.0.1:{kwok_port}/healthz"), Duration::from_secs(60)).await?;
+        let https = |port: u16| format!("https://127.0.0.1:{port}/healthz");
+        plane.serve_on(2, kcm_port, https, Duration::from_secs(60)).await?;
+        plane.serve_on(3, sched_port, https, Duration::from_secs(60)).await?;
+        plane
+            .serve_on(4, kwok_port, |port| format!("http://127.0.0.1:{port}/healthz"), Duration::from_secs(60))
+            .await?;
         // The namespace controller and service-account tokens need the default namespace's
         // service account; wait until the controllers made it (they run).
         plane
@@ -425,8 +428,43 @@ impl ControlPlane {
         self.wait_http(APISERVER, &url, limit).await
     }
 
-    async fn wait_https(&self, i: usize, port: u16, limit: Duration) -> anyhow::Result<()> {
-        self.wait_http(i, &format!("https://127.0.0.1:{port}/healthz"), limit).await
+    /// Waits until component `i` answers `url(port)` and is still running: another process can
+    /// take a port between [`free_port`] and the component's bind (any outgoing connection on
+    /// the machine may be given it — a controller-manager once found its port taken and a
+    /// `/healthz` on it answered by someone else). A component that exited saying its address
+    /// was in use is started again on another port, at most three times in all.
+    async fn serve_on(
+        &mut self,
+        i: usize,
+        mut port: u16,
+        url: impl Fn(u16) -> String,
+        limit: Duration,
+    ) -> anyhow::Result<u16> {
+        for attempt in 1..=3 {
+            let ready = self.wait_http(i, &url(port), limit).await;
+            // Long enough for a component that failed to bind to have exited.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let alive = self.check_alive(i);
+            if ready.is_ok() && alive.is_ok() {
+                return Ok(port);
+            }
+            let taken = self.components[i].tail(40).contains("address already in use");
+            if !taken || attempt == 3 {
+                ready?;
+                return alive.map(|()| port);
+            }
+            let (old, new) = (port.to_string(), free_port());
+            let c = &mut self.components[i];
+            for a in &mut c.args {
+                if a.ends_with(&format!("={old}")) || a.ends_with(&format!(":{old}")) {
+                    *a = a.replacen(&old, &new.to_string(), 1);
+                }
+            }
+            c.stop();
+            c.start()?;
+            port = new;
+        }
+        Ok(port)
     }
 
     async fn wait_http(&self, i: usize, url: &str, limit: Duration) -> anyhow::Result<()> {
