@@ -32,8 +32,8 @@ impl Clients {
                 let http = reqwest::Client::new();
                 let req = http.get(format!("{url}/api/v1/stream?nodes=cards")).header("accept-encoding", "gzip");
                 let Ok(r) = req.send().await else { return };
-                let mut inflate =
-                    (r.headers().get("content-encoding").is_some_and(|v| v == "gzip")).then(Inflate::default);
+                let mut inflate = (r.headers().get("content-encoding").is_some_and(|v| v == "gzip"))
+                    .then(gpudash::publish::Inflate::default);
                 let mut s = r.bytes_stream();
                 let mut buf: Vec<u8> = Vec::new();
                 let mut last_seq = 0u64;
@@ -48,7 +48,7 @@ impl Clients {
                     }
                     match inflate.as_mut() {
                         Some(i) => {
-                            if !i.push(&chunk, &mut buf) {
+                            if i.push(&chunk, &mut buf, 256 << 20).is_err() {
                                 return;
                             }
                         }
@@ -114,41 +114,6 @@ impl Clients {
             .iter()
             .filter_map(|(seq, at)| since.get(seq).map(|t| at.saturating_duration_since(*t).as_secs_f64() * 1000.0))
             .collect()
-    }
-}
-
-/// A compressed stream being read: the gzip header, then raw deflate to the end.
-#[derive(Default)]
-struct Inflate {
-    header: usize,
-    d: Option<flate2::Decompress>,
-}
-
-impl Inflate {
-    /// Inflates `chunk` onto `out`; false when it is not deflate.
-    fn push(&mut self, mut chunk: &[u8], out: &mut Vec<u8>) -> bool {
-        let skip = (10 - self.header).min(chunk.len());
-        self.header += skip;
-        chunk = &chunk[skip..];
-        let d = self.d.get_or_insert_with(|| flate2::Decompress::new(false));
-        let start = d.total_in();
-        // Into a small buffer, then appended: `decompress_vec` would zero the spare capacity
-        // of the (megabytes) event buffer on every call.
-        let mut scratch = [0u8; 64 * 1024];
-        // Bounded: each call takes input or gives output, or the loop ends.
-        for _ in 0..100_000 {
-            let (i, o) = (d.total_in(), d.total_out());
-            let at = usize::try_from(i - start).unwrap_or(chunk.len()).min(chunk.len());
-            if d.decompress(&chunk[at..], &mut scratch, flate2::FlushDecompress::Sync).is_err() {
-                return false;
-            }
-            let made = usize::try_from(d.total_out() - o).unwrap_or(0).min(scratch.len());
-            out.extend_from_slice(&scratch[..made]);
-            if d.total_in() == i && made == 0 {
-                break;
-            }
-        }
-        true
     }
 }
 
