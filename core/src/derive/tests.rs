@@ -511,6 +511,8 @@ enum Change {
     ToggleNode(usize),
     /// A pod's memory use is measured.
     Measure(usize, u16),
+    /// A DRA claim's pods go (reservedFor emptied) or one comes back.
+    Reserve(usize),
 }
 
 fn change() -> impl proptest::strategy::Strategy<Value = Change> {
@@ -524,6 +526,7 @@ fn change() -> impl proptest::strategy::Strategy<Value = Change> {
         any::<usize>().prop_map(Change::Cordon),
         any::<usize>().prop_map(Change::ToggleNode),
         (any::<usize>(), any::<u16>()).prop_map(|(a, b)| Change::Measure(a, b)),
+        any::<usize>().prop_map(Change::Reserve),
     ]
 }
 
@@ -594,6 +597,19 @@ fn apply(inputs: &mut Inputs, gone: &mut (Vec<Pod>, Vec<Arc<Node>>), c: &Change)
             let all = Arc::make_mut(inputs.pod_metrics.get_or_insert_with(Arc::default));
             all.retain(|o| (&o.metadata.namespace, &o.metadata.name) != (&m.metadata.namespace, &m.metadata.name));
             all.push(m);
+        }
+        Change::Reserve(i) if !inputs.claims.is_empty() => {
+            let k = i % inputs.claims.len();
+            let mut c = (*inputs.claims[k]).clone();
+            if let Some(st) = c.status.as_mut() {
+                if st.reserved_for.is_empty() {
+                    let name = inputs.pods.get(i % pods).and_then(|p| p.metadata.name.clone()).unwrap_or_default();
+                    st.reserved_for.push(crate::dra::Consumer { resource: "pods".into(), name });
+                } else {
+                    st.reserved_for.clear();
+                }
+            }
+            inputs.claims[k] = Arc::new(c);
         }
         _ => {}
     }
