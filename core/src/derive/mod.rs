@@ -437,7 +437,7 @@ impl Use {
     }
 
     /// The node's memory use, then each held pod's.
-    fn of(&self, node: &str, held: &[(Arc<Pod>, Arc<pods::Facts>)]) -> Vec<Option<u64>> {
+    fn of(&self, node: &str, held: &[Held]) -> Vec<Option<u64>> {
         std::iter::once(self.nodes.get(node).copied().flatten())
             .chain(held.iter().map(|(p, _)| {
                 let (ns, name) = (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref());
@@ -448,7 +448,7 @@ impl Use {
 }
 
 /// A pod a node holds, with its facts.
-type Held<'a> = (&'a Arc<Pod>, &'a Arc<pods::Facts>);
+type Held = (Arc<Pod>, Arc<pods::Facts>);
 
 /// A node's view and what it was built from.
 #[derive(Debug)]
@@ -505,7 +505,7 @@ impl NodeMemo {
 /// One node's view from its object and the pods it holds.
 fn node_view(
     n: &Node,
-    held: &[Held<'_>],
+    held: &[Held],
     usage: &[Option<u64>],
     pending_pods: u32,
     unified: bool,
@@ -634,7 +634,7 @@ fn node_view(
 /// NVIDIA RuntimeClass, or set `NVIDIA_VISIBLE_DEVICES` where the default runtime is NVIDIA's;
 /// possible when the node's default runtime is NVIDIA's (then any container whose image asks
 /// for the GPU gets it, and the API cannot tell). System pods and the device plugin are left out.
-fn gpu_users_outside(held: &[Held<'_>], default_runtime: Option<&str>) -> Vec<GpuUser> {
+fn gpu_users_outside(held: &[Held], default_runtime: Option<&str>) -> Vec<GpuUser> {
     let nvidia_default = default_runtime.is_some_and(node::is_nvidia_runtime);
     let mut out: Vec<GpuUser> = held
         .iter()
@@ -682,10 +682,8 @@ fn attach_problems(
     }
     for n in nodes.iter_mut() {
         let problems = by_node.remove(n.name.as_str()).unwrap_or_default();
-        // Pointers first: a diagnosis that goes on is the same `Arc`.
-        let same = n.problems.len() == problems.len()
-            && n.problems.iter().zip(&problems).all(|(a, b)| Arc::ptr_eq(a, b) || a == b);
-        if !same {
+        // A diagnosis that goes on is the same `Arc`: `Arc`'s equality compares pointers first.
+        if n.problems != problems {
             let mut v = NodeView::clone(n);
             v.problems = problems;
             *n = Arc::new(v);
@@ -767,8 +765,7 @@ pub fn derive_cached(
                 (None, Some(m)) => m.usage.clone(),
                 (None, None) => usage_of.of(name, held_pods),
             };
-            let pods: Vec<Held<'_>> = held_pods.iter().map(|(p, f)| (p, f)).collect();
-            let view = Arc::new(node_view(n, &pods, &usage, pending_pods, unified, &extra, &rs_owners));
+            let view = Arc::new(node_view(n, held_pods, &usage, pending_pods, unified, &extra, &rs_owners));
             let m =
                 NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, extra, view: view.clone() };
             match kept {

@@ -193,17 +193,43 @@ pub(super) fn gpu_used_outside_scheduler(view: &NodeView, out: &mut Vec<Diagnosi
     let mut parts = Vec::new();
     if !sure.is_empty() {
         let (n, who) = (sure.len(), list(&names(&sure)));
-        parts.push(say!("{n} use it for sure ({who}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)", "{n} 個が確実に使っています（{who}：NVIDIA の RuntimeClass または NVIDIA_VISIBLE_DEVICES）"; who));
+        parts.push(say!(
+            "{n} use it for sure ({who}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)",
+            "{n} 個が確実に使っています（{who}：NVIDIA の RuntimeClass または NVIDIA_VISIBLE_DEVICES）";
+            who
+        ));
     }
     if !possible.is_empty() {
         let (n, who, rt) =
             (possible.len(), list(&names(&possible)), view.default_runtime.as_deref().unwrap_or("nvidia"));
-        parts.push(say!("{n} may use it ({who}: the node's default runtime is {rt}, so any container whose image asks for the GPU gets it — the API cannot tell which)", "{n} 個が使っているかもしれません（{who}：Node の既定のランタイムが {rt} のため、イメージが GPU を求めるコンテナーはどれも GPU を得ます — API からはどれか分かりません）"; who));
+        parts.push(say!(
+            "{n} may use it ({who}: the node's default runtime is {rt}, so any container whose image asks for \
+            the GPU gets it — the API cannot tell which)",
+            "{n} 個が使っているかもしれません（{who}：Node の既定のランタイムが {rt} のため、イメージが GPU \
+            を求めるコンテナーはどれも GPU を得ます — API からはどれか分かりません）";
+            who
+        ));
     }
     let severity = if sure.is_empty() { Severity::Info } else { Severity::Warning };
     let parts = join(&parts);
-    out.push(diag("gpu-used-outside-scheduler", severity, "Node", None, name,
-        say!("Pods on {name} use its GPU without requesting a GPU resource, so the scheduler does not count them: {parts}. Nothing stops another model from landing here, and they share the GPU and its memory with no isolation — have GPU pods request nvidia.com/gpu through the device plugin (time-slicing replicas on Jetson) so that each is counted.", "{name} の Pod が GPU リソースを要求せずに GPU を使っているため、スケジューラーはそれらを数えていません：{parts}。別のモデルがここに配置されるのを止めるものはなく、GPU とそのメモリを分離なしで共有します — 各 Pod が数えられるよう、GPU の Pod には device plugin 経由で nvidia.com/gpu を要求させてください（Jetson ではタイムスライスのレプリカ）。"; parts)));
+    out.push(diag(
+        "gpu-used-outside-scheduler",
+        severity,
+        "Node",
+        None,
+        name,
+        say!(
+            "Pods on {name} use its GPU without requesting a GPU resource, so the scheduler does not count them: \
+            {parts}. Nothing stops another model from landing here, and they share the GPU and its memory with no \
+            isolation — have GPU pods request nvidia.com/gpu through the device plugin (time-slicing replicas on \
+            Jetson) so that each is counted.",
+            "{name} の Pod が GPU リソースを要求せずに GPU を使っているため、スケジューラーはそれらを数えていません：\
+            {parts}。別のモデルがここに配置されるのを止めるものはなく、GPU とそのメモリを分離なしで共有します — \
+            各 Pod が数えられるよう、GPU の Pod には device plugin 経由で nvidia.com/gpu \
+            を要求させてください（Jetson ではタイムスライスのレプリカ）。";
+            parts
+        ),
+    ));
 }
 
 /// `gpu-node-down`: a node that stopped reporting (or reports not ready) with GPU pods bound.
@@ -272,11 +298,15 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
 pub(super) fn unified_memory_overcommit(view: &NodeView, out: &mut Vec<Diagnosis>) {
     let name = view.name.as_str();
     if view.memory.overcommit_bytes > 0 {
-        out.push(diag("unified-memory-overcommit", Severity::Warning, "Node", None, name,
-            {
-                let (lim, board) = (Bytes(view.memory.limits_bytes), Bytes(view.memory.board_bytes));
-                say!("Pod memory limits on {name} add up to {lim}, more than the {board} the board shares between CPU and GPU: lower the limits or move a model to another board.", "{name} の Pod のメモリ limits の合計は {lim} で、ボードが CPU と GPU で共有する {board} を超えています。limits を下げるか、モデルを別のボードに移してください。")
-            }));
+        out.push(diag("unified-memory-overcommit", Severity::Warning, "Node", None, name, {
+            let (lim, board) = (Bytes(view.memory.limits_bytes), Bytes(view.memory.board_bytes));
+            say!(
+                "Pod memory limits on {name} add up to {lim}, more than the {board} the board shares between \
+                    CPU and GPU: lower the limits or move a model to another board.",
+                "{name} の Pod のメモリ limits の合計は {lim} で、ボードが CPU と GPU で共有する {board} \
+                    を超えています。limits を下げるか、モデルを別のボードに移してください。"
+            )
+        }));
     }
 }
 
