@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gpudash_agent::report::{Report, VERSION};
-use gpudash_agent::{dcgm, kubelet, podresources, tegrastats};
+use gpudash_agent::{dcgm, gpumem, kubelet, podresources, tegrastats};
 
 type Shared = Arc<Mutex<Report>>;
 
@@ -179,6 +179,46 @@ fn read_dcgm(url: String, every: Duration, report: Shared) {
     }
 }
 
+/// Reads GPU memory by process and pod (nvmap) and devfreq's load every `every`. A failure
+/// is kept in the report (and printed once while it lasts), the last good reading with it.
+fn read_gpu_memory(src: Option<gpumem::Sources>, devfreq: Option<PathBuf>, every: Duration, report: Shared) {
+    let mut said: Option<String> = None;
+    loop {
+        if let Some(src) = &src {
+            let got = gpumem::read(src);
+            if let Err(e) = &got {
+                if said.as_ref() != Some(e) {
+                    eprintln!("gpudash-agent: {e}");
+                    said = Some(e.clone());
+                }
+            } else {
+                said = None;
+            }
+            if let Some(g) = lock(&report).gpu_memory.as_mut() {
+                match got {
+                    Ok(m) => g.set(m, now()),
+                    Err(e) => g.fail(e),
+                }
+            }
+        }
+        if let Some(path) = &devfreq {
+            let got = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))
+                .and_then(|t| {
+                    gpumem::devfreq_load(&t)
+                        .ok_or_else(|| format!("{}: not a load in tenths of a percent: {:?}", path.display(), t.trim()))
+                });
+            if let Some(d) = lock(&report).devfreq_busy.as_mut() {
+                match got {
+                    Ok(v) => d.set(v, now()),
+                    Err(e) => d.fail(e),
+                }
+            }
+        }
+        std::thread::sleep(every);
+    }
+}
+
 /// Connections served at once; more are closed at once.
 const MAX_CONNECTIONS: usize = 256;
 /// Time a connection has to send its request and take the answer.
@@ -290,12 +330,19 @@ async fn run_http(listener: std::net::TcpListener, report: Shared) {
 
 const USAGE: &str = "usage: gpudash-agent [--listen ADDR] [--node NAME] [--interval SECONDS]
        [--pod-resources SOCKET|off] [--tegrastats COMMAND] [--dcgm URL]
+       [--nvmap FILE] [--proc DIR] [--devfreq FILE]
   --listen         where to serve /v1/report (default 0.0.0.0:9401)
   --node           the node's name (default $NODE_NAME)
   --interval       seconds between reads of the kubelet and dcgm-exporter (default 1)
   --pod-resources  the kubelet's pod-resources socket (default /var/lib/kubelet/pod-resources/kubelet.sock)
   --tegrastats     a command printing tegrastats lines, e.g. 'tegrastats --interval 1000' (Jetson)
-  --dcgm           dcgm-exporter's metrics, e.g. http://127.0.0.1:9400/metrics (discrete GPUs)";
+  --dcgm           dcgm-exporter's metrics, e.g. http://127.0.0.1:9400/metrics (discrete GPUs)
+  --nvmap          nvmap's client table, for GPU memory per pod on Jetson (root; debugfs), e.g.
+                   /host/sys/kernel/debug/nvmap/iovmm/clients (the host's, mounted read-only)
+  --proc           the host's /proc, to map each process to its pod (default /proc; in a
+                   container mount the host's, e.g. /host/proc)
+  --devfreq        the GPU's devfreq load (tenths of a percent), e.g.
+                   /sys/class/devfreq/17000000.gpu/device/load (Orin) — Thor: gpu-gpc-0";
 
 fn main() {
     // `--key value` and `--key=value` alike (manifests use the second).
@@ -310,7 +357,17 @@ fn main() {
         println!("{USAGE}");
         return;
     }
-    let known = ["--listen", "--node", "--interval", "--pod-resources", "--tegrastats", "--dcgm"];
+    let known = [
+        "--listen",
+        "--node",
+        "--interval",
+        "--pod-resources",
+        "--tegrastats",
+        "--dcgm",
+        "--nvmap",
+        "--proc",
+        "--devfreq",
+    ];
     if let Some(bad) = args.iter().step_by(2).find(|a| !known.contains(&a.as_str())) {
         eprintln!("gpudash-agent: unknown argument {bad:?}\n{USAGE}");
         std::process::exit(2);
@@ -335,12 +392,17 @@ fn main() {
     let socket = get("--pod-resources").unwrap_or_else(|| podresources::DEFAULT_SOCKET.into());
     let tegra = get("--tegrastats");
     let dcgm_url = get("--dcgm");
+    let nvmap = get("--nvmap")
+        .map(|n| gpumem::Sources { nvmap: n.into(), proc: get("--proc").unwrap_or_else(|| "/proc".into()).into() });
+    let devfreq: Option<PathBuf> = get("--devfreq").map(Into::into);
     let report = Arc::new(Mutex::new(Report {
         version: VERSION,
         node: get("--node").or_else(|| std::env::var("NODE_NAME").ok()).filter(|n| !n.is_empty()),
         kubelet: (socket != "off").then(Default::default),
         tegrastats: tegra.is_some().then(Default::default),
         dcgm: dcgm_url.is_some().then(Default::default),
+        gpu_memory: nvmap.is_some().then(Default::default),
+        devfreq_busy: devfreq.is_some().then(Default::default),
         ..Report::default()
     }));
     if socket != "off" {
@@ -355,6 +417,10 @@ fn main() {
     if let Some(url) = dcgm_url {
         let r = report.clone();
         std::thread::spawn(move || read_dcgm(url, every, r));
+    }
+    if nvmap.is_some() || devfreq.is_some() {
+        let r = report.clone();
+        std::thread::spawn(move || read_gpu_memory(nvmap, devfreq, every, r));
     }
     if std::env::var_os("GPUDASH_AGENT_EXIT_WITH_PARENT").is_some() {
         // SIGTERM when the parent dies (handled below: the commands are stopped too), and a

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{dcgm, podresources, tegrastats};
+use crate::{dcgm, gpumem, podresources, tegrastats};
 
 /// The report's format version (bumped on incompatible change).
 pub const VERSION: u32 = 1;
@@ -61,4 +61,9 @@ pub struct Report {
     pub tegrastats: Option<Reading<tegrastats::Sample>>,
     /// dcgm-exporter's per-GPU use (discrete GPUs).
     pub dcgm: Option<Reading<Vec<dcgm::GpuUse>>>,
+    /// GPU memory per pod and process (nvmap's client table on Jetson boards of the nvgpu
+    /// stack), with the board's `NvMapMemUsed`.
+    pub gpu_memory: Option<Reading<gpumem::GpuMemory>>,
+    /// The GPU's load from devfreq, percent (boards whose tegrastats prints no GR3D: Thor).
+    pub devfreq_busy: Option<Reading<f32>>,
 }

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 /// The agents, their sockets and their directory; dropping it stops them.
 pub struct DemoAgents {
     _sockets: gpudash_sim::kubelet::KubeletSockets,
+    _nvmap: gpudash_sim::kubelet::nvmap::NvmapTrees,
     children: Vec<tokio::process::Child>,
     dir: PathBuf,
 }
@@ -55,8 +56,12 @@ pub fn start(sim: &gpudash_sim::Simulator) -> anyhow::Result<DemoAgents> {
     let dir = std::env::temp_dir().join(format!("gpudash-demo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let sockets = gpudash_sim::kubelet::serve(sim, &dir).context("serving the simulated kubelet sockets")?;
-    let mut agents = DemoAgents { _sockets: sockets, children: Vec::new(), dir };
-    for (node, board) in gpudash_sim::kubelet::gpu_nodes(sim) {
+    let gpu_nodes = gpudash_sim::kubelet::gpu_nodes(sim);
+    // Boards with a recording get a host tree with nvmap's table too (per-pod GPU memory).
+    let boards: Vec<String> = gpu_nodes.iter().filter(|(_, b)| b.is_some()).map(|(n, _)| n.clone()).collect();
+    let nvmap = gpudash_sim::kubelet::nvmap::serve(sim, &dir, &boards).context("writing the simulated nvmap trees")?;
+    let mut agents = DemoAgents { _sockets: sockets, _nvmap: nvmap, children: Vec::new(), dir };
+    for (node, board) in gpu_nodes {
         let Some(socket) = agents._sockets.sockets.get(&node) else { continue };
         let port = free_port().context("a port for an agent")?;
         let mut cmd = tokio::process::Command::new(&exe);
@@ -73,6 +78,9 @@ pub fn start(sim: &gpudash_sim::Simulator) -> anyhow::Result<DemoAgents> {
         if let Some(b) = board {
             let quoted = format!("'{}'", me.display().to_string().replace('\'', r"'\''"));
             cmd.args(["--tegrastats", &format!("exec {quoted} sim-tegrastats --board {b}")]);
+        }
+        if let Some((table, proc_dir)) = agents._nvmap.roots.get(&node) {
+            cmd.arg("--nvmap").arg(table).arg("--proc").arg(proc_dir);
         }
         let child = cmd.spawn().with_context(|| format!("starting {}", exe.display()))?;
         agents.children.push(child);

@@ -16,6 +16,21 @@ fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["nodes"].as_array().into_iter().flatten().find(|n| n["name"] == name).unwrap_or_else(|| panic!("node {name}"))
 }
 
+/// The chart at `url` once it names `what` (history is recorded as the agents answer), or what
+/// it said last after 20 s.
+async fn chart_naming(url: &str, what: &str) -> String {
+    let t = std::time::Instant::now();
+    let mut svg = String::new();
+    while t.elapsed() < Duration::from_secs(20) && !svg.contains(what) {
+        svg = match reqwest::get(url).await {
+            Ok(r) => r.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    svg
+}
+
 /// The child process of `parent` whose command line names `--node <node>`.
 fn agent_pid(parent: u32, node: &str) -> Option<u32> {
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
@@ -111,16 +126,8 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
     .unwrap_or_else(|e| panic!("{e}"));
 
     // History: each GPU's busy % and the board's RAM in use, recorded from the agent.
-    let t = std::time::Instant::now();
     let chart = format!("{}/charts/busy.svg?node=orin-nano-01&resource=nvidia.com%2Fgpu&range=1h", gd.url);
-    let mut svg = String::new();
-    while t.elapsed() < Duration::from_secs(20) && !svg.contains("GPU 0 · tegra") {
-        svg = match reqwest::get(&chart).await {
-            Ok(r) => r.text().await.unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    let svg = chart_naming(&chart, "GPU 0 · tegra").await;
     assert!(svg.contains("GPU 0 · tegra") && svg.contains("100%"), "{svg}");
     let mem = reqwest::get(format!("{}/charts/memory.svg?node=orin-nano-01&range=1h", gd.url)).await;
     let mem = match mem {
@@ -167,6 +174,86 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
     })
     .await
     .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Unified memory per model on the default demo: each Jetson's agent reads the simulated
+/// board's nvmap table and maps each process to its pod by its cgroup; gpudash shows each pod's
+/// GPU memory and the board split by holder on the node page (Chromium), diagnoses the pods
+/// whose GPU memory and cgroup use exceed their limit, and records and charts it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diagnosed() {
+    let gd =
+        Gpudash::start(&["--demo", "--demo-agents", "true", "--agent-interval", "0.5", "--history-resolution", "0.5"])
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    let split = |v: &Value, n: &str| node(v, n)["memory"]["split"].is_object();
+    let v = gd
+        .wait_view(Duration::from_secs(30), |v| {
+            v["source"]["synced"] == true && split(v, "orin-agx-01") && split(v, "orin-nano-01")
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", gd.proc.output()));
+    for name in ["orin-agx-01", "orin-nano-01"] {
+        let n = node(&v, name);
+        let s = &n["memory"]["split"];
+        let part = |k: &str| s[k].as_u64().unwrap_or(0);
+        assert_eq!(
+            part("gpu_pods_bytes") + part("other_pods_bytes") + part("system_bytes") + part("free_bytes"),
+            part("total_bytes"),
+            "{name}: {s}"
+        );
+        let gpu: u64 = n["pods"].as_array().into_iter().flatten().filter_map(|p| p["gpu_memory_bytes"].as_u64()).sum();
+        assert!(gpu > 0 && gpu == part("gpu_pods_bytes"), "{name}: pods {gpu} vs split {s}");
+        assert!(s["nvmap_used_bytes"].as_u64().is_some_and(|b| b >= gpu), "NvMapMemUsed counts the desktop too: {s}");
+    }
+    // The simulated models hold ~30 % of their memory request as GPU memory: whisper (6.5 GiB
+    // in its cgroup, 8 GiB limit) and the 3B LLM (13.5 GiB, 16 GiB) go over; yolo does not.
+    let over: Vec<String> = v["diagnoses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["code"] == "gpu-memory-beyond-limit")
+        .map(|d| {
+            format!(
+                "{}/{}@{}",
+                d["namespace"].as_str().unwrap_or(""),
+                d["name"].as_str().unwrap_or(""),
+                d["node"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(over.iter().any(|d| d.starts_with("ml/whisper-asr") && d.ends_with("@orin-agx-01")), "{over:?}");
+    assert!(!over.iter().any(|d| d.starts_with("vision/yolo-detector")), "{over:?}");
+
+    let url = gd.url.clone();
+    with_browser(|c| async move {
+        for lang in ["en", "ja"] {
+            c.goto(&format!("{url}/nodes/orin-agx-01?lang={lang}")).await?;
+            let bar = c.find(Locator::Css("section.board-split")).await?;
+            let segs = bar.find_all(Locator::Css(".split-bar .seg")).await?;
+            assert_eq!(segs.len(), 4, "GPU memory of pods, pods' own, the rest, free");
+            let width = segs[0].css_value("width").await?;
+            assert!(
+                width.trim_end_matches("px").parse::<f64>().is_ok_and(|w| w > 10.0),
+                "the pods' GPU memory is drawn: {width}"
+            );
+            let legend = bar.text().await?;
+            let want = if lang == "en" { "GPU memory of pods" } else { "Pod の GPU メモリ" };
+            assert!(legend.contains(want) && legend.contains("NvMapMemUsed"), "{legend}");
+            let row = c.find(Locator::Css("tr[data-pod^='ml/whisper-asr'] td.gpu-mem")).await?.text().await?;
+            assert!(row.ends_with("GiB"), "whisper's GPU memory: {row}");
+            shot(&c, &format!("jetson-gpu-memory-{lang}.png")).await?;
+        }
+        c.goto(&format!("{url}/nodes/orin-nano-01")).await?;
+        assert_eq!(c.find_all(Locator::Css("section.board-split .split-bar .seg")).await?.len(), 4);
+        Ok(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+
+    // History: each pod's GPU memory, charted on the node page.
+    let svg = chart_naming(&format!("{}/charts/gpumem.svg?node=orin-agx-01&range=1h", gd.url), "ml/whisper-asr").await;
+    assert!(svg.contains("ml/whisper-asr") && svg.contains("all GPU memory (nvmap)"), "{svg}");
 }
 
 /// The demo's agents whose parent is `pid` (from /proc).

@@ -88,6 +88,10 @@ async fn the_agent_reads_a_kubelet_socket_and_tegrastats_under_qemu_arm64() {
     );
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let sockets = gpudash_sim::kubelet::serve(&sim, dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    // The board's host tree: nvmap's table and each model process's cgroup.
+    let trees = gpudash_sim::kubelet::nvmap::serve(&sim, dir.path(), &["orin-nano-01".to_string()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (table, proc_dir) = trees.roots["orin-nano-01"].clone();
     let fixture = root().join("agent/fixtures/tegrastats/orin-nano-8gb.txt");
     let port = free_port();
     let args: Vec<String> = vec![
@@ -99,14 +103,25 @@ async fn the_agent_reads_a_kubelet_socket_and_tegrastats_under_qemu_arm64() {
         sockets.sockets["orin-nano-01"].display().to_string(),
         "--tegrastats".into(),
         format!("while :; do cat '{}'; sleep 1; done", fixture.display()),
+        "--nvmap".into(),
+        table.display().to_string(),
+        "--proc".into(),
+        proc_dir.display().to_string(),
     ];
     let p = qemu("gpudash-agent", &args);
     let body = get(&format!("http://127.0.0.1:{port}/v1/report"), Duration::from_secs(60), |b| {
-        b.contains("ram_used_bytes") && b.contains("shelf-cam")
+        b.contains("ram_used_bytes") && b.contains("shelf-cam") && b.contains("\"uid\"")
     })
     .await;
     let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}\n{}", p.output()));
     assert_eq!(v["tegrastats"]["value"]["ram_used_bytes"], 2147u64 * 1024 * 1024);
     assert_eq!(v["kubelet"]["value"]["allocatable"][0]["ids"], serde_json::json!(["tegra::0", "tegra::1"]));
     assert_eq!(v["kubelet"]["value"]["pods"].as_array().map(Vec::len), Some(2));
+    // GPU memory by pod: the two models' processes mapped to their pods by cgroup path.
+    let pods = v["gpu_memory"]["value"]["pods"].as_array().cloned().unwrap_or_default();
+    assert!(
+        pods.iter().any(|p| p["uid"] == "3f2a9c41-6b7d-4e85-9a10-5c4d3e2f1a0b" && p["bytes"].as_u64() > Some(0)),
+        "{body}"
+    );
+    assert!(v["gpu_memory"]["value"]["outside_bytes"].as_u64() > Some(0), "the desktop's Xorg: {body}");
 }

@@ -135,7 +135,10 @@ fn check_agent(docs: &[Value], what: &str) {
         .collect();
     assert!(host.contains(&("pod-resources", "/var/lib/kubelet/pod-resources")), "{what}: {host:?}");
     assert!(
-        host.iter().all(|(_, p)| *p == "/var/lib/kubelet/pod-resources" || *p == "/usr/bin/tegrastats"),
+        host.iter().all(|(_, p)| matches!(
+            *p,
+            "/var/lib/kubelet/pod-resources" | "/usr/bin/tegrastats" | "/sys/kernel/debug" | "/proc"
+        )),
         "{what}: {host:?}"
     );
     for m in c["volumeMounts"].as_sequence().into_iter().flatten() {
@@ -169,6 +172,31 @@ fn the_rendered_helm_chart_is_read_only_and_hardened() {
     let c = &kind(&jetson, "DaemonSet")[0]["spec"]["template"]["spec"]["containers"][0];
     let args: Vec<&str> = c["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
     assert!(args.contains(&"--tegrastats=/host/tegrastats --interval 1000"), "{args:?}");
+    // GPU memory per pod on Jetson: nvmap's table and the host's /proc, both read-only.
+    let nvmap = chart("agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: true, nvmap: true, dcgm: false, dcgmUrl: x, resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}");
+    check(&nvmap, "chart with nvmap");
+    let pod = &kind(&nvmap, "DaemonSet")[0]["spec"]["template"]["spec"];
+    let args: Vec<&str> =
+        pod["containers"][0]["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    assert!(
+        args.contains(&"--nvmap=/host/sys/kernel/debug/nvmap/iovmm/clients") && args.contains(&"--proc=/host/proc"),
+        "{args:?}"
+    );
+    let mounts: Vec<&str> = pod["containers"][0]["volumeMounts"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["mountPath"].as_str())
+        .collect();
+    assert!(mounts.contains(&"/host/sys/kernel/debug") && mounts.contains(&"/host/proc"), "{mounts:?}");
+    assert!(
+        kind(&jetson, "DaemonSet")[0]["spec"]["template"]["spec"]["volumes"]
+            .as_sequence()
+            .into_iter()
+            .flatten()
+            .all(|v| v["hostPath"]["path"].as_str() != Some("/proc")),
+        "the host's /proc only with nvmap on"
+    );
     let without = chart("agent: {enabled: false}");
     assert!(kind(&without, "DaemonSet").is_empty());
 }

@@ -37,6 +37,18 @@ catalog! {
         col_used: "Used", "使用量";
         unbounded: "unbounded", "上限なし";
         unknown: "unknown", "不明";
+        col_gpu_memory: "GPU memory", "GPU メモリ";
+        node_split: "Board memory by holder", "ボードのメモリ（保持者別）";
+        split_gpu_pods: "GPU memory of pods", "Pod の GPU メモリ";
+        split_other_pods: "pods' own memory", "Pod 自身のメモリ";
+        split_system: "system and the rest", "システムほか";
+        split_free: "free", "空き";
+        split_outside: "of which GPU memory outside pods: {0}", "うち Pod 外の GPU メモリ {0}";
+        split_nvmap: "nvmap holds {0} in all (NvMapMemUsed)", "nvmap の合計 {0}（NvMapMemUsed）";
+        split_no_metrics: "pods' own memory unknown (no metrics.k8s.io): counted with the rest", "Pod 自身のメモリは不明（metrics.k8s.io なし）：ほかに含めています";
+        alt_gpumem: "GPU memory by pod on {0} over time", "{0} の Pod ごとの GPU メモリの推移";
+        chart_gpumem: "GPU memory by pod", "Pod ごとの GPU メモリ";
+        chart_nvmap: "all GPU memory (nvmap)", "GPU メモリ合計（nvmap）";
         node_conditions: "Conditions", "Condition";
         node_labels: "GPU labels", "GPU のラベル";
         // History page.
@@ -77,6 +89,7 @@ catalog! {
         fit_no_fit: "✗ does not fit", "✗ 不可";
         fit_headroom: "{0} / {1} of {2}", "{2} 中 {0} / {1}";
         fit_over: "−{0} (over)", "−{0}（超過）";
+        fit_board_free: "{0} · {1} really free now (agent)", "{0} · 現在の実際の空き {1}（agent）";
         // Charts.
         chart_no_data: "no data ({0})", "データなし（{0}）";
         chart_running: "running", "実行中";

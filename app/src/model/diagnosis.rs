@@ -170,6 +170,8 @@ string_enum! {
         GpuRolloutDeadlock = "gpu-rollout-deadlock",
         /// A GPU holder stays terminating past its grace period.
         GpuHeldByTerminatingPod = "gpu-held-by-terminating-pod",
+        /// A pod's GPU memory and cgroup memory together exceed its memory limit (Jetson).
+        GpuMemoryBeyondLimit = "gpu-memory-beyond-limit",
     }
 }
 

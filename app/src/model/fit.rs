@@ -53,6 +53,10 @@ pub struct Headroom {
     pub after_requests_bytes: i64,
     /// Allocatable minus all limits including the new pod (unbounded limits count as the board).
     pub after_limits_bytes: i64,
+    /// The board's RAM really free now, as its gpudash-agent last read it (tegrastats: models'
+    /// GPU memory and the system included), before the new pod; null without an agent.
+    #[serde(default)]
+    pub board_free_bytes: Option<u64>,
 }
 
 /// The verdict for one node.

@@ -45,6 +45,38 @@ pub struct MemoryView {
     /// `board_used_bytes` in thousandths of `board_bytes` (capped at 1000).
     #[serde(default)]
     pub board_used_permille: Option<u32>,
+    /// The board's RAM free as its agent read it (tegrastats' total less its use): what a new
+    /// model really has, beside what requests say; null without an agent.
+    #[serde(default)]
+    pub board_free_bytes: Option<u64>,
+    /// The board's RAM by who holds it, where the agent reads GPU memory per process (nvmap on
+    /// Jetson): null elsewhere.
+    #[serde(default)]
+    pub split: Option<BoardSplit>,
+}
+
+/// A unified-memory board's RAM by who holds it: the GPU memory of its pods' processes, the
+/// pods' own (cgroup) memory, the rest in use (the system, and GPU memory outside pods), free.
+/// The four add up to `total_bytes`; each is also given in thousandths of it for the bar.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct BoardSplit {
+    /// RAM the kernel manages (tegrastats' total).
+    pub total_bytes: u64,
+    /// GPU memory held by the pods' processes (nvmap).
+    pub gpu_pods_bytes: u64,
+    /// The pods' working sets from metrics.k8s.io; null when metrics are not available.
+    pub other_pods_bytes: Option<u64>,
+    /// In use by everything else: the system, and GPU memory of processes outside any pod.
+    pub system_bytes: u64,
+    /// Of which GPU memory held outside any pod.
+    pub gpu_outside_bytes: u64,
+    /// Free.
+    pub free_bytes: u64,
+    /// `NvMapMemUsed`: all GPU memory nvmap holds on the board, when `/proc/meminfo` says.
+    pub nvmap_used_bytes: Option<u64>,
+    /// Thousandths of `total_bytes`: GPU memory of pods, pods' own, the rest in use, free.
+    pub permille: [u32; 4],
 }
 
 /// How a GPU resource is shared.
@@ -294,6 +326,9 @@ pub struct PodMemory {
     pub limit_bytes: Option<u64>,
     /// Working set from metrics.k8s.io.
     pub used_bytes: Option<u64>,
+    /// GPU memory its processes hold (nvmap on Jetson, by the node's agent); null when not read.
+    #[serde(default)]
+    pub gpu_memory_bytes: Option<u64>,
     /// Its workload (as `Holder::workload`), for history's GPU-hours reports. Not sent: every
     /// pod of a large site would add to each client's first view; the holders carry theirs.
     #[serde(skip)]

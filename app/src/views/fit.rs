@@ -72,7 +72,10 @@ fn Verdict(r: FitResult) -> impl IntoView {
                             <td>{if n.fits { s.fit_fits } else { s.fit_no_fit }}</td>
                             <td lang="en">{n.reasons.join(", ")}</td>
                             <td>{n.capacity_for}</td>
-                            <td>{n.headroom.as_ref().map(|h| fill(s.fit_headroom, &[&signed_bytes(h.after_requests_bytes, s), &signed_bytes(h.after_limits_bytes, s), &bytes(h.board_bytes)])).unwrap_or_else(|| "—".into())}</td>
+                            <td>{n.headroom.as_ref().map(|h| {
+                                let said = fill(s.fit_headroom, &[&signed_bytes(h.after_requests_bytes, s), &signed_bytes(h.after_limits_bytes, s), &bytes(h.board_bytes)]);
+                                match h.board_free_bytes { Some(f) => fill(s.fit_board_free, &[&said, &bytes(f)]), None => said }
+                            }).unwrap_or_else(|| "—".into())}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>

@@ -6,20 +6,21 @@
 use leptos::either::Either;
 use leptos::prelude::*;
 
-use crate::boot::Boot;
+use crate::boot::{percent_encode, Boot};
 use crate::i18n::{duration, fill};
-use crate::model::Sharing;
+use crate::model::{BoardSplit, Sharing};
 use crate::time::parse_rfc3339;
 use crate::units::bytes;
 
 use super::app::Live;
-use super::cards::{MemoryBars, NodeCard};
+use super::cards::{percent, MemoryBars, NodeCard};
 
 /// `/nodes/{name}`.
 #[component]
 pub fn NodePage(name: String) -> impl IntoView {
     let live = expect_context::<Live>();
-    let lang = expect_context::<Boot>().lang;
+    let boot = expect_context::<Boot>();
+    let lang = boot.lang;
     let s = lang.s();
     let n2 = name.clone();
     let node = move || live.view.with(|v| v.nodes.iter().find(|n| n.name == n2).cloned());
@@ -28,6 +29,7 @@ pub fn NodePage(name: String) -> impl IntoView {
         {move || match node() {
             None => Either::Left(view! { <h1 class="page-title">{fill(s.node_title, &[&name])}</h1><p class="muted">{s.node_missing}</p> }),
             Some(n) => {
+                let gpu_known = n.pods.iter().any(|p| p.gpu_memory_bytes.is_some());
                 let holders: Vec<_> = n.gpu_resources.iter().flat_map(|g| g.holders.iter().map(move |h| (g.resource.clone(), h.clone()))).collect();
                 Either::Right(view! {
                     <h1 class="page-title">{fill(s.node_title, &[&n.name])}</h1>
@@ -80,16 +82,23 @@ pub fn NodePage(name: String) -> impl IntoView {
                                 </table>
                             </section>
                         }).collect_view()}
+                        {n.memory.split.clone().map(|sp| view! { <BoardSplitBar split=sp/> })}
+                        {gpu_known.then(|| {
+                            let src = format!("{}/charts/gpumem.svg?range=24h&node={}&lang={}", boot.base, percent_encode(&n.name), lang.code());
+                            view! { <figure class="panel chart gpumem"><img src=src alt=fill(s.alt_gpumem, &[&n.name])/></figure> }
+                        })}
                         <section class="panel">
                             <h2>{s.node_memory}</h2>
                             <table class="table">
-                                <thead><tr><th>{s.col_pod}</th><th>{s.col_request}</th><th>{s.col_limit}</th><th>{s.col_used}</th></tr></thead>
+                                <thead><tr><th>{s.col_pod}</th><th>{s.col_request}</th><th>{s.col_limit}</th><th>{s.col_used}</th>
+                                    {gpu_known.then(|| view! { <th>{s.col_gpu_memory}</th> })}</tr></thead>
                                 <tbody>
-                                {n.pods.iter().map(|p| view! { <tr>
+                                {n.pods.iter().map(|p| view! { <tr data-pod=format!("{}/{}", p.namespace, p.name)>
                                     <td class="mono">{format!("{}/{}", p.namespace, p.name)}</td>
                                     <td class="num">{bytes(p.requested_bytes)}</td>
                                     <td class="num">{p.limit_bytes.map(bytes).unwrap_or_else(|| s.unbounded.into())}</td>
                                     <td class="num">{p.used_bytes.map(bytes).unwrap_or_else(|| s.unknown.into())}</td>
+                                    {gpu_known.then(|| view! { <td class="num gpu-mem">{p.gpu_memory_bytes.map(bytes).unwrap_or_else(|| s.unknown.into())}</td> })}
                                 </tr> }).collect_view()}
                                 </tbody>
                             </table>
@@ -111,5 +120,46 @@ pub fn NodePage(name: String) -> impl IntoView {
                 })
             }
         }}
+    }
+}
+
+/// A unified board's RAM as one bar by who holds it: the pods' GPU memory, the pods' own
+/// memory, the rest in use, free — each segment's width is the view model's share.
+#[component]
+fn BoardSplitBar(split: BoardSplit) -> impl IntoView {
+    let s = expect_context::<Boot>().lang.s();
+    let BoardSplit {
+        total_bytes,
+        gpu_pods_bytes,
+        other_pods_bytes,
+        system_bytes,
+        gpu_outside_bytes,
+        free_bytes,
+        nvmap_used_bytes,
+        permille,
+    } = split;
+    let parts = [
+        ("gpu-pods", s.split_gpu_pods, gpu_pods_bytes, permille[0]),
+        ("other-pods", s.split_other_pods, other_pods_bytes.unwrap_or(0), permille[1]),
+        ("system", s.split_system, system_bytes, permille[2]),
+        ("free", s.split_free, free_bytes, permille[3]),
+    ];
+    view! {
+        <section class="panel wide board-split">
+            <h2>{s.node_split} " · " {bytes(total_bytes)}</h2>
+            <div class="split-bar" role="img" aria-label=s.node_split>
+                {parts.iter().map(|(cls, label, b, p)| view! {
+                    <span class=format!("seg {cls}") style=format!("width: {}", percent(*p)) title=format!("{label}: {}", bytes(*b))></span>
+                }).collect_view()}
+            </div>
+            <ul class="split-legend">
+                {parts.iter().map(|(cls, label, b, p)| view! {
+                    <li data-part=*cls><span class=format!("swatch {cls}")></span>{*label} " " <b>{bytes(*b)}</b> " (" {percent(*p)} ")"</li>
+                }).collect_view()}
+            </ul>
+            {(gpu_outside_bytes > 0).then(|| view! { <p class="note">{fill(s.split_outside, &[&bytes(gpu_outside_bytes)])}</p> })}
+            {other_pods_bytes.is_none().then(|| view! { <p class="note">{s.split_no_metrics}</p> })}
+            {nvmap_used_bytes.map(|b| view! { <p class="note">{fill(s.split_nvmap, &[&bytes(b)])}</p> })}
+        </section>
     }
 }

@@ -20,14 +20,19 @@ pub fn is_stale(seen: &AgentSeen, now: jiff::Timestamp, after: Duration) -> bool
     }
 }
 
-/// Adds what the agent said to the node's view.
-pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool) {
+/// Adds what the agent said to the node's view; `uids` names the pods on the node by UID
+/// (namespace, name), for GPU memory read by process.
+pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &str, &str)]) {
     v.agent = Some(AgentView { seen_at: seen.last_ok.map(|t| super::ts(&t)), stale, error: seen.error.clone() });
     let Some(report) = &seen.report else { return };
     let tegra = report.tegrastats.as_ref().and_then(|t| t.value.as_ref());
     if let Some(t) = tegra {
         v.memory.board_used_bytes = Some(t.ram_used_bytes);
         v.memory.board_used_permille = Some(super::memory::permille(t.ram_used_bytes, v.memory.board_bytes));
+        v.memory.board_free_bytes = Some(t.ram_total_bytes.saturating_sub(t.ram_used_bytes));
+    }
+    if let Some(g) = report.gpu_memory.as_ref().and_then(|g| g.value.as_ref()) {
+        gpu_memory(v, g, tegra, uids);
     }
     let Some(kubelet) = report.kubelet.as_ref().and_then(|k| k.value.as_ref()) else { return };
     let dcgm: &[GpuUse] = report.dcgm.as_ref().and_then(|d| d.value.as_deref()).unwrap_or_default();
@@ -41,6 +46,50 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool) {
             }
         }
     }
+}
+
+/// Each pod's GPU memory (a pod the table does not list holds none: the table lists every
+/// process with an nvmap client), and the board's RAM split by who holds it.
+fn gpu_memory(
+    v: &mut NodeView,
+    g: &gpudash_agent::gpumem::GpuMemory,
+    tegra: Option<&gpudash_agent::tegrastats::Sample>,
+    uids: &[(&str, &str, &str)],
+) {
+    let mut gpu_pods = 0u64;
+    for p in &g.pods {
+        gpu_pods = gpu_pods.saturating_add(p.bytes);
+    }
+    for row in &mut v.pods {
+        let uid = uids.iter().find(|(_, ns, n)| *ns == row.namespace && *n == row.name).map(|(u, _, _)| *u);
+        let held = uid.and_then(|u| g.pods.iter().find(|p| p.uid == u)).map_or(0, |p| p.bytes);
+        row.gpu_memory_bytes = Some(held);
+    }
+    let Some(t) = tegra else { return };
+    let total = t.ram_total_bytes;
+    let known: Vec<u64> = v.pods.iter().filter_map(|p| p.used_bytes).collect();
+    let other_pods = (!known.is_empty()).then(|| known.iter().sum::<u64>());
+    // What tegrastats counts in use covers the pods' GPU memory, their own memory and the
+    // rest. The readings are taken at different moments (metrics every 15 s or so): where the
+    // parts add up to more than tegrastats' use, the parts are taken as the use (free is never
+    // overstated), and where they exceed the board, cut to fit it.
+    let gpu_pods = gpu_pods.min(total);
+    let other = other_pods.map(|o| o.min(total - gpu_pods));
+    let used = t.ram_used_bytes.max(gpu_pods + other.unwrap_or(0)).min(total);
+    let system = used - gpu_pods - other.unwrap_or(0);
+    let free = total - used;
+    let pm = |b: u64| super::memory::permille(b, total);
+    v.memory.board_free_bytes = Some(free);
+    v.memory.split = Some(app::model::BoardSplit {
+        total_bytes: total,
+        gpu_pods_bytes: gpu_pods,
+        other_pods_bytes: other,
+        system_bytes: system,
+        gpu_outside_bytes: g.outside_bytes.min(system),
+        free_bytes: free,
+        nvmap_used_bytes: g.nvmap_used_bytes,
+        permille: [pm(gpu_pods), pm(other.unwrap_or(0)), pm(system), pm(free)],
+    });
 }
 
 /// One physical device of a resource and the replica IDs under it.

@@ -118,3 +118,58 @@ fn a_held_unit_the_kubelet_has_not_reported_and_units_out_of_service_get_rows_of
     let held: usize = g.slots.concat().iter().filter(|s| s.state == SlotState::Held).count();
     assert_eq!(held, 5, "every unit the API counts is drawn once");
 }
+
+/// The Jetson's report with nvmap's GPU memory by pod (as the agent serves it).
+const JETSON_NVMAP: &str = r#"{"version":1,"node":"orin-nano-01","generated_at":0,
+ "kubelet":{"value":{"allocatable":[{"resource":"nvidia.com/gpu","ids":["tegra::0","tegra::1"]}],
+  "pods":[{"namespace":"vision","name":"shelf-cam-8c9d0e1f2-u8i9o","devices":[{"resource":"nvidia.com/gpu","ids":["tegra::0"]}]},
+          {"namespace":"vision","name":"pose-check-9d0e1f2a3-p1a2s","devices":[{"resource":"nvidia.com/gpu","ids":["tegra::1"]}]}]},"seen_at":0,"error":null},
+ "tegrastats":{"value":{"ram_used_bytes":2251292672,"ram_total_bytes":7990149120,"gpu_busy_percent":64},"seen_at":0,"error":null},
+ "dcgm":null,
+ "gpu_memory":{"value":{"source":"nvmap","pods":[
+    {"uid":"8e7d6c5b-4a39-4281-b7f6-e5d4c3b2a190","bytes":1677721600,"containers":[["aaaaaaaaaaaa",1677721600]],"processes":1},
+    {"uid":"3f2a9c41-6b7d-4e85-9a10-5c4d3e2f1a0b","bytes":419430400,"containers":[["bbbbbbbbbbbb",419430400]],"processes":1},
+    {"uid":"00000000-0000-4000-8000-00000000dead","bytes":1048576,"containers":[],"processes":1}],
+  "outside_bytes":18575360,"outside":[{"pid":1731,"name":"Xorg","bytes":18575360}],
+  "total_bytes":2116726272,"nvmap_used_bytes":2116726272,"skipped_lines":0,"exited":0},"seen_at":0,"error":null}}"#;
+
+#[test]
+fn gpu_memory_by_pod_splits_the_board_and_a_pod_over_its_limit_is_diagnosed() {
+    let v = view(vec![seen("orin-nano-01", JETSON_NVMAP, Some(T0))], T0);
+    let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
+    let gpu = |name: &str| j.pods.iter().find(|p| p.name.starts_with(name)).and_then(|p| p.gpu_memory_bytes);
+    assert_eq!(gpu("pose-check"), Some(1_677_721_600));
+    assert_eq!(gpu("shelf-cam"), Some(419_430_400));
+    let others: Vec<_> =
+        j.pods.iter().filter(|p| !p.name.starts_with("pose") && !p.name.starts_with("shelf")).collect();
+    assert!(
+        others.iter().all(|p| p.gpu_memory_bytes == Some(0)),
+        "the table lists every process with GPU memory: {others:?}"
+    );
+    let s = j.memory.split.clone().unwrap_or_else(|| panic!("no split: {:?}", j.memory));
+    // All pods' processes, the one of a pod the API no longer lists included.
+    assert_eq!(s.gpu_pods_bytes, 1_677_721_600 + 419_430_400 + 1_048_576);
+    assert_eq!(s.other_pods_bytes, None, "no metrics in this scenario: unknown, not zero");
+    assert_eq!(s.system_bytes, 2_251_292_672 - s.gpu_pods_bytes);
+    assert_eq!(s.free_bytes, 7_990_149_120 - 2_251_292_672);
+    assert_eq!(s.total_bytes, s.gpu_pods_bytes + s.system_bytes + s.free_bytes);
+    assert_eq!(s.gpu_outside_bytes, 18_575_360);
+    assert_eq!(s.permille.iter().sum::<u32>(), 1000);
+    assert_eq!(j.memory.board_free_bytes, Some(s.free_bytes));
+    // pose-check: 1.6 GiB of GPU memory against a 1.5 GiB limit; shelf-cam is within its 2 GiB.
+    let over: Vec<_> = v.diagnoses.iter().filter(|d| d.code == "gpu-memory-beyond-limit").collect();
+    assert_eq!(over.len(), 1, "{:?}", codes(&v));
+    let d = over[0];
+    assert_eq!(
+        (d.kind.as_str(), d.namespace.as_deref(), d.node.as_deref()),
+        ("Pod", Some("vision"), Some("orin-nano-01"))
+    );
+    assert!(d.name.starts_with("pose-check") && d.severity == Severity::Warning);
+    assert!(d.message.contains("1.6 GiB of GPU memory") && d.message.contains("1.5 GiB"), "{}", d.message);
+    assert!(d.message.contains("5.3 GiB of the board's 7.4 GiB is free"), "{}", d.message);
+    // Without nvmap (the first Jetson report) nothing is known, and nothing is said.
+    let v = view(vec![seen("orin-nano-01", JETSON, Some(T0))], T0);
+    let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
+    assert!(j.pods.iter().all(|p| p.gpu_memory_bytes.is_none()) && j.memory.split.is_none());
+    assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-memory-beyond-limit"));
+}

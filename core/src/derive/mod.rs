@@ -593,6 +593,7 @@ fn node_view(
             requested_bytes: req,
             limit_bytes: (unbounded == 0).then_some(lim),
             used_bytes: usage.get(i + 1).copied().flatten(),
+            gpu_memory_bytes: None,
             workload: pods::workload(p, rs),
         });
     }
@@ -625,7 +626,14 @@ fn node_view(
         problems: Vec::new(),
     };
     if let Some((seen, stale)) = agent {
-        self::agent::enrich(&mut view, seen, *stale);
+        let uids: Vec<(&str, &str, &str)> = held
+            .iter()
+            .map(|(p, _)| {
+                let m = &p.metadata;
+                (m.uid.as_deref().unwrap_or(""), m.namespace.as_deref().unwrap_or(""), m.name.as_deref().unwrap_or(""))
+            })
+            .collect();
+        self::agent::enrich(&mut view, seen, *stale, &uids);
     }
     view
 }

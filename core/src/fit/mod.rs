@@ -141,6 +141,14 @@ fn fmt_amount(res: &str, milli: i128) -> String {
     }
 }
 
+/// A board's RAM free as its agent's tegrastats last read it.
+fn board_free(inputs: &Inputs, n: &Node) -> Option<u64> {
+    let name = n.metadata.name.as_deref()?;
+    let seen = inputs.agents.iter().find(|a| a.node == name)?;
+    let t = seen.report.as_ref()?.tegrastats.as_ref()?.value.as_ref()?;
+    Some(t.ram_total_bytes.saturating_sub(t.ram_used_bytes))
+}
+
 /// Places the workload on the watched state; for a Deployment or DaemonSet that already runs
 /// here, also says whether its update can complete.
 pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitResult {
@@ -289,6 +297,7 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
                 board_bytes: u64::try_from(board.max(0)).unwrap_or(0),
                 after_requests_bytes: i64::try_from(board - used_req - mem_req).unwrap_or(i64::MIN),
                 after_limits_bytes: i64::try_from(board - i128::from(u.limits) - new_limit).unwrap_or(i64::MIN),
+                board_free_bytes: board_free(inputs, n),
             }
         });
         // Suggestions for nodes that fail on one thing only.

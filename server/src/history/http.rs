@@ -202,6 +202,19 @@ pub async fn chart(
                 Err(e) => Err(e.into()),
             }
         }
+        "gpumem.svg" => {
+            // GPU memory of each pod on a Jetson (the agent's nvmap reading), and nvmap's total.
+            match query::resources_like(&pool, &node, "gpu_mem", "").await {
+                Ok(pods) => {
+                    let mut metrics: Vec<(&str, &str, &str)> =
+                        pods.iter().take(12).map(|p| ("gpu_mem", p.as_str(), p.as_str())).collect();
+                    metrics.push(("gpu_mem_nvmap", "", s.chart_nvmap));
+                    let title = format!("{node} · {}", s.chart_gpumem);
+                    charts::series_chart(&pool, &title, Unit::Bytes, &node, &metrics, from, to, max_step, look).await
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
         "pending.svg" => {
             charts::series_chart(
                 &pool,
@@ -236,7 +249,7 @@ pub async fn chart(
         "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, look).await,
         _ => {
             return Err(ApiError::NotFound(
-                "charts: gpu.svg, busy.svg, memory.svg, pending.svg, waits.svg, pod.svg, quota.svg".into(),
+                "charts: gpu.svg, busy.svg, memory.svg, gpumem.svg, pending.svg, waits.svg, pod.svg, quota.svg".into(),
             ))
         }
     };

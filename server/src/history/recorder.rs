@@ -86,6 +86,19 @@ pub fn values(view: &ClusterView) -> Vec<(SeriesKey, f64)> {
             if let Some(b) = n.memory.board_used_bytes {
                 out.push((k(&n.name, "mem_board_used", ""), b as f64));
             }
+            // GPU memory per pod (nvmap on Jetson): the pods that hold some, and the GPU
+            // holders (whose drop to zero is worth a point).
+            let holds_gpu = |ns: &str, name: &str| {
+                n.gpu_resources.iter().any(|g| g.holders.iter().any(|h| h.namespace == ns && h.name == name))
+            };
+            for p in &n.pods {
+                if let Some(b) = p.gpu_memory_bytes.filter(|b| *b > 0 || holds_gpu(&p.namespace, &p.name)) {
+                    out.push((k(&n.name, "gpu_mem", &format!("{}/{}", p.namespace, p.name)), b as f64));
+                }
+            }
+            if let Some(b) = n.memory.split.as_ref().and_then(|s| s.nvmap_used_bytes) {
+                out.push((k(&n.name, "gpu_mem_nvmap", ""), b as f64));
+            }
         }
     }
     // Quota use per namespace: `node` is the namespace, `resource` is `QUOTA/KEY`.
@@ -108,7 +121,7 @@ pub fn deadbands(view: &ClusterView) -> HashMap<String, f64> {
 /// by 1/256 of the board, GPU busy by two points, everything else by any change.
 pub fn band(deadbands: &HashMap<String, f64>, key: &SeriesKey) -> f64 {
     match key.1.as_str() {
-        "mem_used" | "mem_board_used" => deadbands.get(&key.0).copied().unwrap_or(0.0),
+        "mem_used" | "mem_board_used" | "gpu_mem" | "gpu_mem_nvmap" => deadbands.get(&key.0).copied().unwrap_or(0.0),
         // Busy moves every second: two points is noise.
         "gpu_busy" => 2.0,
         _ => 0.0,

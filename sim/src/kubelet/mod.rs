@@ -4,6 +4,7 @@
 //! are declared here, apart from the agent's client, so that neither can hide the other's bug.
 
 pub mod devices;
+pub mod nvmap;
 pub mod tegrastats;
 
 use std::collections::BTreeMap;

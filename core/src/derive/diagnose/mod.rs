@@ -185,6 +185,7 @@ pub fn diagnose(
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
     nodes::gpu_node_down(&cx, &mut out);
     agent::agent_missing_or_stale(&cx, &mut out);
+    nodes::gpu_memory_beyond_limit(&cx, &mut out);
     waiting::insufficient_gpu(&cx, &troubled, pending, &mut out);
     waiting::shared_gpu_request_too_large(pending, &mut out);
     waiting::insufficient_memory(&cx, pending, &mut out);

@@ -300,13 +300,67 @@ pub(super) fn unified_memory_overcommit(view: &NodeView, out: &mut Vec<Diagnosis
     if view.memory.overcommit_bytes > 0 {
         out.push(diag("unified-memory-overcommit", Severity::Warning, "Node", None, name, {
             let (lim, board) = (Bytes(view.memory.limits_bytes), Bytes(view.memory.board_bytes));
-            say!(
+            let mut said = say!(
                 "Pod memory limits on {name} add up to {lim}, more than the {board} the board shares between \
                     CPU and GPU: lower the limits or move a model to another board.",
                 "{name} の Pod のメモリ limits の合計は {lim} で、ボードが CPU と GPU で共有する {board} \
                     を超えています。limits を下げるか、モデルを別のボードに移してください。"
-            )
+            );
+            // Where the agent reads GPU memory per process, what the models really hold now.
+            if let Some(s) = &view.memory.split {
+                let (gpu, free) = (Bytes(s.gpu_pods_bytes), Bytes(s.free_bytes));
+                said.push(&say!(
+                    " Its models hold {gpu} of GPU memory now (not counted in any limit); {free} of the board is free.",
+                    " モデルは今 GPU メモリを {gpu} 使っています（どの limit にも数えられません）。ボードの空きは {free} です。"
+                ));
+            }
+            said
         }));
+    }
+}
+
+/// `gpu-memory-beyond-limit`: on a unified-memory board whose agent reads GPU memory per
+/// process, a pod whose GPU memory and cgroup memory together exceed its memory limit. The
+/// GPU's allocations come out of the board's RAM but are not charged to the pod's cgroup, so
+/// the limit does not hold the model: the board runs out, not the pod.
+pub(super) fn gpu_memory_beyond_limit(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+    for v in cx.nodes.iter().filter(|v| v.unified_memory && v.memory.split.is_some()) {
+        let node = v.name.as_str();
+        let free = v.memory.board_free_bytes.map(Bytes);
+        let board = Bytes(v.memory.split.as_ref().map_or(v.memory.board_bytes, |s| s.total_bytes));
+        for p in &v.pods {
+            let (Some(gpu), Some(limit)) = (p.gpu_memory_bytes, p.limit_bytes) else { continue };
+            let used = p.used_bytes.unwrap_or(0);
+            if gpu == 0 || gpu.saturating_add(used) <= limit {
+                continue;
+            }
+            let (pod, g, u, sum, l) = (&p.name, Bytes(gpu), Bytes(used), Bytes(gpu.saturating_add(used)), Bytes(limit));
+            let ns = p.namespace.as_str();
+            let room = match free {
+                Some(f) => say!("{f} of the board's {board} is free", "ボードの {board} のうち空きは {f} です"),
+                None => say!("the board has {board}", "ボードは {board} です"),
+            };
+            let mut d = diag(
+                "gpu-memory-beyond-limit",
+                Severity::Warning,
+                "Pod",
+                Some(ns),
+                pod,
+                say!(
+                    "{ns}/{pod} on {node} holds {g} of GPU memory beside {u} in its cgroup: {sum}, more than its memory \
+                        limit of {l}. GPU memory comes out of the board's RAM but is not counted against the limit, so \
+                        the limit does not hold this model ({room}): raise the limit to cover the model's GPU memory, \
+                        or size the board for it.",
+                    "{node} の {ns}/{pod} は GPU メモリ {g} と cgroup の {u} を使い、合計 {sum} でメモリ limit の {l} \
+                        を超えています。GPU メモリはボードの RAM から取られますが limit には数えられないため、limit \
+                        ではこのモデルを抑えられません（{room}）。limit を GPU メモリ分まで上げるか、それに見合うボードに\
+                        してください。";
+                    room
+                ),
+            );
+            d.node = Some(node.to_string());
+            out.push(d);
+        }
     }
 }
 
