@@ -180,7 +180,7 @@ pub struct PodUse {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GpuMemory {
-    /// Where it came from: `nvmap`.
+    /// Where it came from: `nvmap` (Jetson, nvgpu stack) or `nvml` (Thor, discrete GPUs).
     pub source: String,
     /// Per pod, largest first.
     pub pods: Vec<PodUse>,
@@ -213,7 +213,8 @@ pub struct Sources {
 /// Largest table read (a board with thousands of clients prints well under this).
 const MAX_TABLE: u64 = 4 << 20;
 
-fn read_capped(path: &Path, cap: u64) -> std::io::Result<String> {
+/// Reads at most `cap` bytes of a file as text.
+pub fn read_capped(path: &Path, cap: u64) -> std::io::Result<String> {
     use std::io::Read;
     let mut s = String::new();
     std::fs::File::open(path)?.take(cap).read_to_string(&mut s)?;
@@ -233,17 +234,18 @@ pub fn read(src: &Sources) -> Result<GpuMemory, String> {
     })?;
     let table = parse_nvmap(&text).map_err(|e| format!("{}: {e}", src.nvmap.display()))?;
     let cgroup_of = |pid: u32| read_capped(&src.proc.join(pid.to_string()).join("cgroup"), 64 << 10);
-    Ok(attribute(table, cgroup_of, read_capped(&src.proc.join("meminfo"), 64 << 10).ok().as_deref()))
+    Ok(attribute("nvmap", table, cgroup_of, read_capped(&src.proc.join("meminfo"), 64 << 10).ok().as_deref()))
 }
 
 /// Sums a table by pod, given each PID's cgroup file (an error: the process has ended).
 pub fn attribute(
+    source: &str,
     table: NvmapTable,
     cgroup_of: impl Fn(u32) -> std::io::Result<String>,
     meminfo: Option<&str>,
 ) -> GpuMemory {
     let mut m = GpuMemory {
-        source: "nvmap".into(),
+        source: source.into(),
         total_bytes: table.total_bytes,
         nvmap_used_bytes: meminfo.and_then(|t| meminfo_field(t, "NvMapMemUsed")),
         skipped_lines: table.skipped,
@@ -402,7 +404,7 @@ total                                             1054720K
             13 => Ok("0::/user.slice/user-1000.slice/session-2.scope\n".to_string()),
             _ => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
         };
-        let m = attribute(table, cgroup, Some("MemTotal: 8 kB\nNvMapMemUsed:  6291456 kB\n"));
+        let m = attribute("nvmap", table, cgroup, Some("MemTotal: 8 kB\nNvMapMemUsed:  6291456 kB\n"));
         assert_eq!(m.pods.len(), 2);
         assert_eq!((m.pods[0].uid.as_str(), m.pods[0].bytes, m.pods[0].processes), (uid_a, 4 << 30, 2));
         assert_eq!(

@@ -9,6 +9,8 @@ pub mod dcgm;
 pub mod gpumem;
 #[cfg(feature = "kubelet")]
 pub mod kubelet;
+#[cfg(feature = "kubelet")]
+pub mod nvml;
 pub mod podresources;
 pub mod report;
 pub mod tegrastats;

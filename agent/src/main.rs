@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gpudash_agent::report::{Report, VERSION};
-use gpudash_agent::{dcgm, gpumem, kubelet, podresources, tegrastats};
+use gpudash_agent::{dcgm, gpumem, kubelet, nvml, podresources, tegrastats};
 
 type Shared = Arc<Mutex<Report>>;
 
@@ -179,13 +179,40 @@ fn read_dcgm(url: String, every: Duration, report: Shared) {
     }
 }
 
-/// Reads GPU memory by process and pod (nvmap) and devfreq's load every `every`. A failure
-/// is kept in the report (and printed once while it lasts), the last good reading with it.
-fn read_gpu_memory(src: Option<gpumem::Sources>, devfreq: Option<PathBuf>, every: Duration, report: Shared) {
+/// Where GPU memory by process is read.
+enum GpuMemorySource {
+    /// nvmap's table (Jetson, nvgpu stack).
+    Nvmap(gpumem::Sources),
+    /// NVML (`auto` or a library path), processes mapped under the host's `/proc`.
+    Nvml(String, PathBuf),
+}
+
+/// Reads GPU memory by process and pod (nvmap or NVML) and devfreq's load every `every`. A
+/// failure is kept in the report (and printed once while it lasts), the last good reading with
+/// it; NVML that cannot be loaded is tried again every 30 s.
+fn read_gpu_memory(src: Option<GpuMemorySource>, devfreq: Option<PathBuf>, every: Duration, report: Shared) {
     let mut said: Option<String> = None;
+    let mut loaded: Option<nvml::Nvml> = None;
+    let mut why_not = String::new();
+    let mut tried: Option<std::time::Instant> = None;
     loop {
         if let Some(src) = &src {
-            let got = gpumem::read(src);
+            let got = match src {
+                GpuMemorySource::Nvmap(s) => gpumem::read(s),
+                GpuMemorySource::Nvml(lib, proc_dir) => {
+                    if loaded.is_none() && tried.is_none_or(|t| t.elapsed() >= Duration::from_secs(30)) {
+                        tried = Some(std::time::Instant::now());
+                        match nvml::open(lib) {
+                            Ok(n) => loaded = Some(n),
+                            Err(e) => why_not = e,
+                        }
+                    }
+                    match &loaded {
+                        Some(n) => nvml::read(n, proc_dir),
+                        None => Err(why_not.clone()),
+                    }
+                }
+            };
             if let Err(e) = &got {
                 if said.as_ref() != Some(e) {
                     eprintln!("gpudash-agent: {e}");
@@ -330,7 +357,7 @@ async fn run_http(listener: std::net::TcpListener, report: Shared) {
 
 const USAGE: &str = "usage: gpudash-agent [--listen ADDR] [--node NAME] [--interval SECONDS]
        [--pod-resources SOCKET|off] [--tegrastats COMMAND] [--dcgm URL]
-       [--nvmap FILE] [--proc DIR] [--devfreq FILE]
+       [--nvmap FILE] [--nvml auto|LIB] [--proc DIR] [--devfreq FILE]
   --listen         where to serve /v1/report (default 0.0.0.0:9401)
   --node           the node's name (default $NODE_NAME)
   --interval       seconds between reads of the kubelet and dcgm-exporter (default 1)
@@ -339,6 +366,8 @@ const USAGE: &str = "usage: gpudash-agent [--listen ADDR] [--node NAME] [--inter
   --dcgm           dcgm-exporter's metrics, e.g. http://127.0.0.1:9400/metrics (discrete GPUs)
   --nvmap          nvmap's client table, for GPU memory per pod on Jetson (root; debugfs), e.g.
                    /host/sys/kernel/debug/nvmap/iovmm/clients (the host's, mounted read-only)
+  --nvml           GPU memory per process from NVML instead (Jetson Thor, discrete GPUs): auto
+                   loads libnvidia-ml.so, or give the library's path
   --proc           the host's /proc, to map each process to its pod (default /proc; in a
                    container mount the host's, e.g. /host/proc)
   --devfreq        the GPU's devfreq load (tenths of a percent), e.g.
@@ -365,6 +394,7 @@ fn main() {
         "--tegrastats",
         "--dcgm",
         "--nvmap",
+        "--nvml",
         "--proc",
         "--devfreq",
     ];
@@ -392,8 +422,16 @@ fn main() {
     let socket = get("--pod-resources").unwrap_or_else(|| podresources::DEFAULT_SOCKET.into());
     let tegra = get("--tegrastats");
     let dcgm_url = get("--dcgm");
-    let nvmap = get("--nvmap")
-        .map(|n| gpumem::Sources { nvmap: n.into(), proc: get("--proc").unwrap_or_else(|| "/proc".into()).into() });
+    let proc_dir: PathBuf = get("--proc").unwrap_or_else(|| "/proc".into()).into();
+    let gpu_memory = match (get("--nvml"), get("--nvmap")) {
+        (Some(_), Some(_)) => {
+            eprintln!("gpudash-agent: --nvml and --nvmap are two ways to read the same thing: give one");
+            std::process::exit(2);
+        }
+        (Some(lib), None) => Some(GpuMemorySource::Nvml(lib, proc_dir)),
+        (None, Some(n)) => Some(GpuMemorySource::Nvmap(gpumem::Sources { nvmap: n.into(), proc: proc_dir })),
+        (None, None) => None,
+    };
     let devfreq: Option<PathBuf> = get("--devfreq").map(Into::into);
     let report = Arc::new(Mutex::new(Report {
         version: VERSION,
@@ -401,7 +439,7 @@ fn main() {
         kubelet: (socket != "off").then(Default::default),
         tegrastats: tegra.is_some().then(Default::default),
         dcgm: dcgm_url.is_some().then(Default::default),
-        gpu_memory: nvmap.is_some().then(Default::default),
+        gpu_memory: gpu_memory.is_some().then(Default::default),
         devfreq_busy: devfreq.is_some().then(Default::default),
         ..Report::default()
     }));
@@ -418,9 +456,9 @@ fn main() {
         let r = report.clone();
         std::thread::spawn(move || read_dcgm(url, every, r));
     }
-    if nvmap.is_some() || devfreq.is_some() {
+    if gpu_memory.is_some() || devfreq.is_some() {
         let r = report.clone();
-        std::thread::spawn(move || read_gpu_memory(nvmap, devfreq, every, r));
+        std::thread::spawn(move || read_gpu_memory(gpu_memory, devfreq, every, r));
     }
     if std::env::var_os("GPUDASH_AGENT_EXIT_WITH_PARENT").is_some() {
         // SIGTERM when the parent dies (handled below: the commands are stopped too), and a

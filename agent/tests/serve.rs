@@ -71,3 +71,49 @@ fn a_tegrastats_that_cannot_run_is_said_not_zeroed() {
     assert!(v["tegrastats"]["value"].is_null(), "{v}");
     assert!(v["tegrastats"]["error"].as_str().is_some_and(|e| e.contains("ended")), "{v}");
 }
+
+/// Starts the agent with `args` (and no kubelet socket).
+fn start_with(args: &[&str]) -> (Kill, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_or(0, |a| a.port());
+    let child = Command::new(env!("CARGO_BIN_EXE_gpudash-agent"))
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--pod-resources", "off", "--interval", "0.2"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("gpudash-agent: {e}"));
+    (Kill(child), port)
+}
+
+fn report(r: &str) -> serde_json::Value {
+    let body = r.split("\r\n\r\n").nth(1).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {r}"))
+}
+
+#[test]
+fn gpu_memory_sources_that_cannot_be_read_say_what_to_mount_and_a_bad_devfreq_is_said() {
+    // No debugfs here: the reason per-pod GPU memory is unknown, and the mount to add.
+    let (_a, port) = start_with(&["--nvmap", "/nonexistent/sys/kernel/debug/nvmap/iovmm/clients"]);
+    let v = report(&wait_for(port, "per-pod GPU memory is unknown"));
+    assert!(v["gpu_memory"]["value"].is_null(), "{v}");
+    assert!(v["gpu_memory"]["error"].as_str().is_some_and(|e| e.contains("/sys/kernel/debug")), "{v}");
+    // No NVIDIA driver here: NVML's library cannot be loaded, and the reading says so.
+    let (_b, port) = start_with(&["--nvml", "/nonexistent/libnvidia-ml.so.1", "--devfreq", "/proc/version"]);
+    let v = report(&wait_for(port, "cannot load NVML"));
+    assert!(v["gpu_memory"]["value"].is_null(), "{v}");
+    assert!(v["devfreq_busy"]["error"].as_str().is_some_and(|e| e.contains("not a load")), "{v}");
+    // A devfreq load file: tenths of a percent.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let load = dir.path().join("load");
+    std::fs::write(&load, "367\n").unwrap_or_else(|e| panic!("{e}"));
+    let (_c, port) = start_with(&["--devfreq", &load.display().to_string()]);
+    let v = report(&wait_for(port, "36.7"));
+    assert_eq!(v["devfreq_busy"]["value"].as_f64().map(|f| (f * 10.0).round()), Some(367.0), "{v}");
+    // Both ways to read GPU memory at once is a usage error.
+    let both = Command::new(env!("CARGO_BIN_EXE_gpudash-agent"))
+        .args(["--listen", "127.0.0.1:0", "--nvmap", "x", "--nvml", "auto"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("give one"));
+}

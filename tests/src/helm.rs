@@ -54,8 +54,13 @@ pub fn render(template: &str, values: &Value, release: &str, namespace: &str) ->
         rest = &after[end + 2..];
         if let Some(cond) = action.strip_prefix("if ") {
             // Inside a skipped block a condition is not looked up (its values may be absent).
+            // `if .Values.x`, or `if or .Values.x .Values.y` (any of them).
+            let truth = |c: &str| matches!(lookup(values, c.trim_start_matches(".Values.")), Value::Bool(true));
             let skip = skipping.contains(&true)
-                || !matches!(lookup(values, cond.trim().trim_start_matches(".Values.")), Value::Bool(true));
+                || !match cond.trim().strip_prefix("or ") {
+                    Some(any) => any.split_whitespace().any(truth),
+                    None => truth(cond.trim()),
+                };
             skipping.push(skip);
         } else if action == "end" {
             skipping.pop().unwrap_or_else(|| panic!("end without if"));

@@ -197,6 +197,22 @@ fn the_rendered_helm_chart_is_read_only_and_hardened() {
             .all(|v| v["hostPath"]["path"].as_str() != Some("/proc")),
         "the host's /proc only with nvmap on"
     );
+    // Thor and discrete GPUs: NVML through the NVIDIA runtime class, the host's /proc only.
+    let nvml = chart("agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: false, nvml: true, dcgm: false, dcgmUrl: x, resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}");
+    check(&nvml, "chart with nvml");
+    let pod = &kind(&nvml, "DaemonSet")[0]["spec"]["template"]["spec"];
+    assert_eq!(pod["runtimeClassName"].as_str(), Some("nvidia"));
+    let args: Vec<&str> =
+        pod["containers"][0]["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    assert!(
+        args.contains(&"--nvml=auto")
+            && args.contains(&"--proc=/host/proc")
+            && !args.iter().any(|a| a.starts_with("--nvmap")),
+        "{args:?}"
+    );
+    let volumes: Vec<&str> =
+        pod["volumes"].as_sequence().into_iter().flatten().filter_map(|v| v["hostPath"]["path"].as_str()).collect();
+    assert!(volumes.contains(&"/proc") && !volumes.contains(&"/sys/kernel/debug"), "{volumes:?}");
     let without = chart("agent: {enabled: false}");
     assert!(kind(&without, "DaemonSet").is_empty());
 }

@@ -36,7 +36,12 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
     }
     let Some(kubelet) = report.kubelet.as_ref().and_then(|k| k.value.as_ref()) else { return };
     let dcgm: &[GpuUse] = report.dcgm.as_ref().and_then(|d| d.value.as_deref()).unwrap_or_default();
-    let tegra_busy = tegra.and_then(|t| t.gpu_busy_percent).map(u32::from);
+    // GR3D where tegrastats prints it, else the GPU's devfreq load (Jetson Thor).
+    let devfreq = report.devfreq_busy.as_ref().and_then(|d| d.value).filter(|b| b.is_finite());
+    let tegra_busy = tegra
+        .and_then(|t| t.gpu_busy_percent)
+        .map(u32::from)
+        .or_else(|| devfreq.map(|b| b.clamp(0.0, 100.0).round() as u32));
     for g in v.gpu_resources.iter_mut().filter(|g| g.sharing != Sharing::Dra) {
         place(g, kubelet, dcgm, tegra_busy);
         if stale {

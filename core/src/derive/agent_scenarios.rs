@@ -173,3 +173,20 @@ fn gpu_memory_by_pod_splits_the_board_and_a_pod_over_its_limit_is_diagnosed() {
     assert!(j.pods.iter().all(|p| p.gpu_memory_bytes.is_none()) && j.memory.split.is_none());
     assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-memory-beyond-limit"));
 }
+
+#[test]
+fn where_tegrastats_prints_no_gr3d_the_devfreq_load_is_the_gpus_busy() {
+    // A Thor-like report: tegrastats without GR3D, the GPU's devfreq load read apart.
+    let report = JETSON
+        .replace(r#","gpu_busy_percent":64"#, "")
+        .replace(r#""dcgm":null}"#, r#""dcgm":null,"devfreq_busy":{"value":36.7,"seen_at":0,"error":null}}"#);
+    let v = view(vec![seen("orin-nano-01", &report, Some(T0))], T0);
+    let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
+    assert_eq!(j.gpu_resources[0].devices[0].busy_percent, Some(37));
+    // GR3D, where printed, wins.
+    let both =
+        JETSON.replace(r#""dcgm":null}"#, r#""dcgm":null,"devfreq_busy":{"value":5.0,"seen_at":0,"error":null}}"#);
+    let v = view(vec![seen("orin-nano-01", &both, Some(T0))], T0);
+    let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
+    assert_eq!(j.gpu_resources[0].devices[0].busy_percent, Some(64));
+}

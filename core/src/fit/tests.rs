@@ -128,6 +128,22 @@ fn unified_memory_headroom_counts_requests_and_limits_against_the_board() {
     assert_eq!(h.after_requests_bytes, board - (24 << 30) - (2 << 30));
     assert_eq!(h.after_limits_bytes, board - (33 << 30) - (4 << 30));
     assert!(node(&r, "gpu-x86-01").headroom.is_none(), "discrete-GPU servers have no unified headroom");
+    assert_eq!(h.board_free_bytes, None, "no agent: nothing measured, nothing said");
+    // With the board's agent: what tegrastats says is really free, beside what requests say.
+    let mut inputs = edge();
+    let report = r#"{"version":1,"node":"orin-agx-01","generated_at":0,
+      "tegrastats":{"value":{"ram_used_bytes":42949672960,"ram_total_bytes":65851621376},"seen_at":0,"error":null}}"#;
+    inputs.agents = vec![std::sync::Arc::new(crate::agent::AgentSeen {
+        node: "orin-agx-01".into(),
+        pod: "gpudash/gpudash-agent-orin-agx-01".into(),
+        report: crate::agent::parse(report.as_bytes()).ok(),
+        last_ok: None,
+        error: None,
+    })];
+    let w = from_yaml(yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    let measured = fit(&inputs, &w, &unified);
+    let h = node(&measured, "orin-agx-01").headroom.clone().unwrap_or_default();
+    assert_eq!(h.board_free_bytes, Some(65_851_621_376 - 42_949_672_960));
     // On the Orin NX the limits already exceed the board: suggest a limit that keeps it whole.
     let nx = run(&yaml.replace("orin-agx-01", "orin-nx-02"));
     assert!(node(&nx, "orin-nx-02").headroom.as_ref().is_some_and(|h| h.after_limits_bytes < 0));

@@ -537,3 +537,50 @@ fn a_rolling_update_waiting_for_its_own_old_pods_gpu_is_a_deadlock_unless_a_unit
     let v = derived_text(&rollout("2"));
     assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-rollout-deadlock"), "{:?}", codes(&v));
 }
+
+#[test]
+fn limits_beyond_a_board_say_what_its_models_really_hold_where_the_agent_reads_it() {
+    let mut v = NodeView { name: "orin-nx-02".into(), unified_memory: true, ..NodeView::default() };
+    v.memory.board_bytes = 16 << 30;
+    v.memory.limits_bytes = 18 << 30;
+    v.memory.overcommit_bytes = 2 << 30;
+    let mut out = Vec::new();
+    super::nodes::unified_memory_overcommit(&v, &mut out);
+    assert!(!out[0].message.en.contains("GPU memory now"), "nothing measured, nothing said: {}", out[0].message.en);
+    v.memory.split = Some(app::model::BoardSplit {
+        total_bytes: 16 << 30,
+        gpu_pods_bytes: 5 << 30,
+        free_bytes: 3 << 30,
+        ..app::model::BoardSplit::default()
+    });
+    let mut out = Vec::new();
+    super::nodes::unified_memory_overcommit(&v, &mut out);
+    let m = &out[0].message;
+    assert!(
+        m.en.ends_with(
+            "Its models hold 5.0 GiB of GPU memory now (not counted in any limit); 3.0 GiB of the board is free."
+        ),
+        "{}",
+        m.en
+    );
+    assert!(m.ja.contains("GPU メモリを 5.0 GiB"), "{}", m.ja);
+}
+
+#[test]
+fn a_model_waiting_for_board_memory_hears_what_the_board_really_has_where_the_agent_reads_it() {
+    let mut inputs = load(&scenario_text("onsite/orin-nano-memory.yaml"));
+    let report = r#"{"version":1,"node":"orin-nano-mem","generated_at":0,
+      "tegrastats":{"value":{"ram_used_bytes":6442450944,"ram_total_bytes":7990149120},"seen_at":0,"error":null},
+      "gpu_memory":{"value":{"source":"nvmap","pods":[],"outside_bytes":0,"outside":[],"total_bytes":0},"seen_at":0,"error":null}}"#;
+    inputs.agents = vec![std::sync::Arc::new(crate::agent::AgentSeen {
+        node: "orin-nano-mem".into(),
+        pod: "gpudash/gpudash-agent-orin-nano-mem".into(),
+        report: Some(crate::agent::parse(report.as_bytes()).unwrap_or_else(|e| panic!("{e}"))),
+        last_ok: "2026-11-30T12:00:00Z".parse().ok(),
+        error: None,
+    })];
+    let now = "2026-11-30T12:00:00Z".parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let v = derive(&inputs, &Options::default(), Source::default(), 1, now);
+    let d = found(&v, "insufficient-memory", "pack-counter-5d4c3b2a1-p6a7s");
+    assert!(d.message.contains("of GPU memory besides; 1.4 GiB of the board is really free"), "{}", d.message);
+}

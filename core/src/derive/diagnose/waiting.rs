@@ -347,13 +347,22 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 .find(|r| r.resource == g.resource && r.allocatable.saturating_sub(r.allocated) >= g.count)
                 .map(|r| r.resource.clone())
         });
-        let measured: Said = m
+        let mut measured: Said = m
             .used_bytes
             .map(|u| {
                 let u = Bytes(u);
                 say!(" (the board's pods use {u} now)", "（ボードの Pod の現在の使用量は {u}）")
             })
             .unwrap_or_default();
+        // Where the agent reads GPU memory per process, what the models really hold and what
+        // the board really has free (requests count neither).
+        if let Some(sp) = m.split.as_ref().filter(|_| best.unified_memory) {
+            let (g, f) = (Bytes(sp.gpu_pods_bytes), Bytes(sp.free_bytes));
+            measured.push(&say!(
+                " (their models hold {g} of GPU memory besides; {f} of the board is really free)",
+                "（そのほかモデルが GPU メモリを {g} 使っており、ボードの実際の空きは {f}）"
+            ));
+        }
         let others = if candidates.len() > 1 {
             let n = candidates.len() - 1;
             say!(
