@@ -129,7 +129,27 @@ pub async fn run(seconds: u64) -> anyhow::Result<()> {
             .map(String::from)
             .into_iter()
             .chain([arm.display().to_string()]);
-        measure("agent, arm64 under qemu-user", &cmd.collect::<Vec<_>>(), seconds).await?;
+        let cmd: Vec<String> = cmd.collect();
+        measure("agent, arm64 under qemu-user", &cmd, seconds).await?;
+        // The emulator's own share: the same binary with no source, serving only.
+        let listen = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let mut idle = tokio::process::Command::new(&cmd[0])
+            .args(&cmd[1..])
+            .args(["--listen", &format!("127.0.0.1:{listen}"), "--pod-resources", "off"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .context("starting the idle arm64 agent")?;
+        let client = reqwest::Client::new();
+        for _ in 0..10 {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let _ = client.get(format!("http://127.0.0.1:{listen}/v1/report")).send().await;
+        }
+        let pid = idle.id().unwrap_or(0);
+        let rss = status_kib(pid, "VmRSS:") as f64 / 1024.0;
+        let _ = idle.kill().await;
+        println!("| agent, arm64 under qemu-user, no source (the emulator's baseline) | RSS {rss:.1} MiB | | |");
     } else {
         println!(
             "| agent, arm64 under qemu-user | not run: {} | | |",
