@@ -127,10 +127,16 @@ pub struct Boot {
     /// `/reports`' query: `month=`, `by=`, `tz=` (kept on its links).
     #[serde(default)]
     pub report_query: Vec<(String, String)>,
+    /// The zone times are shown in (the reader's, from the cookie the page sets; else the
+    /// site's; else UTC).
+    #[serde(default)]
+    pub zone: crate::time::Zone,
     /// Why history is unavailable, when it is.
     #[serde(default)]
     pub history_problem: Option<String>,
-    /// The view at render time.
+    /// The view at render time, its nodes as cards (as the browser's stream sends them: the
+    /// memory table by pod and the GPU labels are the server-rendered node page's only).
+    #[serde(serialize_with = "as_cards")]
     pub view: ClusterView,
 }
 
@@ -165,6 +171,10 @@ pub fn percent_encode(s: &str) -> String {
         }
     }
     out
+}
+
+fn as_cards<S: serde::Serializer>(v: &ClusterView, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&crate::model::WithCards(v), s)
 }
 
 impl Boot {

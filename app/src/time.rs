@@ -60,8 +60,54 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
 
 /// `HH:MM:SS` UTC of a Unix time.
 pub fn clock(unix: i64) -> String {
-    let t = unix.rem_euclid(86_400);
-    format!("{:02}:{:02}:{:02} UTC", t / 3600, (t % 3600) / 60, t % 60)
+    Zone::default().clock(unix)
+}
+
+/// The cookie in which the page's script keeps the browser's zone for the server.
+pub const ZONE_COOKIE: &str = "gpudash_tz";
+
+/// The time zone a page shows times in: the reader's (the zone the browser reports, kept in a
+/// cookie), else the site's (`--timezone`/`TZ`), else UTC. The server cuts from the time-zone
+/// database the offsets the zone has around the page's moment, so that neither the browser
+/// bundle nor a view carries a database: a view only looks its time up here.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Zone {
+    /// IANA name (`Asia/Tokyo`), or `UTC`.
+    pub name: String,
+    /// `(from, offset, abbreviation)`: from Unix second `from` on, `offset` seconds east of UTC
+    /// and its abbreviation (`JST`, `CEST`, `+0530`); sorted by `from`, the first applying
+    /// before it too.
+    pub spans: Vec<(i64, i32, String)>,
+}
+
+impl Default for Zone {
+    fn default() -> Self {
+        Self { name: "UTC".into(), spans: vec![(i64::MIN, 0, "UTC".into())] }
+    }
+}
+
+impl Zone {
+    /// The offset (seconds east of UTC) and abbreviation at a Unix time.
+    pub fn at(&self, unix: i64) -> (i64, &str) {
+        let i = self.spans.partition_point(|s| s.0 <= unix).saturating_sub(1);
+        self.spans.get(i).map_or((0, "UTC"), |s| (i64::from(s.1), s.2.as_str()))
+    }
+
+    /// `HH:MM:SS ZONE` of a Unix time (`13:02:52 JST`).
+    pub fn clock(&self, unix: i64) -> String {
+        let (off, abbr) = self.at(unix);
+        let t = (unix + off).rem_euclid(86_400);
+        format!("{:02}:{:02}:{:02} {abbr}", t / 3600, (t % 3600) / 60, t % 60)
+    }
+
+    /// `YYYY-MM-DD HH:MM ZONE` of a Unix time.
+    pub fn date_time(&self, unix: i64) -> String {
+        let (off, abbr) = self.at(unix);
+        let local = unix + off;
+        let (y, m, d) = civil_from_days(local.div_euclid(86_400));
+        let t = local.rem_euclid(86_400);
+        format!("{y:04}-{m:02}-{d:02} {:02}:{:02} {abbr}", t / 3600, (t % 3600) / 60)
+    }
 }
 
 #[cfg(test)]
@@ -82,5 +128,17 @@ mod tests {
     #[test]
     fn clock_reads_utc() {
         assert_eq!(clock(3661), "01:01:01 UTC");
+        // Tokyo: one span; Berlin across the end of summer time (2026-10-25 01:00 UTC).
+        let tokyo = Zone { name: "Asia/Tokyo".into(), spans: vec![(i64::MIN, 9 * 3600, "JST".into())] };
+        assert_eq!(tokyo.clock(1_796_215_393), "21:43:13 JST");
+        assert_eq!(tokyo.date_time(1_796_215_393), "2026-12-02 21:43 JST");
+        let end_of_summer = 1_792_890_000;
+        let berlin = Zone {
+            name: "Europe/Berlin".into(),
+            spans: vec![(i64::MIN, 7200, "CEST".into()), (end_of_summer, 3600, "CET".into())],
+        };
+        assert_eq!(berlin.clock(end_of_summer - 1), "02:59:59 CEST");
+        assert_eq!(berlin.clock(end_of_summer), "02:00:00 CET");
+        assert_eq!(Zone { name: "x".into(), spans: Vec::new() }.clock(0), "00:00:00 UTC", "no span reads as UTC");
     }
 }

@@ -100,6 +100,10 @@ pub struct ServeArgs {
     /// `ja` (pins a kiosk whose browser cannot be configured).
     #[arg(long, env = "GPUDASH_LANG", default_value = "en", value_parser = parse_lang)]
     pub lang: app::i18n::Lang,
+    /// Time zone for times on pages and charts when the reader's browser has not said its own
+    /// (IANA name, e.g. Asia/Tokyo); default: `TZ`, else UTC. Every time is shown with its zone.
+    #[arg(long, env = "GPUDASH_TIMEZONE")]
+    pub timezone: Option<String>,
     /// Kiosk rotation between overview and pending, in seconds (0: off).
     #[arg(long, env = "GPUDASH_KIOSK_ROTATE", default_value_t = 20)]
     pub kiosk_rotate: u32,

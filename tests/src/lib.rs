@@ -80,6 +80,22 @@ impl Proc {
         Ok(p)
     }
 
+    /// Starts `program args…` with `env` added to its environment, logging to a temp file.
+    pub fn spawn_env(program: &Path, args: &[String], env: &[(&str, &str)]) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let log = dir.path().join("out.log");
+        let f = std::fs::OpenOptions::new().create(true).append(true).open(&log)?;
+        let child = Command::new(program)
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(f.try_clone()?)
+            .stderr(f)
+            .spawn()
+            .with_context(|| format!("spawning {}", program.display()))?;
+        Ok(Self { child, log, _dir: Some(dir) })
+    }
+
     /// Starts `program args…`, appending its output to `log` (kept after the process ends).
     pub fn spawn_logged(program: &Path, args: &[String], log: &Path) -> anyhow::Result<Self> {
         let f = std::fs::OpenOptions::new().create(true).append(true).open(log)?;
@@ -295,8 +311,19 @@ where
     F: FnOnce(fantoccini::Client) -> Fut,
     Fut: Future<Output = anyhow::Result<T>>,
 {
+    with_browser_in(None, f).await
+}
+
+/// As [`with_browser`], with the browser in a time zone and language (`Some(("Asia/Tokyo",
+/// "ja"))`: a reader in Japan), as its machine's `TZ` and locale set them.
+pub async fn with_browser_in<F, Fut, T>(place: Option<(&str, &str)>, f: F) -> anyhow::Result<T>
+where
+    F: FnOnce(fantoccini::Client) -> Fut,
+    Fut: Future<Output = anyhow::Result<T>>,
+{
     let port = free_port();
-    let driver = Proc::spawn(Path::new("/usr/bin/chromedriver"), &[format!("--port={port}")])
+    let env: Vec<(&str, &str)> = place.map(|(tz, _)| vec![("TZ", tz)]).unwrap_or_default();
+    let driver = Proc::spawn_env(Path::new("/usr/bin/chromedriver"), &[format!("--port={port}")], &env)
         .context("chromedriver not found: install Debian's chromium-driver (./test.sh does)")?;
     let url = format!("http://127.0.0.1:{port}");
     let t = Instant::now();
@@ -308,16 +335,22 @@ where
     }
     let profile = tempfile::tempdir()?;
     let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        serde_json::json!({
+    caps.insert("goog:chromeOptions".into(), {
+        let mut o = serde_json::json!({
             "binary": "/usr/bin/chromium",
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
                      "--window-size=1600,1200", "--enable-precise-memory-info", "--js-flags=--expose-gc",
                      format!("--user-data-dir={}", profile.path().display())],
-        }),
-    );
+        });
+        if let Some((_, lang)) = place {
+            if let Some(a) = o["args"].as_array_mut() {
+                a.push(format!("--lang={lang}").into());
+            }
+            o["prefs"] = serde_json::json!({"intl": {"accept_languages": lang}});
+        }
+        o
+    });
     let client = fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(caps)
         .connect(&url)

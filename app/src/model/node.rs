@@ -46,12 +46,15 @@ pub struct MemoryView {
     #[serde(default)]
     pub board_used_permille: Option<u32>,
     /// The board's RAM free as its agent read it (tegrastats' total less its use): what a new
-    /// model really has, beside what requests say; null without an agent.
+    /// model really has, beside what requests say; null without an agent. (Not read by the
+    /// browser: only the server-rendered node page shows it.)
     #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub board_free_bytes: Option<u64>,
     /// The board's RAM by who holds it, where the agent reads GPU memory per process (nvmap on
-    /// Jetson): null elsewhere.
+    /// Jetson): null elsewhere. (Not read by the browser, as `board_free_bytes`.)
     #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub split: Option<BoardSplit>,
 }
 
@@ -327,7 +330,9 @@ pub struct PodMemory {
     /// Working set from metrics.k8s.io.
     pub used_bytes: Option<u64>,
     /// GPU memory its processes hold (nvmap on Jetson, by the node's agent); null when not read.
+    /// (Not read by the browser: the node page is server-rendered.)
     #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub gpu_memory_bytes: Option<u64>,
     /// Its workload (as `Holder::workload`), for history's GPU-hours reports. Not sent: every
     /// pod of a large site would add to each client's first view; the holders carry theirs.

@@ -59,6 +59,17 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         _ => "gpudash".to_string(),
     };
     let lang = boot.lang.code();
+    // The reader's zone: stored in a cookie for the server (pages and charts), and the page
+    // made again once when it was made in another zone (never more than once a session).
+    let zone_script = format!(
+        "(function(){{try{{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(!z)return;\
+var c='{cookie}='+encodeURIComponent(z);if(document.cookie.split('; ').indexOf(c)<0)\
+document.cookie=c+';path=/;max-age=31536000;samesite=lax';\
+if(z!=={page}&&!sessionStorage.getItem('gd-tz')){{sessionStorage.setItem('gd-tz','1');location.reload();}}}}catch(e){{}}}})();",
+        cookie = crate::time::ZONE_COOKIE,
+        page = serde_json::to_string(&boot.zone.name).unwrap_or_else(|_| "\"UTC\"".into()).replace('<', "\\u003c"),
+    );
+    let nonce = leptos::nonce::use_nonce();
     view! {
         <!DOCTYPE html>
         <html lang=lang class=class>
@@ -68,6 +79,7 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
                 <meta name="color-scheme" content="light dark"/>
                 <title>{title}</title>
                 <link rel="stylesheet" href=css/>
+                <script nonce=nonce inner_html=zone_script></script>
                 {matches!(boot.page, Page::Node(_)).then(|| view! { <meta http-equiv="refresh" content="15"/> })}
                 {hydrates.then(|| view! {
                     <script type="application/json" id="gd-boot" inner_html=json></script>

@@ -204,7 +204,10 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
     });
     let agent = node.agent.as_ref().map(|a| match (a.stale, &a.seen_at) {
         (false, _) => (false, t.card_agent_ok.to_string()),
-        (true, Some(at)) => (true, fill(t.card_agent_silent, &[at.get(11..19).unwrap_or(at)])),
+        (true, Some(at)) => {
+            let when = crate::time::parse_rfc3339(at).map_or_else(|| at.clone(), |s| boot.zone.clock(s));
+            (true, fill(t.card_agent_silent, &[&when]))
+        }
         (true, None) => (true, t.card_agent_never.to_string()),
     });
     let problems: Vec<(&str, &str, String, String)> = node

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::boot::{Boot, Page};
 use crate::i18n::{duration, fill, Lang};
 use crate::model::SourceMode;
-use crate::time::{clock, parse_rfc3339};
+use crate::time::{parse_rfc3339, Zone};
 
 use super::app::{Conn, Live};
 
@@ -54,12 +54,12 @@ pub struct Status {
 }
 
 /// Decides the status line. Staleness of the browser's own connection wins over the cluster's.
-pub fn status(live: &Live, lang: Lang) -> Status {
+pub fn status(live: &Live, lang: Lang, zone: &Zone) -> Status {
     let t = lang.t();
     let now = live.now.get();
     let conn = live.conn.get();
     live.view.with(|v| {
-        let ago = |s: i64| fill(t.status_since, &[&clock(s), &duration(now - s, lang)]);
+        let ago = |s: i64| fill(t.status_since, &[&zone.clock(s), &duration(now - s, lang)]);
         if let Conn::Lost(s) = conn {
             return Status { state: State::Stale, text: fill(t.status_conn_lost, &[&ago(s)]) };
         }
@@ -73,7 +73,7 @@ pub fn status(live: &Live, lang: Lang) -> Status {
             let (a, b, c) = (p.kinds_synced.to_string(), p.kinds_total.to_string(), p.objects.to_string());
             return Status { state: State::Connecting, text: fill(t.status_connecting, &[&a, &b, &c]) };
         }
-        let updated = clock(parse_rfc3339(&v.generated_at).unwrap_or(now));
+        let updated = zone.clock(parse_rfc3339(&v.generated_at).unwrap_or(now));
         Status { state: State::Live, text: fill(t.status_live, &[&v.revision.to_string(), &updated]) }
     })
 }
@@ -91,15 +91,16 @@ pub fn Header() -> impl IntoView {
         SourceMode::Cluster => live.view.with(|v| fill(t.source_cluster, &[&v.source.server])),
     };
     let hydrates = boot.page.hydrates();
+    let zone = boot.zone.clone();
     let again = if matches!(boot.page, Page::Node(_)) { t.status_refreshes } else { t.status_reload };
     let st = Memo::new(move |_| {
-        let mut s = status(&live, lang);
+        let mut s = status(&live, lang, &zone);
         // A page that does not hydrate is a snapshot: say so rather than "Live".
         if !hydrates && s.state == State::Live {
             s = Status {
                 state: State::Snapshot,
                 text: live.view.with(|v| {
-                    let at = clock(parse_rfc3339(&v.generated_at).unwrap_or(0));
+                    let at = zone.clock(parse_rfc3339(&v.generated_at).unwrap_or(0));
                     fill(t.status_snapshot, &[&v.revision.to_string(), &at, again])
                 }),
             };

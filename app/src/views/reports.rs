@@ -18,10 +18,14 @@ fn date(t: i64, tz: i32) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// `UTC+09:00`.
-fn zone(tz: i32) -> String {
+/// `JST (+09:00)` where the offset is the reader's zone's at `at`, else `+09:00`.
+fn zone(tz: i32, reader: &crate::time::Zone, at: i64) -> String {
     let sign = if tz < 0 { '-' } else { '+' };
-    format!("UTC{sign}{:02}:{:02}", tz.abs() / 60, tz.abs() % 60)
+    let offset = format!("{sign}{:02}:{:02}", tz.abs() / 60, tz.abs() % 60);
+    match reader.at(at) {
+        (o, abbr) if o == i64::from(tz) * 60 => format!("{abbr} ({offset})"),
+        _ => offset,
+    }
 }
 
 /// The stacked bars: GPU-hours held per day, one colour per namespace (the eight most held,
@@ -163,7 +167,7 @@ pub fn ReportsPage() -> impl IntoView {
             };
             let range = fill(
                 s.reports_range,
-                &[&date(r.from, r.tz_minutes), &date(r.to - 1, r.tz_minutes), &zone(r.tz_minutes)],
+                &[&date(r.from, r.tz_minutes), &date(r.to - 1, r.tz_minutes), &zone(r.tz_minutes, &boot.zone, r.from)],
             );
             let gaps = (r.gap_seconds > 0).then(|| {
                 let d = crate::i18n::duration(r.gap_seconds, boot.lang);

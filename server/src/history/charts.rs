@@ -38,18 +38,42 @@ struct Palette {
     lines: [RGBColor; 5],
 }
 
-/// How a chart is drawn: dark or light, and in which language.
-#[derive(Debug, Clone, Copy, Default)]
+/// How a chart is drawn: dark or light, in which language, and in which time zone.
+#[derive(Debug, Clone)]
 pub struct Look {
     /// Dark theme.
     pub dark: bool,
     /// Language of its labels.
     pub lang: app::i18n::Lang,
+    /// The zone of its time axis (the reader's; UTC by default), named in its caption.
+    pub tz: jiff::tz::TimeZone,
+}
+
+impl Default for Look {
+    fn default() -> Self {
+        Self::from(false)
+    }
 }
 
 impl From<bool> for Look {
     fn from(dark: bool) -> Self {
-        Self { dark, lang: app::i18n::Lang::En }
+        Self { dark, lang: app::i18n::Lang::En, tz: jiff::tz::TimeZone::UTC }
+    }
+}
+
+impl Look {
+    /// The caption: the title and the zone its times are in (`… · JST`).
+    fn caption(&self, title: &str, from: i64, to: i64) -> String {
+        let at = |t: i64| {
+            let ts = jiff::Timestamp::from_second(t).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+            self.tz.to_offset_info(ts).abbreviation().to_string()
+        };
+        let (a, b) = (at(from), at(to));
+        if a == b {
+            format!("{title} · {a}")
+        } else {
+            format!("{title} · {a}/{b}")
+        }
     }
 }
 
@@ -87,8 +111,8 @@ fn palette(dark: bool) -> Palette {
     }
 }
 
-fn fmt_time(t: i64, span: i64) -> String {
-    let ts = jiff::Timestamp::from_second(t).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+fn fmt_time(t: i64, span: i64, tz: &jiff::tz::TimeZone) -> String {
+    let ts = jiff::Timestamp::from_second(t).unwrap_or(jiff::Timestamp::UNIX_EPOCH).to_zoned(tz.clone());
     if span <= 2 * 86_400 {
         ts.strftime("%H:%M").to_string()
     } else {
@@ -189,7 +213,7 @@ pub fn line_chart(
         root.fill(&p.bg).map_err(draw)?;
         let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, font(22))
+            .caption(look.caption(title, from, to), font(22))
             .margin(12)
             .x_label_area_size(32)
             .y_label_area_size(if unit == Unit::Count { 50 } else { 90 })
@@ -200,7 +224,7 @@ pub fn line_chart(
             .configure_mesh()
             .x_labels(7)
             .y_labels(y_labels)
-            .x_label_formatter(&|t| fmt_time(*t, span))
+            .x_label_formatter(&|t| fmt_time(*t, span, &look.tz))
             .y_label_formatter(&|v| fmt_y(*v, unit, look.lang))
             .label_style(font(16))
             .axis_style(p.fg)
@@ -334,7 +358,7 @@ pub async fn pod_timeline(
         root.fill(&p.bg).map_err(draw)?;
         let font = |s: u32| ("sans-serif", s).into_font().color(&p.fg);
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("{ns}/{name}"), font(22))
+            .caption(look.caption(&format!("{ns}/{name}"), from, to), font(22))
             .margin(12)
             .x_label_area_size(32)
             .y_label_area_size(80)
@@ -350,7 +374,7 @@ pub async fn pod_timeline(
                 1 => s.chart_pending.into(),
                 _ => String::new(),
             })
-            .x_label_formatter(&|t| fmt_time(*t, span))
+            .x_label_formatter(&|t| fmt_time(*t, span, &look.tz))
             .label_style(font(16))
             .axis_style(p.fg)
             .bold_line_style(p.grid)

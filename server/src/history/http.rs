@@ -24,6 +24,8 @@ pub struct History {
     pub health: Arc<Health>,
     /// Settings.
     pub cfg: Config,
+    /// The site's time zone (charts use the reader's when their cookie names one).
+    pub zone: Arc<str>,
 }
 
 impl History {
@@ -129,11 +131,13 @@ fn svg(body: String) -> Response {
 pub async fn chart(
     State(h): State<History>,
     axum::extract::Path(file): axum::extract::Path<String>,
+    headers: axum::http::HeaderMap,
     Query(q): Q,
 ) -> Result<Response, ApiError> {
     let (from, to, pool) = scope(&h, &q).map(|(f, t, p)| (f, t, p.clone()))?;
     let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or_default();
-    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang };
+    let (_, tz) = crate::http::zone::of_request(&headers, &h.zone);
+    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang, tz };
     let s = lang.s();
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;

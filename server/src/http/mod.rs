@@ -8,6 +8,7 @@ pub mod serve;
 pub mod stream;
 #[cfg(test)]
 mod tests;
+pub mod zone;
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -42,6 +43,9 @@ pub struct AppState {
     pub rotate: u32,
     /// The language when neither `?lang=` nor `Accept-Language` names one of ours (`--lang`).
     pub lang: app::i18n::Lang,
+    /// The site's time zone (`--timezone`, else `TZ`, else UTC): times are shown in the
+    /// reader's when their browser has said it.
+    pub zone: Arc<str>,
     /// Ends long-lived streams on shutdown.
     pub shutdown: watch::Receiver<bool>,
     /// Open stream connections (for /metrics).

@@ -65,10 +65,18 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     // `?lang=` is read again by `from_request` (it pins the language on links).
     let lang = super::answer_lang(st.lang, req.headers(), None);
     let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, lang, view);
+    let (zone, tz) = super::zone::of_request(req.headers(), &st.zone);
+    boot.zone = super::zone::page_zone(&zone, &tz, jiff::Timestamp::now());
     boot.history_problem = st.history.problem();
     boot.fit = fit;
     if boot.page == Page::Reports {
-        let q: std::collections::HashMap<String, String> = boot.report_query.iter().cloned().collect();
+        let mut q: std::collections::HashMap<String, String> = boot.report_query.iter().cloned().collect();
+        // Days and months in the reader's zone unless the query names another offset.
+        if !q.contains_key("tz") {
+            let minutes = boot.zone.at(jiff::Timestamp::now().as_second()).0 / 60;
+            q.insert("tz".into(), minutes.to_string());
+            boot.report_query.push(("tz".into(), minutes.to_string()));
+        }
         boot.report = Some(crate::history::http::load_report(&st.history, &q).await.map_err(|e| e.to_string()));
     }
     let status = StatusCode::OK;
@@ -91,7 +99,7 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     }
     *resp.status_mut() = status;
     resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    resp.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+    resp.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept-Language, Cookie"));
     resp
 }
 

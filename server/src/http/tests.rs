@@ -62,7 +62,12 @@ impl Setup {
     fn new(view: ClusterView) -> Self {
         Self {
             view,
-            history: History { pool: None, health: Arc::new(Health::default()), cfg: Config::default() },
+            history: History {
+                pool: None,
+                health: Arc::new(Health::default()),
+                cfg: Config::default(),
+                zone: "UTC".into(),
+            },
             access: Access::default(),
             site: None,
         }
@@ -95,6 +100,7 @@ impl Setup {
             leptos,
             rotate: 20,
             lang: app::i18n::Lang::En,
+            zone: "UTC".into(),
             shutdown: stop_rx,
             stream_clients: Arc::default(),
             readers: Arc::default(),
