@@ -110,9 +110,9 @@ catalog! {
         fleet_title: "Fleet · {0} sites", "フリート · {0} サイト";
         fleet_live: "● live", "● 稼働中";
         fleet_stale: "⏸ stale", "⏸ 更新なし";
-        fleet_stale_since: "⏸ stale since {0} UTC", "⏸ {0} UTC から更新なし";
+        fleet_stale_since: "⏸ stale since {0}", "⏸ {0} から更新なし";
         fleet_unreachable: "✖ unreachable", "✖ 接続不能";
-        fleet_unreachable_since: "✖ unreachable since {0} UTC", "✖ {0} UTC から接続不能";
+        fleet_unreachable_since: "✖ unreachable since {0}", "✖ {0} から接続不能";
         fleet_no_view: "No view from this site yet.", "このサイトからのビューはまだありません。";
         fleet_nodes_ready: "nodes ready", "Ready の Node";
         fleet_gpu_held: "GPU units held", "確保中の GPU";
@@ -120,8 +120,8 @@ catalog! {
         fleet_critical: "critical", "重大";
         fleet_warnings: "warnings", "警告";
         fleet_held: "held", "確保中";
-        fleet_status: "{0} live · {1} stale · {2} unreachable · as of {3} UTC",
-            "稼働中 {0} · 更新なし {1} · 接続不能 {2} · {3} UTC 時点";
+        fleet_status: "{0} live · {1} stale · {2} unreachable · as of {3}",
+            "稼働中 {0} · 更新なし {1} · 接続不能 {2} · {3} 時点";
         fleet_history: "History", "履歴";
         fleet_chart_alt: "GPU units and pending pods at {0} over time", "{0} の GPU と Pending の Pod の推移";
         fleet_metrics: "Metrics", "メトリクス";

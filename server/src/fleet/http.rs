@@ -52,8 +52,17 @@ async fn page_handler(
     let v = st.view.borrow().clone();
     let range =
         q.get("range").filter(|r| crate::history::range_seconds(r).is_some()).cloned().unwrap_or_else(|| "24h".into());
-    let html = page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range, lang(&headers, &uri));
-    ([(header::VARY, "Accept-Language")], Html(html)).into_response()
+    let zone = reader_zone(&headers);
+    let html = page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range, lang(&headers, &uri), &zone);
+    ([(header::VARY, "Accept-Language, Cookie")], Html(html)).into_response()
+}
+
+/// The reader's zone (the cookie the fleet page's script sets, as the site's pages do), else
+/// the fleet's `TZ`, else UTC, with its offsets around now.
+fn reader_zone(headers: &axum::http::HeaderMap) -> app::time::Zone {
+    let site = crate::http::zone::site_zone(std::env::var("TZ").ok().as_deref()).unwrap_or_else(|_| "UTC".into());
+    let (name, tz) = crate::http::zone::of_request(headers, &site);
+    crate::http::zone::page_zone(&name, &tz, jiff::Timestamp::now())
 }
 
 async fn fleet_json(State(st): State<FleetState>) -> Json<FleetView> {
@@ -77,8 +86,9 @@ type Sent = Option<Vec<(String, String)>>;
 /// at first (and if the set of sites were to change), then only the cards that changed and,
 /// when the sites' order changed, the order (`fleet.js` moves the cards it has) — at 100 sites
 /// a change was ~80 KB of cards before, one card now — and the status line.
-fn updates(sent: &mut Sent, v: &FleetView, kiosk: bool, lang: app::i18n::Lang) -> Vec<u8> {
-    let cards: Vec<(String, String)> = v.sites.iter().map(|s| (s.name.clone(), page::card(s, kiosk, lang))).collect();
+fn updates(sent: &mut Sent, v: &FleetView, kiosk: bool, lang: app::i18n::Lang, zone: &app::time::Zone) -> Vec<u8> {
+    let cards: Vec<(String, String)> =
+        v.sites.iter().map(|s| (s.name.clone(), page::card(s, kiosk, lang, zone))).collect();
     let mut b = Vec::new();
     let names = |c: &[(String, String)]| c.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
     match sent.as_deref() {
@@ -102,7 +112,7 @@ fn updates(sent: &mut Sent, v: &FleetView, kiosk: bool, lang: app::i18n::Lang) -
         }
         _ => b.extend_from_slice(&sse("cards", &cards.iter().map(|c| c.1.as_str()).collect::<String>())),
     }
-    b.extend_from_slice(&sse("status", &page::status_line(v, lang)));
+    b.extend_from_slice(&sse("status", &page::status_line(v, lang, zone)));
     *sent = Some(cards);
     b
 }
@@ -115,9 +125,10 @@ async fn stream(
 ) -> Response {
     let kiosk = flag(&q, "kiosk");
     let lang = lang(&headers, &uri);
+    let zone = reader_zone(&headers);
     let mut sent: Sent = None;
     let events = WatchStream::new(st.view.clone())
-        .map(move |v| Ok::<_, Infallible>(bytes::Bytes::from(updates(&mut sent, &v, kiosk, lang))));
+        .map(move |v| Ok::<_, Infallible>(bytes::Bytes::from(updates(&mut sent, &v, kiosk, lang, &zone))));
     let keep_alive = tokio_stream::wrappers::IntervalStream::new(tokio::time::interval_at(
         tokio::time::Instant::now() + std::time::Duration::from_secs(15),
         std::time::Duration::from_secs(15),
@@ -150,7 +161,11 @@ async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, 
     .into_response())
 }
 
-async fn site_chart(State(st): State<FleetState>, Query(q): Q) -> Result<Response, ApiError> {
+async fn site_chart(
+    State(st): State<FleetState>,
+    Query(q): Q,
+    headers: axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
     let (from, to) = crate::history::http::window(&q)?;
     let site = q.get("site").cloned().unwrap_or_default();
     let fail = |e| ApiError::internal("fleet chart", e);
@@ -165,8 +180,10 @@ async fn site_chart(State(st): State<FleetState>, Query(q): Q) -> Result<Respons
         let segs = crate::history::query::segments(&points, &gaps, st.max_step, to);
         lines.push(charts::Line { label: (*label).to_string(), color: i, segments: segs });
     }
-    let dark = q.get("theme").is_some_and(|t| t == "dark");
-    let svg = charts::line_chart(&site, Unit::Count, &lines, &gaps, from, to, dark, (900, 320))
+    let site_zone = crate::http::zone::site_zone(std::env::var("TZ").ok().as_deref()).unwrap_or_else(|_| "UTC".into());
+    let (_, tz) = crate::http::zone::of_request(&headers, &site_zone);
+    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang: app::i18n::Lang::En, tz };
+    let svg = charts::line_chart(&site, Unit::Count, &lines, &gaps, from, to, look, (900, 320))
         .map_err(|e| ApiError::internal("fleet chart", e))?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
@@ -269,18 +286,18 @@ mod tests {
         for n in [100, 1000] {
             let mut v = fleet(n);
             let mut sent: Sent = None;
-            let first = updates(&mut sent, &v, false, app::i18n::Lang::En);
+            let first = updates(&mut sent, &v, false, app::i18n::Lang::En, &app::time::Zone::default());
             let text = String::from_utf8_lossy(&first).to_string();
             assert!(text.starts_with("event: cards\n") && text.matches("<article").count() == n, "first: all cards");
             // Nothing changed but the time: the status line alone.
             v.generated_at = "2026-12-05T06:00:01Z".into();
-            let idle = updates(&mut sent, &v, false, app::i18n::Lang::En);
+            let idle = updates(&mut sent, &v, false, app::i18n::Lang::En, &app::time::Zone::default());
             assert!(!String::from_utf8_lossy(&idle).contains("event: card"), "no card when none changed");
             // One site's pending count changes.
             if let Some(t) = v.sites.get_mut(n / 2).and_then(|s| s.totals.as_mut()) {
                 t.pending = 3;
             }
-            let one = updates(&mut sent, &v, false, app::i18n::Lang::En);
+            let one = updates(&mut sent, &v, false, app::i18n::Lang::En, &app::time::Zone::default());
             let text = String::from_utf8_lossy(&one).to_string();
             assert_eq!(text.matches("event: card\n").count(), 1, "{text}");
             assert!(text.contains(&format!(r#"data-site="plant-{:04}""#, n / 2)) && !text.contains("event: order"));
@@ -288,7 +305,7 @@ mod tests {
             let mut s = v.sites.remove(n / 2);
             s.state = SiteState::Unreachable;
             v.sites.insert(0, s);
-            let moved = updates(&mut sent, &v, false, app::i18n::Lang::En);
+            let moved = updates(&mut sent, &v, false, app::i18n::Lang::En, &app::time::Zone::default());
             let text = String::from_utf8_lossy(&moved).to_string();
             assert_eq!(text.matches("event: card\n").count(), 1, "{text}");
             let order = text.lines().find_map(|l| l.strip_prefix("data: [")).unwrap_or_default();

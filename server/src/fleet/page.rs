@@ -4,6 +4,7 @@
 //! `?kiosk=1` (large, dark, no links) and `?embed=1` (no page chrome) as on a site.
 
 use app::i18n::{fill, Lang};
+use app::time::Zone;
 
 use super::view::{FleetView, SiteState, SiteView};
 
@@ -23,18 +24,19 @@ pub fn esc(s: &str) -> String {
     o
 }
 
-fn clock(rfc3339: &str) -> &str {
-    rfc3339.get(11..19).unwrap_or(rfc3339)
+/// A moment in the reader's zone, with the zone's name (`22:34:21 JST`).
+fn clock(rfc3339: &str, zone: &Zone) -> String {
+    app::time::parse_rfc3339(rfc3339).map_or_else(|| rfc3339.to_string(), |t| zone.clock(t))
 }
 
-/// One site's card, in `lang`.
-pub fn card(s: &SiteView, kiosk: bool, lang: Lang) -> String {
+/// One site's card, in `lang`, its times in `zone`.
+pub fn card(s: &SiteView, kiosk: bool, lang: Lang, zone: &Zone) -> String {
     let t = lang.s();
     let (cls, badge) = match (s.state, s.stale_since.as_deref()) {
         (SiteState::Live, _) => ("badge ok", t.fleet_live.to_string()),
-        (SiteState::Stale, Some(at)) => ("badge warn", fill(t.fleet_stale_since, &[clock(at)])),
+        (SiteState::Stale, Some(at)) => ("badge warn", fill(t.fleet_stale_since, &[&clock(at, zone)])),
         (SiteState::Stale, None) => ("badge warn", t.fleet_stale.to_string()),
-        (SiteState::Unreachable, Some(at)) => ("badge bad", fill(t.fleet_unreachable_since, &[clock(at)])),
+        (SiteState::Unreachable, Some(at)) => ("badge bad", fill(t.fleet_unreachable_since, &[&clock(at, zone)])),
         (SiteState::Unreachable, None) => ("badge bad", t.fleet_unreachable.to_string()),
     };
     let state = match s.state {
@@ -96,21 +98,21 @@ pub fn card(s: &SiteView, kiosk: bool, lang: Lang) -> String {
 }
 
 /// The line above the cards: how many sites are in each state, and as of when.
-pub fn status_line(v: &FleetView, lang: Lang) -> String {
+pub fn status_line(v: &FleetView, lang: Lang, zone: &Zone) -> String {
     let n = |s: SiteState| v.sites.iter().filter(|x| x.state == s).count().to_string();
     fill(
         lang.s().fleet_status,
-        &[&n(SiteState::Live), &n(SiteState::Stale), &n(SiteState::Unreachable), clock(&v.generated_at)],
+        &[&n(SiteState::Live), &n(SiteState::Stale), &n(SiteState::Unreachable), &clock(&v.generated_at, zone)],
     )
 }
 
 /// The cards alone (what the stream sends).
-pub fn cards(v: &FleetView, kiosk: bool, lang: Lang) -> String {
-    v.sites.iter().map(|s| card(s, kiosk, lang)).collect()
+pub fn cards(v: &FleetView, kiosk: bool, lang: Lang, zone: &Zone) -> String {
+    v.sites.iter().map(|s| card(s, kiosk, lang, zone)).collect()
 }
 
 /// The whole page, in `lang`.
-pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, lang: Lang) -> String {
+pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, lang: Lang, zone: &Zone) -> String {
     let t = lang.s();
     let html_class = match (kiosk, embed) {
         (true, _) => "kiosk dark",
@@ -156,14 +158,14 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
             r#"<!doctype html><html lang="{code}" class="{html_class}"><head><meta charset="utf-8">"#,
             r#"<meta name="viewport" content="width=device-width, initial-scale=1"><title>{brand}</title>"#,
             r#"<link rel="stylesheet" href="{base}/pkg/gpudash.css">"#,
-            r#"<script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}"></script>"#,
+            r#"<script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}" data-zone="{zone}"></script>"#,
             r#"</head><body><div class="app">{header}<main><h1 class="page-title">{}</h1>"#,
             r#"<p class="status" id="fleet-status">{}</p><section id="sites" class="cards">{}</section>{charts}</main>"#,
             r#"</div></body></html>"#
         ),
         esc(&fill(t.fleet_title, &[&v.sites.len().to_string()])),
-        esc(&status_line(v, lang)),
-        cards(v, kiosk, lang),
+        esc(&status_line(v, lang, zone)),
+        cards(v, kiosk, lang, zone),
         code = code,
         html_class = html_class,
         brand = brand,
@@ -171,12 +173,16 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
         kiosk = kiosk,
         header = header,
         charts = charts,
+        zone = esc(&zone.name),
     )
 }
 
 /// The script that keeps the cards live (no framework: a stream; the whole list at first, then
 /// each changed card swapped in and the cards moved when the order changes).
 pub const SCRIPT: &str = r#"(function(){var s=document.currentScript,b=s.dataset.base||"",k=s.dataset.kiosk==="true";
+try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone,c="gpudash_tz="+encodeURIComponent(z);
+if(z&&document.cookie.split("; ").indexOf(c)<0){document.cookie=c+";path=/;max-age=31536000;samesite=lax";}
+if(z&&z!==s.dataset.zone&&!sessionStorage.getItem("gd-tz")){sessionStorage.setItem("gd-tz","1");location.reload();return;}}catch(e){}
 var es=new EventSource(b+"/api/v1/fleet/stream?lang="+(s.dataset.lang||"en")+(k?"&kiosk=1":""));
 function site(n){var c=document.getElementById("sites");if(!c){return null;}
 for(var i=0;i<c.children.length;i++){if(c.children[i].dataset.site===n){return c.children[i];}}return null;}
@@ -213,14 +219,17 @@ mod tests {
             families: vec![Family { family: "<script>".into(), held: 5, total: 8 }],
             error: Some("cannot connect: refused".into()),
         };
-        let html = card(&s, false, Lang::En);
+        let html = card(&s, false, Lang::En, &Zone::default());
         assert!(html.contains(r#"data-state="stale""#) && html.contains("stale since 10:00:05 UTC"));
+        // A reader in Tokyo reads the same moment in JST.
+        let tokyo = Zone { name: "Asia/Tokyo".into(), spans: vec![(i64::MIN, 9 * 3600, "JST".into())] };
+        assert!(card(&s, false, Lang::Ja, &tokyo).contains("19:00:05 JST から更新なし"));
         assert!(html.contains(r#"<a href="https://a.example/gpu/">plant-a</a>"#));
         assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"), "{html}");
         assert!(html.contains(r#"<dd class="nodes">2/3</dd>"#) && html.contains(r#"<dd class="pending">1</dd>"#));
-        assert!(!card(&s, true, Lang::En).contains("<a href"), "kiosk: no links");
+        assert!(!card(&s, true, Lang::En, &Zone::default()).contains("<a href"), "kiosk: no links");
         let never = SiteView { totals: None, state: SiteState::Unreachable, stale_since: None, ..s };
-        assert!(card(&never, false, Lang::En).contains("No view from this site yet"));
-        assert!(card(&never, false, Lang::Ja).contains("このサイトからのビューはまだありません"));
+        assert!(card(&never, false, Lang::En, &Zone::default()).contains("No view from this site yet"));
+        assert!(card(&never, false, Lang::Ja, &Zone::default()).contains("このサイトからのビューはまだありません"));
     }
 }
