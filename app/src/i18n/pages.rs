@@ -92,6 +92,12 @@ catalog! {
         fit_board_free: "{0} · {1} really free now (agent)", "{0} · 現在の実際の空き {1}（agent）";
         // Charts.
         chart_no_data: "no data ({0})", "データなし（{0}）";
+        chart_site_held: "GPU units held", "使用中の GPU ユニット";
+        chart_site_units: "GPU units", "GPU ユニット";
+        chart_site_pending: "pending pods", "Pending の Pod";
+        gap_not_running: "gpudash not running", "gpudash 停止中";
+        gap_watch_stale: "cluster watch stale", "クラスターの監視が停止";
+        gap_site_not_live: "site not live (stale or unreachable)", "サイトが稼働していない（更新なし・接続不能）";
         chart_running: "running", "実行中";
         chart_pending: "pending", "Pending";
         chart_pending_title: "Pending pods", "Pending の Pod";

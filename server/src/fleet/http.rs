@@ -165,16 +165,22 @@ async fn site_chart(
     State(st): State<FleetState>,
     Query(q): Q,
     headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
+    let lang = lang(&headers, &uri);
+    let s = lang.s();
     let (from, to) = crate::history::http::window(&q)?;
     let site = q.get("site").cloned().unwrap_or_default();
     let fail = |e| ApiError::internal("fleet chart", e);
     let gaps = super::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
     let mut lines = Vec::new();
-    for (i, (metric, label)) in
-        [("site_gpu_allocated", "GPU units held"), ("site_gpu_capacity", "GPU units"), ("site_pending", "pending pods")]
-            .iter()
-            .enumerate()
+    for (i, (metric, label)) in [
+        ("site_gpu_allocated", s.chart_site_held),
+        ("site_gpu_capacity", s.chart_site_units),
+        ("site_pending", s.chart_site_pending),
+    ]
+    .iter()
+    .enumerate()
     {
         let points = super::store::points(&st.pool, &site, "", metric, "", from, to).await.map_err(fail)?;
         let segs = crate::history::query::segments(&points, &gaps, st.max_step, to);
@@ -182,7 +188,7 @@ async fn site_chart(
     }
     let site_zone = crate::http::zone::site_zone(std::env::var("TZ").ok().as_deref()).unwrap_or_else(|_| "UTC".into());
     let (_, tz) = crate::http::zone::of_request(&headers, &site_zone);
-    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang: app::i18n::Lang::En, tz };
+    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang, tz };
     let svg = charts::line_chart(&site, Unit::Count, &lines, &gaps, from, to, look, (900, 320))
         .map_err(|e| ApiError::internal("fleet chart", e))?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())

@@ -142,7 +142,7 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
             .map(|s| {
                 let n = esc(&s.name);
                 let alt = esc(&fill(t.fleet_chart_alt, &[&s.name]));
-                format!(r#"<figure class="panel chart"><img src="{base}/charts/site.svg?site={n}&amp;range={range}" alt="{alt}"/></figure>"#)
+                format!(r#"<figure class="panel chart"><img src="{base}/charts/site.svg?site={n}&amp;range={range}&amp;lang={code}" alt="{alt}"/></figure>"#, code = lang.code())
             })
             .collect::<String>()
     };

@@ -111,6 +111,19 @@ fn palette(dark: bool) -> Palette {
     }
 }
 
+/// A gap's recorded reason in the reader's language. The reasons are a fixed set written by
+/// gpudash (and by the fleet), so what is stored is read as their code; one not known here is
+/// shown as it is.
+pub fn gap_reason(stored: &str, lang: app::i18n::Lang) -> String {
+    let s = lang.s();
+    match stored {
+        "gpudash not running" => s.gap_not_running.into(),
+        "cluster watch stale" => s.gap_watch_stale.into(),
+        "site not live (stale or unreachable)" => s.gap_site_not_live.into(),
+        other => other.into(),
+    }
+}
+
 fn fmt_time(t: i64, span: i64, tz: &jiff::tz::TimeZone) -> String {
     let ts = jiff::Timestamp::from_second(t).unwrap_or(jiff::Timestamp::UNIX_EPOCH).to_zoned(tz.clone());
     if span <= 2 * 86_400 {
@@ -237,7 +250,7 @@ pub fn line_chart(
                 .draw_series(std::iter::once(Rectangle::new([(*s, 0.0), (*e, ymax)], p.gap.filled())))
                 .map_err(draw)?;
             if e - s > span / 30 {
-                let label = app::i18n::fill(look.lang.s().chart_no_data, &[reason]);
+                let label = app::i18n::fill(look.lang.s().chart_no_data, &[&gap_reason(reason, look.lang)]);
                 chart.draw_series(std::iter::once(Text::new(label, (*s, ymax * 0.95), font(11)))).map_err(draw)?;
             }
         }

@@ -94,10 +94,16 @@ pub async fn pods(State(h): State<History>, Query(q): Q) -> Result<Response, Api
     Ok(Json(serde_json::json!({"from": from, "to": to, "intervals": v})).into_response())
 }
 
-/// `GET /api/v1/history/diagnoses?range=`
-pub async fn diagnoses(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
+/// `GET /api/v1/history/diagnoses?range=&lang=`
+pub async fn diagnoses(
+    State(h): State<History>,
+    headers: axum::http::HeaderMap,
+    Query(q): Q,
+) -> Result<Response, ApiError> {
     let (from, to, pool) = scope(&h, &q)?;
-    let v = query::diagnoses(pool, from, to).await.map_err(|e| ApiError::internal("history query", e))?;
+    let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, None);
+    let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or(lang);
+    let v = query::diagnoses(pool, from, to, lang).await.map_err(|e| ApiError::internal("history query", e))?;
     Ok(Json(serde_json::json!({"from": from, "to": to, "events": v})).into_response())
 }
 

@@ -209,21 +209,37 @@ pub struct DiagnosisEvent {
     pub namespace: Option<String>,
     /// Name.
     pub name: String,
-    /// Message when raised.
+    /// Message when raised, in the language asked for where it was recorded in it.
     pub message: String,
+    /// The language of `message`: `ja` where asked and recorded, else `en` (rows recorded
+    /// before gpudash kept both languages are English only).
+    pub message_lang: String,
     /// Raised at.
     pub raised: i64,
     /// Cleared at, or null while open.
     pub cleared: Option<i64>,
 }
 
-/// Diagnosis events overlapping `[from, to]`.
-pub async fn diagnoses(pool: &SqlitePool, from: i64, to: i64) -> Result<Vec<DiagnosisEvent>, sqlx::Error> {
-    sqlx::query_as("SELECT code, severity, kind, namespace, name, message, raised, cleared FROM diagnosis_events WHERE raised <= ? AND (cleared IS NULL OR cleared >= ?) ORDER BY raised LIMIT 5000")
-        .bind(to)
-        .bind(from)
-        .fetch_all(pool)
-        .await
+/// Diagnosis events overlapping `[from, to]`, their messages in `lang` where recorded in it.
+pub async fn diagnoses(
+    pool: &SqlitePool,
+    from: i64,
+    to: i64,
+    lang: app::i18n::Lang,
+) -> Result<Vec<DiagnosisEvent>, sqlx::Error> {
+    let ja = lang == app::i18n::Lang::Ja;
+    sqlx::query_as(
+        "SELECT code, severity, kind, namespace, name, \
+         CASE WHEN ? AND message_ja IS NOT NULL THEN message_ja ELSE message END AS message, \
+         CASE WHEN ? AND message_ja IS NOT NULL THEN 'ja' ELSE 'en' END AS message_lang, raised, cleared \
+         FROM diagnosis_events WHERE raised <= ? AND (cleared IS NULL OR cleared >= ?) ORDER BY raised LIMIT 5000",
+    )
+    .bind(ja)
+    .bind(ja)
+    .bind(to)
+    .bind(from)
+    .fetch_all(pool)
+    .await
 }
 
 /// The diagnoses left open when gpudash last stopped (code, kind, namespace, name, raised),

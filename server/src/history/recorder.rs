@@ -340,13 +340,14 @@ impl Recorder {
                         .ok()
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default();
-                    let r = sqlx::query("INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, raised) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                    let r = sqlx::query("INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, message_ja, raised) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
                         .bind(d.code.as_str())
                         .bind(sev)
                         .bind(d.kind.as_str())
                         .bind(&d.namespace)
                         .bind(&d.name)
                         .bind(&d.message.en)
+                        .bind(&d.message.ja)
                         .bind(now)
                         .execute(&mut *tx)
                         .await?;

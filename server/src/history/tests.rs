@@ -111,7 +111,7 @@ async fn pod_intervals_and_diagnoses_open_and_close() {
     let running = query::pod_intervals(&pool, Some(("ml", "m1")), 0, 1000).await.unwrap_or_default();
     assert_eq!((running[0].state.as_str(), running[0].start, running[0].end), ("running", 160, None));
     assert_eq!(running[0].gpu_count, Some(1));
-    let d = query::diagnoses(&pool, 0, 1000).await.unwrap_or_default();
+    let d = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::En).await.unwrap_or_default();
     assert_eq!((d[0].raised, d[0].cleared), (100, Some(160)));
 }
 
@@ -125,7 +125,7 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
     let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
     rec.record(&derive(&failed), 100).await.unwrap_or_else(|e| panic!("{e}"));
     rec.record(&derive(&healed), 400).await.unwrap_or_else(|e| panic!("{e}"));
-    let events = query::diagnoses(&pool, 0, 1000).await.unwrap_or_default();
+    let events = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::En).await.unwrap_or_default();
     let unhealthy: Vec<_> = events.iter().filter(|e| e.code == "gpu-unhealthy").collect();
     assert_eq!(unhealthy.len(), 1, "{events:?}");
     assert_eq!((unhealthy[0].name.as_str(), unhealthy[0].raised, unhealthy[0].cleared), ("gpu-l4-02", 100, Some(400)));
@@ -157,7 +157,7 @@ async fn dra_device_allocation_and_the_pods_on_devices_are_recorded_like_the_oth
         (ivs[0].state.as_str(), ivs[0].node.as_deref(), ivs[0].gpu_resource.as_deref()),
         ("running", Some("gpu-l4-shared-01"), Some("gpu.nvidia.com"))
     );
-    let events = query::diagnoses(&pool, 0, 1000).await.unwrap_or_default();
+    let events = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::En).await.unwrap_or_default();
     let unreserved: Vec<_> = events.iter().filter(|e| e.code == "dra-claim-unreserved").collect();
     assert_eq!((unreserved.len(), unreserved[0].cleared), (1, Some(400)), "{events:?}");
 }
@@ -567,4 +567,40 @@ fn report_windows_from_months_ranges_and_time_zones() {
 fn scenario_text(rel: &str) -> String {
     let path = format!("{}/../tests/scenarios/{rel}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[tokio::test]
+async fn diagnoses_are_read_in_the_readers_language_and_older_rows_stay_readable() {
+    let failed = scenario_text("onsite/gpu-unhealthy.yaml");
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&derive(&failed), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    // A row as gpudash wrote them before it kept both languages.
+    sqlx::query("INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, raised) VALUES ('gpu-node-down', 'critical', 'Node', NULL, 'old-board', 'old-board stopped reporting', 50)")
+        .execute(&pool)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ja = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::Ja).await.unwrap_or_default();
+    let en = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::En).await.unwrap_or_default();
+    let pick = |v: &[query::DiagnosisEvent], code: &str| v.iter().find(|e| e.code == code).cloned();
+    let (j, e) = (pick(&ja, "gpu-unhealthy"), pick(&en, "gpu-unhealthy"));
+    let (j, e) = (j.unwrap_or_else(|| panic!("{ja:?}")), e.unwrap_or_else(|| panic!("{en:?}")));
+    assert_eq!((j.message_lang.as_str(), e.message_lang.as_str()), ("ja", "en"));
+    assert!(j.message.chars().any(|c| ('\u{3040}'..='\u{30ff}').contains(&c)), "Japanese: {}", j.message);
+    assert!(
+        e.message.is_ascii() || !e.message.chars().any(|c| ('\u{3040}'..='\u{30ff}').contains(&c)),
+        "{}",
+        e.message
+    );
+    let old = pick(&ja, "gpu-node-down").unwrap_or_else(|| panic!("{ja:?}"));
+    assert_eq!(
+        (old.message.as_str(), old.message_lang.as_str()),
+        ("old-board stopped reporting", "en"),
+        "kept, and said"
+    );
+    // Gap reasons are codes: read in the reader's language, an unknown one as it is.
+    use crate::history::charts::gap_reason;
+    assert_eq!(gap_reason("gpudash not running", app::i18n::Lang::Ja), "gpudash 停止中");
+    assert_eq!(gap_reason("cluster watch stale", app::i18n::Lang::En), "cluster watch stale");
+    assert_eq!(gap_reason("maintenance", app::i18n::Lang::Ja), "maintenance");
 }
