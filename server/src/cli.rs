@@ -42,6 +42,9 @@ pub struct SimTegrastatsArgs {
     /// Lines to print before ending (default: a day's worth).
     #[arg(long, default_value_t = 86_400)]
     pub count: u64,
+    /// The GPU busy and idle in turns (the recordings are of idle boards).
+    #[arg(long)]
+    pub work: bool,
 }
 
 /// Log output format.

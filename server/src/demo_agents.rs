@@ -46,8 +46,10 @@ fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// Starts the demo's agents, or says why not (then the demo runs without them).
-pub fn start(sim: &gpudash_sim::Simulator) -> anyhow::Result<DemoAgents> {
+/// Starts the demo's agents, or says why not (then the demo runs without them). With `work`
+/// (the built-in demo), the boards' GPUs are busy and idle in turns and the servers' GPUs are
+/// read from the simulator's dcgm-exporter page at `sim_url`.
+pub fn start(sim: &gpudash_sim::Simulator, sim_url: &str, work: bool) -> anyhow::Result<DemoAgents> {
     let me = std::env::current_exe().context("where gpudash runs from")?;
     let exe = me.with_file_name("gpudash-agent");
     if !exe.is_file() {
@@ -77,7 +79,10 @@ pub fn start(sim: &gpudash_sim::Simulator) -> anyhow::Result<DemoAgents> {
             .kill_on_drop(true);
         if let Some(b) = board {
             let quoted = format!("'{}'", me.display().to_string().replace('\'', r"'\''"));
-            cmd.args(["--tegrastats", &format!("exec {quoted} sim-tegrastats --board {b}")]);
+            let work = if work { " --work" } else { "" };
+            cmd.args(["--tegrastats", &format!("exec {quoted} sim-tegrastats --board {b}{work}")]);
+        } else if work {
+            cmd.args(["--dcgm", &format!("{}/_sim/dcgm/{node}", sim_url.trim_end_matches('/'))]);
         }
         if let Some((table, proc_dir)) = agents._nvmap.roots.get(&node) {
             cmd.arg("--nvmap").arg(table).arg("--proc").arg(proc_dir);

@@ -15,6 +15,7 @@ async fn main() -> std::process::ExitCode {
             &a.board,
             std::time::Duration::from_millis(a.interval.clamp(10, 60_000)),
             a.count,
+            a.work,
         )
         .map_err(|e| anyhow::anyhow!(e)),
     };

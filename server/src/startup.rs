@@ -159,7 +159,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
             tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
             let url = running.url().parse().context("simulator URL")?;
             if args.demo_agents {
-                match crate::demo_agents::start(&running.sim) {
+                match crate::demo_agents::start(&running.sim, &running.url(), args.scenarios.is_empty()) {
                     Ok(a) => demo_agents = Some(a),
                     Err(e) => tracing::info!("demo runs without node agents: {e:#}"),
                 }

@@ -225,6 +225,22 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     assert!(over.iter().any(|d| d.starts_with("ml/whisper-asr") && d.ends_with("@orin-agx-01")), "{over:?}");
     assert!(!over.iter().any(|d| d.starts_with("vision/yolo-detector")), "{over:?}");
 
+    // The built-in demo's GPUs work: the boards' GR3D and the x86 server's dcgm-exporter page
+    // (the simulator's) give busy % that moves.
+    let busy = |v: &Value, n: &str| node(v, n)["gpu_resources"][0]["devices"][0]["busy_percent"].as_u64();
+    let mut seen: Vec<(Option<u64>, Option<u64>)> = Vec::new();
+    for _ in 0..12 {
+        let v = gd.json("/api/v1/cluster").await.unwrap_or_else(|e| panic!("{e}"));
+        seen.push((busy(&v, "orin-agx-01"), busy(&v, "gpu-x86-01")));
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+    assert!(seen.iter().all(|(a, x)| a.is_some() && x.is_some()), "every GPU measured: {seen:?}");
+    let agx: Vec<u64> = seen.iter().filter_map(|s| s.0).collect();
+    assert!(agx.windows(2).any(|w| w[0] != w[1]), "the board's busy % moves: {agx:?}");
+    let v = gd.json("/api/v1/cluster").await.unwrap_or_else(|e| panic!("{e}"));
+    let x86 = &node(&v, "gpu-x86-01")["gpu_resources"][0]["devices"][0];
+    assert!(x86["memory_used_bytes"].as_u64().is_some_and(|b| b > 0), "dcgm-exporter's framebuffer: {x86}");
+
     let url = gd.url.clone();
     with_browser(|c| async move {
         for lang in ["en", "ja"] {

@@ -3,6 +3,7 @@
 //! simulator's own state: the node's advertised devices and the pods bound to it. The messages
 //! are declared here, apart from the agent's client, so that neither can hide the other's bug.
 
+pub mod dcgm;
 pub mod devices;
 pub mod nvmap;
 pub mod tegrastats;

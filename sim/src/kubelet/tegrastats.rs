@@ -32,9 +32,35 @@ pub fn board_for(node: &Value) -> Option<&'static str> {
     }
 }
 
+/// The line's GPU load (`GR3D_FREQ 0%…`, `GR3D 0%@…`) set to `busy`: the recorded boards were
+/// idle; with work the demo's models keep the GPU busy and idle in turns.
+pub fn with_busy(line: &str, busy: u64) -> String {
+    for key in ["GR3D_FREQ ", "GR3D "] {
+        if let Some(at) = line.find(key) {
+            let start = at + key.len();
+            let digits = line[start..].chars().take_while(char::is_ascii_digit).count();
+            if digits > 0 && line[start + digits..].starts_with('%') {
+                return format!("{}{busy}{}", &line[..start], &line[start + digits..]);
+            }
+        }
+    }
+    line.to_string()
+}
+
+/// GR3D busy for the `i`th line: about 30 lines busy (60–94 %), 20 idle (0–4 %).
+fn busy_at(i: u64) -> u64 {
+    let jitter = i.wrapping_mul(2_654_435_761) % 35;
+    if i % 50 < 30 {
+        60 + jitter
+    } else {
+        jitter % 5
+    }
+}
+
 /// Prints the board's lines, one per `interval`, `count` lines in all (looping over the
-/// recording). Ends early when stdout is closed (the reader went away).
-pub fn replay(board: &str, interval: Duration, count: u64) -> Result<(), String> {
+/// recording), with the GPU working in turns when `work`. Ends early when stdout is closed
+/// (the reader went away).
+pub fn replay(board: &str, interval: Duration, count: u64, work: bool) -> Result<(), String> {
     let lines: Vec<&str> = BOARDS
         .iter()
         .find(|(b, _)| *b == board)
@@ -44,11 +70,31 @@ pub fn replay(board: &str, interval: Duration, count: u64) -> Result<(), String>
         })?;
     let mut out = std::io::stdout().lock();
     for i in 0..count {
-        let line = lines[usize::try_from(i).unwrap_or(0) % lines.len()];
+        let recorded = lines[usize::try_from(i).unwrap_or(0) % lines.len()];
+        // Each board in its own phase.
+        let phase = board.bytes().map(u64::from).sum::<u64>();
+        let line = if work { with_busy(recorded, busy_at(i + phase)) } else { recorded.to_string() };
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
             return Ok(());
         }
         std::thread::sleep(interval);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_sets_the_gpu_load_in_every_boards_format() {
+        for (board, text) in BOARDS {
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let busy = with_busy(line, 87);
+            assert!(busy.contains("GR3D_FREQ 87%") || busy.contains("GR3D 87%"), "{board}: {busy}");
+            let strip = |s: &str| s.replace(|c: char| c.is_ascii_digit(), "");
+            assert_eq!(strip(&busy), strip(line), "{board}: only the load changed");
+        }
+        assert!((0..50).map(busy_at).any(|b| b >= 60) && (0..50).map(busy_at).any(|b| b < 5));
+    }
 }
