@@ -142,17 +142,22 @@ fn shape(objects: &[Value]) -> Shape {
             _ => {}
         }
     }
+    // A written Deployment that asks for more replicas than it has pods (a quota refuses the
+    // rest) keeps its count: the real quota admission then refuses them as the file says.
+    let mut asked: BTreeMap<(String, String), u64> = BTreeMap::new();
     for d in written {
         let key = (
             d["metadata"]["namespace"].as_str().unwrap_or("default").to_string(),
             d["metadata"]["name"].as_str().unwrap_or("").to_string(),
         );
-        if !deployments.contains_key(&key) {
+        if deployments.contains_key(&key) {
+            asked.insert(key, d["spec"]["replicas"].as_u64().unwrap_or(0));
+        } else {
             s.waiting.push(d);
         }
     }
-    for (_, (mut d, n, bound)) in deployments {
-        d["spec"]["replicas"] = json!(n);
+    for (key, (mut d, n, bound)) in deployments {
+        d["spec"]["replicas"] = json!(asked.get(&key).copied().unwrap_or(0).max(u64::from(n)));
         if bound {
             s.placed_pods += n as usize;
             s.workloads.push(d);

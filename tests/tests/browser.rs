@@ -36,7 +36,7 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         let nx = text(&c, "article.node[data-node='orin-nx-02'] .memory").await?;
         assert!(nx.contains("Limits exceed the board"), "{nx}");
         let mig = text(&c, "article.node[data-node='gpu-x86-01']").await?;
-        assert!(mig.contains("MIG slices · 2/7 held") && mig.contains("1g.5gb"), "{mig}");
+        assert!(mig.contains("MIG slices · 3/7 held") && mig.contains("1g.5gb"), "{mig}");
         shot(&c, "overview.png").await?;
 
         // Live: a node joins and a hostile-named pod goes Pending, without a reload.

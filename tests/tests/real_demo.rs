@@ -37,6 +37,7 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
                 && gpu(v, "orin-agx-01", "nvidia.com/gpu").is_some_and(|g| g["allocated"] == 4)
                 && items(v, "diagnoses").iter().any(|d| d["code"] == "runtimeclass-missing")
                 && items(v, "pending").iter().filter(|p| !items(p, "reasons").is_empty()).count() >= 2
+                && items(v, "diagnoses").iter().any(|d| d["code"] == "gpu-quota-exhausted")
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
@@ -76,6 +77,16 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
         "{}",
         v["diagnoses"]
     );
+    // team-retail's quota: the real quota admission refuses shelf-reid's second pod while MIG
+    // slices are free, the ReplicaSet controller says so, gpudash names the ReplicaSet.
+    let q = items(&v, "diagnoses")
+        .into_iter()
+        .find(|d| d["code"] == "gpu-quota-exhausted")
+        .expect("real control plane step");
+    assert!(q["namespace"] == "team-retail" && q["name"].as_str().unwrap_or("").starts_with("shelf-reid-"), "{q}");
+    let quota =
+        items(&v, "quotas").into_iter().find(|q| q["namespace"] == "team-retail").expect("real control plane step");
+    assert_eq!((&quota["used"], &quota["hard"], &quota["full"]), (&1.into(), &1.into(), &true.into()), "{quota}");
     // The x86 server: one whole A100 and seven MIG slices, as its device plugin reported.
     assert!(gpu(&v, "gpu-x86-01", "nvidia.com/mig-1g.5gb").is_some(), "{}", v["nodes"]);
 }

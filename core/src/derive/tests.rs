@@ -68,8 +68,8 @@ fn mig_and_whole_gpus_on_the_x86_server_are_separate_resources() {
     let x86 = node(&v, "gpu-x86-01");
     assert!(!x86.unified_memory);
     let mig = x86.gpu_resources.iter().find(|g| g.resource == "nvidia.com/mig-1g.5gb").unwrap_or_else(|| panic!("mig"));
-    // The Succeeded job no longer holds its slice.
-    assert_eq!((mig.sharing, mig.capacity, mig.allocated), (Sharing::Mig, 7, 2));
+    // The Succeeded job no longer holds its slice; batch-embed's two and team-retail's one do.
+    assert_eq!((mig.sharing, mig.capacity, mig.allocated), (Sharing::Mig, 7, 3));
     let whole = x86.gpu_resources.iter().find(|g| g.resource == "nvidia.com/gpu").unwrap_or_else(|| panic!("gpu"));
     assert_eq!((whole.capacity, whole.allocated), (1, 1));
 }
@@ -86,6 +86,7 @@ fn every_demo_diagnosis_is_raised_once() {
         ("unified-memory-overcommit", "orin-nx-02"),
         ("gpu-time-slice-contention", "orin-agx-01"),
         ("gpu-used-outside-scheduler", "xavier-nx-03"),
+        ("gpu-quota-exhausted", "shelf-reid-6b8c9d7f5"),
     ] {
         assert_eq!(codes.iter().filter(|c| **c == (code, name)).count(), 1, "{code} {name} in {codes:?}");
     }
