@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use app::model::{Code, Diagnosis, PendingPod, Severity, Sharing};
+use app::model::{Code, Diagnosis, Kind, PendingPod, Severity, Sharing};
 use k8s_openapi::api::core::v1::Node;
 
 use app::i18n::Said;
@@ -46,9 +46,9 @@ pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[Pend
         )
     };
     out.push(diag(
-        "dra-driver-missing",
+        Code::DraDriverMissing,
         severity,
-        "Node",
+        Kind::Node,
         None,
         name,
         say!(
@@ -89,11 +89,10 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 (Some(c), None) => say!("its ResourceClaim {ns}/{c}", "ResourceClaim {ns}/{c}"),
                 (None, None) => say!("its claim", "その claim"),
             };
-            p.diagnoses.push(Code::from("dra-deviceclass-missing"));
-            out.push(diag(
-                "dra-deviceclass-missing",
+            p.diagnoses.push(Code::DraDeviceclassMissing);
+            out.push(diag(Code::DraDeviceclassMissing,
                 Severity::Critical,
-                "Pod",
+                Kind::Pod,
                 Some(&ns),
                 &p.name,
                 {
@@ -113,10 +112,9 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             continue;
         }
         if let Some(class) = missing(&c.spec) {
-            out.push(diag(
-                "dra-deviceclass-missing",
+            out.push(diag(Code::DraDeviceclassMissing,
                 Severity::Warning,
-                "ResourceClaim",
+                Kind::ResourceClaim,
                 Some(ns),
                 name,
                 say!("ResourceClaim {ns}/{name} asks for DeviceClass {class}, which does not exist: it can never be allocated, and pods that use it will wait — fix the class name or install the DRA driver that provides it.", "ResourceClaim {ns}/{name} が求める DeviceClass {class} は存在しません。割り当てられることはなく、使う Pod は待ち続けます — クラス名を直すか、それを提供する DRA ドライバーを入れてください。"),
@@ -129,10 +127,9 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             continue;
         }
         if let Some(class) = missing(&t.spec.spec) {
-            out.push(diag(
-                "dra-deviceclass-missing",
+            out.push(diag(Code::DraDeviceclassMissing,
                 Severity::Warning,
-                "ResourceClaimTemplate",
+                Kind::ResourceClaimTemplate,
                 Some(ns),
                 name,
                 say!("ResourceClaimTemplate {ns}/{name} asks for DeviceClass {class}, which does not exist: every pod made from it will wait — fix the class name or install the DRA driver that provides it.", "ResourceClaimTemplate {ns}/{name} が求める DeviceClass {class} は存在しません。これから作られる Pod はすべて待ち続けます — クラス名を直すか、それを提供する DRA ドライバーを入れてください。"),
@@ -150,10 +147,9 @@ pub(super) fn claim_unreserved(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         }
         let (ns, name) = (c.metadata.namespace.as_deref().unwrap_or(""), c.metadata.name.as_deref().unwrap_or(""));
         let devices: Vec<String> = c.results().iter().map(|r| format!("{} on {}", r.device, r.pool)).collect();
-        out.push(diag(
-            "dra-claim-unreserved",
+        out.push(diag(Code::DraClaimUnreserved,
             Severity::Warning,
-            "ResourceClaim",
+            Kind::ResourceClaim,
             Some(ns),
             name,
             {
@@ -176,10 +172,9 @@ pub(super) fn dual_allocator(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let plugin = n.gpu_resources.iter().find(|g| g.resource == "nvidia.com/gpu" && g.capacity > 0);
         let dra = n.gpu_resources.iter().find(|g| g.sharing == Sharing::Dra && g.resource.ends_with("nvidia.com"));
         if let (Some(p), Some(d)) = (plugin, dra) {
-            out.push(diag(
-                "gpu-dual-allocator",
+            out.push(diag(Code::GpuDualAllocator,
                 Severity::Warning,
-                "Node",
+                Kind::Node,
                 None,
                 &n.name,
                 {

@@ -21,17 +21,18 @@ use k8s_openapi::api::core::v1::Node;
 use super::{node, pods, Inputs};
 use crate::pod::Pod;
 
-fn diag(code: &str, severity: Severity, kind: &str, namespace: Option<&str>, name: &str, message: Said) -> Diagnosis {
+fn diag(code: Code, severity: Severity, kind: Kind, namespace: Option<&str>, name: &str, message: Said) -> Diagnosis {
+    // A node's diagnosis concerns that node; a bound pod's gets its node from `on_node`.
+    let node = (kind == Kind::Node).then(|| name.to_string());
     Diagnosis {
-        code: Code::from(code),
+        code,
         severity,
-        kind: Kind::from(kind),
+        kind,
         namespace: namespace.map(str::to_string),
         name: name.to_string(),
         message,
         link: None,
-        // A node's diagnosis concerns that node; a bound pod's gets its node from `on_node`.
-        node: (kind == "Node").then(|| name.to_string()),
+        node,
         since: None,
     }
 }
@@ -104,7 +105,7 @@ impl<'a> Ctx<'a> {
 }
 
 /// The codes found from one node's view alone (its GPU users, memory and sharing).
-const OF_VIEW: [&str; 3] = ["gpu-used-outside-scheduler", "unified-memory-overcommit", "gpu-time-slice-contention"];
+const OF_VIEW: [Code; 3] = [Code::GpuUsedOutsideScheduler, Code::UnifiedMemoryOvercommit, Code::GpuTimeSliceContention];
 
 /// The diagnoses that follow from one node's view alone, kept per node with the view they were
 /// found on, as they were published (linked and stamped): a node whose view did not change
@@ -121,7 +122,7 @@ impl OfView {
             if self.0.get(n.name.as_str()).is_some_and(|(v, _)| Arc::ptr_eq(v, n)) {
                 continue;
             }
-            let own = n.problems.iter().filter(|d| OF_VIEW.contains(&d.code.as_str())).cloned().collect();
+            let own = n.problems.iter().filter(|d| OF_VIEW.contains(&d.code)).cloned().collect();
             self.0.insert(n.name.clone(), (n.clone(), own));
         }
         if self.0.len() != nodes.len() {
@@ -213,7 +214,7 @@ pub fn diagnose(
     link(&cx, pending, &blocked, &mut out);
     // A GPU node whose DRA driver is missing is the reason a claim waits: its pod is told.
     let driver_missing: Vec<&Diagnosis> =
-        out.iter().filter(|d| d.code == "dra-driver-missing").map(AsRef::as_ref).collect();
+        out.iter().filter(|d| d.code == Code::DraDriverMissing).map(AsRef::as_ref).collect();
     let gpu_classes = dra::gpu_classes(&cx);
     for (p, pod) in pending.iter_mut().zip(waiting) {
         p.problems = out

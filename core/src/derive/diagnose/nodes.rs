@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use app::model::{Diagnosis, NodeView, PendingPod, Severity, Sharing};
+use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, Severity, Sharing};
 use k8s_openapi::api::core::v1::Node;
 
 use app::i18n::Said;
@@ -145,9 +145,9 @@ pub(super) fn device_plugin_and_health<'a>(
                 Said::default()
             };
             out.push(diag(
-                "device-plugin-missing",
+                Code::DevicePluginMissing,
                 severity,
-                "Node",
+                Kind::Node,
                 None,
                 name,
                 say!("{name} {what}: {why}.{stakes}{outside}", "{name} {what}：{why}。{stakes}{outside}"; what, why, stakes, outside),
@@ -173,7 +173,7 @@ pub(super) fn device_plugin_and_health<'a>(
             } else {
                 Said::default()
             };
-            out.push(diag("gpu-unhealthy", severity, "Node", None, name,
+            out.push(diag(Code::GpuUnhealthy, severity, Kind::Node, None, name,
                 say!("{units} on {name} are out of service: the device plugin found the GPU unhealthy (Xid errors, fallen off the bus) and stopped offering it — check the node's kernel log (dmesg | grep -i xid), nvidia-smi on the node and the device plugin's log; the GPU returns when the plugin sees it healthy again (often after a GPU reset or a reboot).{stakes}", "{name} の {units} が使用不可です。device plugin が GPU の異常（Xid エラー、バスからの脱落）を検出し、提供をやめました — Node のカーネルログ（dmesg | grep -i xid）、Node 上の nvidia-smi、device plugin のログを確認してください。プラグインが正常と判断すれば GPU は戻ります（GPU リセットや再起動の後が多い）。{stakes}"; units, stakes)));
             troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::Unhealthy });
         }
@@ -213,9 +213,9 @@ pub(super) fn gpu_used_outside_scheduler(view: &NodeView, out: &mut Vec<Diagnosi
     let severity = if sure.is_empty() { Severity::Info } else { Severity::Warning };
     let parts = join(&parts);
     out.push(diag(
-        "gpu-used-outside-scheduler",
+        Code::GpuUsedOutsideScheduler,
         severity,
-        "Node",
+        Kind::Node,
         None,
         name,
         say!(
@@ -250,7 +250,7 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         if holders.is_empty() {
             let gpus = view.gpu_resources.iter().map(|g| g.capacity).sum::<u64>();
             if gpus > 0 {
-                out.push(diag("gpu-node-down", Severity::Warning, "Node", None, name,
+                out.push(diag(Code::GpuNodeDown, Severity::Warning, Kind::Node, None, name,
                     say!("{name} {state}: its {gpus} GPU unit(s) are out of reach until it returns (check power, network and the K3s agent on the board).", "{name} {state}。戻るまで GPU ユニット {gpus} 個は使えません（ボードの電源、ネットワーク、K3s agent を確認してください）。"; state)));
             }
             continue;
@@ -289,7 +289,7 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
             .collect();
         let (n, who, room) = (names.len(), list(&names), join(&room));
         let gpus = if need.len() == 1 { "GPU" } else { "GPUs" };
-        out.push(diag("gpu-node-down", Severity::Critical, "Node", None, name,
+        out.push(diag(Code::GpuNodeDown, Severity::Critical, Kind::Node, None, name,
             say!("{name} {state}: {n} pod(s) holding its GPU are not serving ({who}).{evict} For the {gpus}: {room}. Check the board's power, network and K3s agent.", "{name} {state}。GPU を持つ {n} 個の Pod が動いていません（{who}）。{evict}GPU について：{room}。ボードの電源、ネットワーク、K3s agent を確認してください。"; state, who, evict, room)));
     }
 }
@@ -298,7 +298,7 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
 pub(super) fn unified_memory_overcommit(view: &NodeView, out: &mut Vec<Diagnosis>) {
     let name = view.name.as_str();
     if view.memory.overcommit_bytes > 0 {
-        out.push(diag("unified-memory-overcommit", Severity::Warning, "Node", None, name, {
+        out.push(diag(Code::UnifiedMemoryOvercommit, Severity::Warning, Kind::Node, None, name, {
             let (lim, board) = (Bytes(view.memory.limits_bytes), Bytes(view.memory.board_bytes));
             let mut said = say!(
                 "Pod memory limits on {name} add up to {lim}, more than the {board} the board shares between \
@@ -341,9 +341,9 @@ pub(super) fn gpu_memory_beyond_limit(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
                 None => say!("the board has {board}", "ボードは {board} です"),
             };
             let mut d = diag(
-                "gpu-memory-beyond-limit",
+                Code::GpuMemoryBeyondLimit,
                 Severity::Warning,
-                "Pod",
+                Kind::Pod,
                 Some(ns),
                 pod,
                 say!(
@@ -383,7 +383,7 @@ fn contention(view: &NodeView, out: &mut Vec<Diagnosis>) {
             let physical = g.physical_gpus.unwrap_or(1).max(1);
             let pods_holding = g.holders.iter().filter(|h| !h.terminating).count() as u64;
             if pods_holding > physical {
-                out.push(diag("gpu-time-slice-contention", Severity::Info, "Node", None, name,
+                out.push(diag(Code::GpuTimeSliceContention, Severity::Info, Kind::Node, None, name,
                     {
                         let r = &g.resource;
                         say!("{pods_holding} pods share {physical} physical GPU(s) of {r} on {name} by time-slicing: no proportional compute, no memory or fault isolation — one model's memory or crash affects the others.", "{name} の {r} の物理 GPU {physical} 基を {pods_holding} 個の Pod がタイムスライスで共有しています。計算の比例配分も、メモリや障害の分離もありません — 1つのモデルのメモリ使用やクラッシュがほかに影響します。")

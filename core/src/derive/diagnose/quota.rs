@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use app::model::{Diagnosis, GpuRequest, PendingPod, QuotaView, Severity};
+use app::model::{Code, Diagnosis, GpuRequest, Kind, PendingPod, QuotaView, Severity};
 
 use app::i18n::Said;
 use app::say;
@@ -125,7 +125,7 @@ pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut 
             "{kind} {ns}/{name} は Pod を作成できません。ResourceQuota {qn}{scoped} が {ns} に許す {key} は {hard} で、{used} が使用中です{holding}。各 Pod は {asked} を求めます。{cluster}";
             scoped, holding, cluster
         );
-        let d = diag("gpu-quota-exhausted", Severity::Critical, kind, Some(ns), name, text);
+        let d = diag(Code::GpuQuotaExhausted, Severity::Critical, Kind::from(kind), Some(ns), name, text);
         out.push(d.clone());
         let since = e.first_timestamp.as_ref().map(|t| t.0).or_else(|| crate::derive::event_time(e));
         blocked.push(PendingPod {

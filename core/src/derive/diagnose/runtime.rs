@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use app::model::{Diagnosis, Severity};
+use app::model::{Code, Diagnosis, Kind, Severity};
 
 use app::say;
 
@@ -32,7 +32,7 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         } else {
             say!("this cluster has {class_list}", "このクラスターにあるのは {class_list}")
         };
-        out.push(diag("runtimeclass-missing", Severity::Critical, kind, ns, name,
+        out.push(diag(Code::RuntimeclassMissing, Severity::Critical, Kind::from(kind), ns, name,
             say!("Pods cannot be created: RuntimeClass \"{class}\" does not exist ({have}) — fix runtimeClassName in the pod template or create the RuntimeClass.", "Pod を作成できません。RuntimeClass \"{class}\" が存在しません（{have}）— Pod テンプレートの runtimeClassName を直すか、RuntimeClass を作成してください。"; have)));
     };
     for e in &cx.inputs.events {
@@ -108,7 +108,14 @@ pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
                 Node に NVIDIA Container Toolkit を入れ、K3s を再起動して nvidia \
                 ランタイムを登録させてください。"
             );
-            let d = diag("runtime-handler-missing", Severity::Critical, kind, o.namespace.as_deref(), &key.1, text);
+            let d = diag(
+                Code::RuntimeHandlerMissing,
+                Severity::Critical,
+                Kind::from(kind),
+                o.namespace.as_deref(),
+                &key.1,
+                text,
+            );
             out.push(on_node(d, pod.copied().flatten().filter(|_| kind == "Pod")));
         }
     }
@@ -138,9 +145,9 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
         }
         let (ns, name) = pods::key(p);
         let d = diag(
-            "gpu-pod-without-runtimeclass",
+            Code::GpuPodWithoutRuntimeclass,
             Severity::Warning,
-            "Pod",
+            Kind::Pod,
             Some(&ns),
             &name,
             say!(
@@ -162,10 +169,9 @@ pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
     for p in cx.index.notable() {
         if pods::refused_shared(p) {
             let (ns, name) = pods::key(p);
-            let d = diag(
-                "shared-gpu-request-too-large",
+            let d = diag(Code::SharedGpuRequestTooLarge,
                 Severity::Critical,
-                "Pod",
+                Kind::Pod,
                 Some(&ns),
                 &name,
                 say!("The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.", "kubelet がこの Pod を拒否しました。タイムスライスの GPU のレプリカを2つ以上要求しています — 1 を要求してください。"),

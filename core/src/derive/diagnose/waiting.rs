@@ -1,7 +1,7 @@
 //! Diagnoses of pods waiting for the scheduler: short of a GPU (held, failed, or never
 //! advertised), asking for too many shared replicas, short of a board's memory.
 
-use app::model::{Diagnosis, GpuResource, NodeView, PendingPod, Severity, Sharing};
+use app::model::{Code, Diagnosis, GpuResource, Kind, NodeView, PendingPod, Severity, Sharing};
 
 use app::i18n::Said;
 use app::say;
@@ -11,9 +11,9 @@ use super::{diag, list, on_node, Ctx};
 use crate::derive::node;
 use crate::quantity::Bytes;
 
-fn note(p: &mut PendingPod, code: &str) {
-    if !p.diagnoses.iter().any(|c| *c == code) {
-        p.diagnoses.push(app::model::Code::from(code));
+fn note(p: &mut PendingPod, code: Code) {
+    if !p.diagnoses.contains(&code) {
+        p.diagnoses.push(code);
     }
 }
 
@@ -78,15 +78,22 @@ pub(super) fn insufficient_gpu(
         let dra_only = node::is_nvidia_gpu(&res) && with_res.is_empty() && siblings.is_empty() && cx.dra_mode();
         if aimed.is_none() && (!siblings.is_empty() || dra_only) {
             let text = resource_name_mismatch(cx, &res, want, &siblings);
-            out.push(diag("gpu-resource-name-mismatch", Severity::Critical, "Pod", Some(&p.namespace), &p.name, text));
-            note(p, "gpu-resource-name-mismatch");
+            out.push(diag(
+                Code::GpuResourceNameMismatch,
+                Severity::Critical,
+                Kind::Pod,
+                Some(&p.namespace),
+                &p.name,
+                text,
+            ));
+            note(p, Code::GpuResourceNameMismatch);
             continue;
         }
         let text = if let Some(node) = aimed {
-            note(p, "device-plugin-missing");
+            note(p, Code::DevicePluginMissing);
             say!("Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: the NVIDIA device plugin is missing or failing there (see that node's device-plugin-missing diagnosis) — fix the plugin; freeing a GPU elsewhere will not help.", "対象の Node {node} で {res} を {want} 個待っていますが、{node} は1つも公開していません。そこで NVIDIA device plugin がないか失敗しています（その Node の device-plugin-missing を参照）— プラグインを直してください。ほかで GPU を空けても解決しません。")
         } else if with_res.is_empty() {
-            note(p, "device-plugin-missing");
+            note(p, Code::DevicePluginMissing);
             let where_ = if plugin_down.is_empty() {
                 say!("no GPU node shows why (no node looks like a GPU node): check that the NVIDIA device plugin runs on the GPU nodes", "理由を示す GPU Node がありません（GPU Node らしい Node がない）。GPU Node で NVIDIA device plugin が動いているか確認してください")
             } else {
@@ -96,7 +103,7 @@ pub(super) fn insufficient_gpu(
             };
             say!("Waiting for {want} {res}, which no node it can go to advertises at all: {where_}. There is nothing to free, and time-slicing cannot help while the plugin is down.", "{res} を {want} 個待っていますが、行ける Node はどれも {res} を公開していません：{where_}。空けられるものはなく、プラグインが止まっている間はタイムスライスも役に立ちません。"; where_)
         } else if !failed.is_empty() {
-            note(p, "gpu-unhealthy");
+            note(p, Code::GpuUnhealthy);
             let parts: Vec<Said> = failed
                 .iter()
                 .map(|(n, g)| {
@@ -107,16 +114,16 @@ pub(super) fn insufficient_gpu(
             let parts = Said::join(&parts, ", ", "、");
             say!("Waiting for {want} {res}: the GPU it needs has failed — {parts} (the device plugin marked it unhealthy; see gpu-unhealthy) and the rest is held. Bring the GPU back (check the node's kernel log for Xid errors, nvidia-smi, the device plugin's log) or free a unit elsewhere.", "{res} を {want} 個待っています。必要な GPU が故障しています — {parts}（device plugin が異常と判断。gpu-unhealthy を参照）、残りは使用中です。GPU を戻す（Node のカーネルログの Xid エラー、nvidia-smi、device plugin のログを確認）か、ほかでユニットを空けてください。"; parts)
         } else if let Some(r) = super::rollout::rollout_deadlock(cx, pod, &res, want, &with_res) {
-            note(p, "gpu-rollout-deadlock");
+            note(p, Code::GpuRolloutDeadlock);
             if !out.iter().any(|d| {
-                d.code == "gpu-rollout-deadlock"
+                d.code == Code::GpuRolloutDeadlock
                     && d.name == r.name
                     && d.namespace.as_deref() == Some(r.namespace.as_str())
             }) {
                 let d = diag(
-                    "gpu-rollout-deadlock",
+                    Code::GpuRolloutDeadlock,
                     Severity::Critical,
-                    r.kind(),
+                    Kind::from(r.kind()),
                     Some(&r.namespace),
                     &r.name,
                     r.text(cx.now, &p.name, &res, want),
@@ -125,7 +132,7 @@ pub(super) fn insufficient_gpu(
             }
             r.waiting_text(&res, want)
         } else if let Some(t) = terminating_holder(cx, &with_res, out) {
-            note(p, "gpu-held-by-terminating-pod");
+            note(p, Code::GpuHeldByTerminatingPod);
             let (holder, since, grace) = (t.pod, t.since, t.grace);
             let stuck: Said = if t.stuck {
                 say!(
@@ -145,8 +152,8 @@ pub(super) fn insufficient_gpu(
             };
             say!("Waiting for {want} {res}: every matching node's {res} is already held — {hint}.", "{res} を {want} 個待っています。合う Node の {res} はすべて使用中です — {hint}。"; hint)
         };
-        out.push(diag("insufficient-gpu", Severity::Critical, "Pod", Some(&p.namespace), &p.name, text));
-        note(p, "insufficient-gpu");
+        out.push(diag(Code::InsufficientGpu, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name, text));
+        note(p, Code::InsufficientGpu);
     }
 }
 
@@ -227,7 +234,7 @@ fn terminating_holder(
     let node_name = node.metadata.name.clone().unwrap_or_default();
     if stuck
         && !out.iter().any(|d| {
-            d.code == "gpu-held-by-terminating-pod"
+            d.code == Code::GpuHeldByTerminatingPod
                 && d.name == h.name
                 && d.namespace.as_deref() == Some(h.namespace.as_str())
         })
@@ -246,9 +253,9 @@ fn terminating_holder(
         };
         let since_s = since.to_string();
         let d = diag(
-            "gpu-held-by-terminating-pod",
+            Code::GpuHeldByTerminatingPod,
             Severity::Warning,
-            "Pod",
+            Kind::Pod,
             Some(&h.namespace),
             &h.name,
             say!("Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU \
@@ -298,9 +305,9 @@ pub(super) fn gpu_node_cordoned(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &
             }
             None => say!("the node(s) it could run on", "行ける Node"),
         };
-        out.push(diag("gpu-node-cordoned", Severity::Critical, "Pod", Some(&p.namespace), &p.name,
+        out.push(diag(Code::GpuNodeCordoned, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name,
             say!("Waiting because {what} — {who} — are cordoned (spec.unschedulable{since}), perhaps left over from maintenance. When the work there is done: kubectl uncordon {first}.", "{what}（{who}）が cordon されているため待っています（spec.unschedulable{since}）。メンテナンスの戻し忘れかもしれません。作業が終わっていれば：kubectl uncordon {first}"; what, since)));
-        note(p, "gpu-node-cordoned");
+        note(p, Code::GpuNodeCordoned);
     }
 }
 
@@ -308,9 +315,9 @@ pub(super) fn gpu_node_cordoned(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &
 pub(super) fn shared_gpu_request_too_large(pending: &mut [PendingPod], out: &mut Vec<Diagnosis>) {
     for p in pending.iter_mut() {
         if p.message.as_deref().is_some_and(|m| m.contains("maximum request size for shared resources is 1")) {
-            out.push(diag("shared-gpu-request-too-large", Severity::Critical, "Pod", Some(&p.namespace), &p.name,
+            out.push(diag(Code::SharedGpuRequestTooLarge, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name,
                 say!("Requests more than 1 replica of a time-sliced GPU, which the device plugin refuses: request 1 (a replica is not a bigger share of the GPU).", "タイムスライスの GPU のレプリカを2つ以上要求しており、device plugin が拒否します。1 を要求してください（レプリカを増やしても GPU の取り分は増えません）。")));
-            note(p, "shared-gpu-request-too-large");
+            note(p, Code::SharedGpuRequestTooLarge);
         }
     }
 }
@@ -390,7 +397,7 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             };
             say!("Waiting for memory: {name} has {alloc} allocatable, its pods request {req}, and this pod asks {ask} — {left} left.{replica} Lower memory requests to measured use{measured}, move a pod off {name}, or add a node with more memory.{others}", "メモリを待っています。{name} の allocatable は {alloc}、Pod の requests は {req}、この Pod は {ask} を求めています — 残りは {left} です。{replica}メモリ requests を実測値まで下げる{measured}、{name} から Pod を移す、またはメモリの多い Node を追加してください。{others}"; replica, measured, others)
         };
-        out.push(diag("insufficient-memory", Severity::Critical, "Pod", Some(&p.namespace), &p.name, text));
-        note(p, "insufficient-memory");
+        out.push(diag(Code::InsufficientMemory, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name, text));
+        note(p, Code::InsufficientMemory);
     }
 }
