@@ -262,6 +262,28 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
         }
         c.goto(&format!("{url}/nodes/orin-nano-01")).await?;
         assert_eq!(c.find_all(Locator::Css("section.board-split .split-bar .seg")).await?.len(), 4);
+        // The node page updates itself: the revision moves (the agents' readings), the page's
+        // panels follow, and the page is not reloaded.
+        c.goto(&format!("{url}/nodes/orin-agx-01")).await?;
+        c.execute("window.__gd_marker = 42", vec![]).await?;
+        let rev = |c: fantoccini::Client| async move {
+            c.execute("return document.querySelector('.node-page').getAttribute('data-revision')", vec![]).await
+        };
+        let first = rev(c.clone()).await?;
+        let t = std::time::Instant::now();
+        let mut now = first.clone();
+        while now == first && t.elapsed() < Duration::from_secs(20) {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            now = rev(c.clone()).await?;
+        }
+        assert_ne!(now, first, "the node page did not update by itself");
+        assert_eq!(c.execute("return window.__gd_marker", vec![]).await?, 42, "it was reloaded");
+        assert!(c
+            .find(Locator::Css("tr[data-pod^='ml/whisper-asr'] td.gpu-mem"))
+            .await?
+            .text()
+            .await?
+            .ends_with("GiB"));
         Ok(())
     })
     .await

@@ -28,7 +28,7 @@ catalog! {
         status_connecting: "Connecting… first sync {0}/{1} kinds, {2} objects", "接続中… 初回同期 {0}/{1} 種類、{2} オブジェクト";
         status_live: "Live · revision {0} · updated {1}", "ライブ · リビジョン {0} · {1} 更新";
         status_snapshot: "Snapshot · revision {0} · as of {1} ({2})", "スナップショット · リビジョン {0} · {1} 時点（{2}）";
-        status_refreshes: "refreshes every 15 s", "15秒ごとに更新";
+        status_refreshes: "updates by itself", "自動更新";
         status_reload: "reload for the latest", "最新はページを再読み込み";
         // Overview.
         overview_title: "GPU overview", "GPU の概要";

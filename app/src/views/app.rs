@@ -80,7 +80,9 @@ if(z!=={page}&&!sessionStorage.getItem('gd-tz')){{sessionStorage.setItem('gd-tz'
                 <title>{title}</title>
                 <link rel="stylesheet" href=css/>
                 <script nonce=nonce inner_html=zone_script></script>
-                {matches!(boot.page, Page::Node(_)).then(|| view! { <meta http-equiv="refresh" content="15"/> })}
+                // The node page is server-rendered and kept live by a small script of its own
+                // (public/node.js), not by the bundle: its first load stays light.
+                {matches!(boot.page, Page::Node(_)).then(|| view! { <script src=format!("{}/node.js", boot.base) defer></script> })}
                 {hydrates.then(|| view! {
                     <script type="application/json" id="gd-boot" inner_html=json></script>
                     <HydrationScripts options root=root/>

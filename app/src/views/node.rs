@@ -1,7 +1,7 @@
 //! `/nodes/{name}`: one node whole — its card, the GPU holders, memory by pod, conditions and
-//! GPU labels. Server-rendered and refreshed by the browser every 15 s (`<meta refresh>`): the
-//! overview's cards are the live view of every node, and this page's tables kept out of the
-//! browser bundle weigh 17 KiB gzip there.
+//! GPU labels. Server-rendered and kept live by `public/node.js` (it asks for the page again
+//! and swaps the panels when the revision moved): this page's tables kept out of the browser
+//! bundle weigh 17 KiB gzip there.
 
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -33,7 +33,7 @@ pub fn NodePage(name: String) -> impl IntoView {
                 let holders: Vec<_> = n.gpu_resources.iter().flat_map(|g| g.holders.iter().map(move |h| (g.resource.clone(), h.clone()))).collect();
                 Either::Right(view! {
                     <h1 class="page-title">{fill(s.node_title, &[&n.name])}</h1>
-                    <div class="node-page">
+                    <div class="node-page" data-revision=live.view.with_untracked(|v| v.revision)>
                         <NodeCard node=n.clone()/>
                         <section class="panel wide">
                             <h2>{s.node_holders}</h2>
