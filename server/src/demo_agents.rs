@@ -81,7 +81,7 @@ pub fn start(sim: &gpudash_sim::Simulator, sim_url: &str, work: bool) -> anyhow:
             let quoted = format!("'{}'", me.display().to_string().replace('\'', r"'\''"));
             let work = if work { " --work" } else { "" };
             cmd.args(["--tegrastats", &format!("exec {quoted} sim-tegrastats --board {b}{work}")]);
-        } else if work {
+        } else if work && gpudash_sim::kubelet::has_dcgm_page(sim, &node) {
             cmd.args(["--dcgm", &format!("{}/_sim/dcgm/{node}", sim_url.trim_end_matches('/'))]);
         }
         if let Some((table, proc_dir)) = agents._nvmap.roots.get(&node) {

@@ -17,7 +17,8 @@ use serde_json::{json, Map, Value};
 /// What to create, in order.
 #[derive(Debug, Default)]
 pub struct Shape {
-    /// Namespaces, RuntimeClasses, ResourceQuotas and the like: created first.
+    /// Namespaces, RuntimeClasses, ResourceQuotas, DRA classes, slices, templates and written
+    /// claims: created first.
     pub setup: Vec<Value>,
     /// Nodes to create (kwok's), each with the status patch that gives it its resources.
     pub nodes: Vec<(Value, Value)>,
@@ -83,7 +84,13 @@ fn shape(objects: &[Value]) -> Shape {
                     s.setup.push(as_written(o));
                 }
             }
-            "RuntimeClass" | "ResourceQuota" | "DeviceClass" => s.setup.push(as_written(o)),
+            "RuntimeClass" | "ResourceQuota" | "DeviceClass" | "ResourceSlice" | "ResourceClaimTemplate" => {
+                s.setup.push(as_written(o))
+            }
+            // A claim a pod's template made is the resourceclaim controller's to make again; a
+            // claim written by hand (shared, or held by no pod) is created as written, and the
+            // real scheduler allocates it when a pod that names it is placed.
+            "ResourceClaim" if o["metadata"]["ownerReferences"].is_null() => s.setup.push(as_written(o)),
             "Deployment" => written.push(as_written(o)),
             "Node" => s.nodes.push(node(o)),
             "Pod" => {

@@ -430,10 +430,11 @@ impl Serialize for AsCard<'_> {
         m.serialize_field("name", name)?;
         m.serialize_field("ready", ready)?;
         m.serialize_field("unified_memory", unified_memory)?;
-        m.serialize_field("memory", memory)?;
-        m.serialize_field("gpu_resources", gpu_resources)?;
+        m.serialize_field("memory", &card_memory(memory))?;
+        let resources: Vec<ResourceCard<'_>> = gpu_resources.iter().map(ResourceCard).collect();
+        m.serialize_field("gpu_resources", &resources)?;
         m.serialize_field("pending_pods", pending_pods)?;
-        m.serialize_field("conditions", conditions)?;
+        m.serialize_field("conditions", &card_conditions(conditions))?;
         m.serialize_field("unschedulable", unschedulable)?;
         m.serialize_field("arch", arch)?;
         m.serialize_field("gpu_labels", &none)?;
@@ -449,11 +450,76 @@ impl Serialize for AsCard<'_> {
     }
 }
 
+/// A node's memory as its card reads it: without the board's split and measured free memory
+/// (the node page's).
+fn card_memory(m: &MemoryView) -> MemoryView {
+    MemoryView { split: None, board_free_bytes: None, ..m.clone() }
+}
+
+/// Conditions as a card reads them: type, status and whether bad (the reasons and messages are
+/// the node page's).
+fn card_conditions(c: &[ConditionView]) -> Vec<ConditionView> {
+    c.iter().map(|c| ConditionView { reason: None, message: None, ..c.clone() }).collect()
+}
+
+/// A GPU resource as a card reads it: all but its DRA devices' table (the node page's).
+struct ResourceCard<'a>(&'a GpuResource);
+
+impl Serialize for ResourceCard<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let GpuResource {
+            resource,
+            product,
+            physical_gpus,
+            replicas_per_gpu,
+            sharing,
+            capacity,
+            allocatable,
+            allocated,
+            holders,
+            placement_known,
+            out_of_service,
+            slots,
+            rows,
+            devices: _,
+        } = self.0;
+        let none: [(); 0] = [];
+        let mut m = s.serialize_struct("GpuResource", 14)?;
+        m.serialize_field("resource", resource)?;
+        m.serialize_field("product", product)?;
+        m.serialize_field("physical_gpus", physical_gpus)?;
+        m.serialize_field("replicas_per_gpu", replicas_per_gpu)?;
+        m.serialize_field("sharing", sharing)?;
+        m.serialize_field("capacity", capacity)?;
+        m.serialize_field("allocatable", allocatable)?;
+        m.serialize_field("allocated", allocated)?;
+        m.serialize_field("holders", holders)?;
+        m.serialize_field("placement_known", placement_known)?;
+        m.serialize_field("out_of_service", out_of_service)?;
+        m.serialize_field("slots", slots)?;
+        m.serialize_field("rows", rows)?;
+        m.serialize_field("devices", &none)?;
+        m.end()
+    }
+}
+
 impl NodeView {
-    /// The node as the browser's live views read it: all but the memory table by pod and the
-    /// GPU labels, which only the server-rendered node page shows (at 1,000 nodes of 30 pods
-    /// those are most of the stream's bytes). [`AsCard`] writes the same without the copy.
+    /// The node as the browser's live views read it: all but the memory table by pod, the GPU
+    /// labels, the DRA devices' table, the board's split and the conditions' words, which only
+    /// the server-rendered node page shows (at
+    /// 1,000 nodes of 30 pods those are most of the stream's bytes). [`AsCard`] writes the
+    /// same without the copy.
     pub fn card(&self) -> NodeView {
-        NodeView { gpu_labels: Vec::new(), pods: Vec::new(), ..self.clone() }
+        let gpu_resources =
+            self.gpu_resources.iter().map(|g| GpuResource { devices: Vec::new(), ..g.clone() }).collect();
+        NodeView {
+            gpu_labels: Vec::new(),
+            pods: Vec::new(),
+            gpu_resources,
+            memory: card_memory(&self.memory),
+            conditions: card_conditions(&self.conditions),
+            ..self.clone()
+        }
     }
 }

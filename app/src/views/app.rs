@@ -82,7 +82,10 @@ if(z!=={page}&&!sessionStorage.getItem('gd-tz')){{sessionStorage.setItem('gd-tz'
                 <script nonce=nonce inner_html=zone_script></script>
                 // The node page is server-rendered and kept live by a small script of its own
                 // (public/node.js), not by the bundle: its first load stays light.
-                {matches!(boot.page, Page::Node(_)).then(|| view! { <script src=format!("{}/node.js", boot.base) defer></script> })}
+                {matches!(boot.page, Page::Node(_)).then(|| view! {
+                    <link rel="stylesheet" href=format!("{}/node.css", boot.base)/>
+                    <script src=format!("{}/node.js", boot.base) defer></script>
+                })}
                 {hydrates.then(|| view! {
                     <script type="application/json" id="gd-boot" inner_html=json></script>
                     <HydrationScripts options root=root/>

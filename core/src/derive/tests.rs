@@ -33,7 +33,7 @@ fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
 fn the_orin_nano_second_model_is_pending_for_insufficient_gpu() {
     let v = edge();
     let p = v.pending.iter().find(|p| p.name.starts_with("anomaly-detector")).unwrap_or_else(|| panic!("pending pod"));
-    assert_eq!(p.nodes_total, Some(6));
+    assert_eq!(p.nodes_total, Some(7));
     assert_eq!(p.reasons[0].reason, "Insufficient nvidia.com/gpu");
     assert_eq!(p.reasons[0].nodes, Some(1));
     assert_eq!(p.gpu_request, Some(GpuRequest { resource: "nvidia.com/gpu".into(), count: 1 }));
@@ -87,6 +87,7 @@ fn every_demo_diagnosis_is_raised_once() {
         ("gpu-time-slice-contention", "orin-agx-01"),
         ("gpu-used-outside-scheduler", "xavier-nx-03"),
         ("gpu-quota-exhausted", "shelf-reid-6b8c9d7f5"),
+        ("dra-claim-unreserved", "warmup-gpu"),
     ] {
         assert_eq!(codes.iter().filter(|c| **c == (code, name)).count(), 1, "{code} {name} in {codes:?}");
     }

@@ -18,6 +18,8 @@ const ALLOWED: &[&str] = &[
     "ResourceQuota",
     "ResourceClaim",
     "ResourceClaimTemplate",
+    "Claim",
+    "Claims",
     "ResourceSlice",
     "DeviceClass",
     "DaemonSet",

@@ -194,12 +194,29 @@ impl Drop for KubeletSockets {
 pub fn gpu_nodes(sim: &Simulator) -> Vec<(String, Option<&'static str>)> {
     let store = sim.shared.store();
     let Some(r) = resources::by_kind_name("Node") else { return Vec::new() };
+    // Nodes whose GPUs a DRA driver publishes (a ResourceSlice names them) have no device
+    // plugin's devices but are GPU nodes all the same.
+    let dra: Vec<String> = resources::by_kind_name("ResourceSlice")
+        .map(|s| store.objects(s).values().filter_map(|v| v["spec"]["nodeName"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
     store
         .objects(r)
         .values()
-        .filter(|n| !devices::advertised(n).is_empty())
+        .filter(|n| {
+            !devices::advertised(n).is_empty()
+                || n["metadata"]["name"].as_str().is_some_and(|x| dra.iter().any(|d| d == x))
+        })
         .map(|n| (n["metadata"]["name"].as_str().unwrap_or("").to_string(), tegrastats::board_for(n)))
         .collect()
+}
+
+/// Whether the simulated dcgm-exporter has a page for `node` (its device plugin advertises
+/// whole GPUs).
+pub fn has_dcgm_page(sim: &Simulator, node: &str) -> bool {
+    let store = sim.shared.store();
+    resources::by_kind_name("Node")
+        .and_then(|r| store.objects(r).get(&(String::new(), node.to_string())).cloned())
+        .is_some_and(|n| dcgm::page(&n, 0).is_some())
 }
 
 /// Serves `dir/<node>/kubelet.sock` for every node the simulator holds now.

@@ -146,14 +146,16 @@ pub(super) fn claim_unreserved(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
             continue;
         }
         let (ns, name) = (c.metadata.namespace.as_deref().unwrap_or(""), c.metadata.name.as_deref().unwrap_or(""));
-        let devices: Vec<String> = c.results().iter().map(|r| format!("{} on {}", r.device, r.pool)).collect();
+        let results = c.results();
+        let on: Vec<String> = results.iter().map(|r| format!("{} on {}", r.device, r.pool)).collect();
+        let no: Vec<String> = results.iter().map(|r| format!("{} の {}", r.pool, r.device)).collect();
         out.push(diag(Code::DraClaimUnreserved,
             Severity::Warning,
             Kind::ResourceClaim,
             Some(ns),
             name,
             {
-                let devs = list(&devices);
+                let devs = Said { en: list(&on).en, ja: list(&no).ja };
                 say!(
                     "ResourceClaim {ns}/{name} holds {devs} but no pod uses it: the device stays allocated and no other claim can get it — delete the claim (kubectl -n {ns} delete resourceclaim {name}) if nothing will use it.",
                     "ResourceClaim {ns}/{name} は {devs} を持っていますが、使っている Pod がありません。デバイスは割り当てられたままで、ほかの claim は得られません — 使う予定がなければ claim を削除してください（kubectl -n {ns} delete resourceclaim {name}）。";
