@@ -284,6 +284,19 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
             .text()
             .await?
             .ends_with("GiB"));
+        // The tour the README shows (docs/screenshots/, refreshed by scripts/readme-shots.sh):
+        // the built-in demo with its agents, each page with something true on it.
+        for (page, name, want) in [
+            ("/", "tour-overview.png", "article.node[data-node='gpu-dra-01']"),
+            ("/nodes/gpu-dra-01", "tour-dra-node.png", "section.dra"),
+            ("/quotas", "tour-quotas.png", "section.quota-list"),
+            ("/pending", "tour-pending.png", "article.pending"),
+            ("/diagnoses", "tour-diagnoses.png", ".diagnosis-item"),
+        ] {
+            c.goto(&format!("{url}{page}")).await?;
+            c.find(Locator::Css(want)).await?;
+            shot(&c, name).await?;
+        }
         Ok(())
     })
     .await

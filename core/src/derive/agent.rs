@@ -46,7 +46,7 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
         place(g, kubelet, dcgm, tegra_busy);
         if stale {
             // What a silent agent said last is shown, and says so.
-            for l in g.rows.iter_mut().filter(|l| l.en.starts_with("GPU ")) {
+            for l in g.rows.iter_mut().filter(|l| l.en.starts_with("GPU ") || l.en.starts_with("MIG ")) {
                 l.push(&app::say!(" · stale", " · 更新停止"));
             }
         }
@@ -168,6 +168,8 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
             };
             row.push(slot);
         }
+        // A MIG device is a slice of a GPU, not a GPU: its row says so.
+        let unit = if p.id.starts_with("MIG-") { "MIG" } else { "GPU" };
         let use_ = dcgm.iter().find(|u| u.uuid.as_deref() == Some(p.id));
         let busy = use_.and_then(|u| u.busy_percent).map(|b| b.clamp(0.0, 100.0).round() as u32).or_else(|| {
             // The Jetson's one integrated GPU is what GR3D measures.
@@ -176,10 +178,10 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
         let used = use_.and_then(|u| u.memory_used_bytes);
         let m = used.map(crate::quantity::Bytes);
         labels.push(match (busy, m) {
-            (Some(b), Some(m)) => app::say!("GPU {i} · {b}% busy · {m} used", "GPU {i} · 使用率 {b}% · {m} 使用"),
-            (Some(b), None) => app::say!("GPU {i} · {b}% busy", "GPU {i} · 使用率 {b}%"),
-            (None, Some(m)) => app::say!("GPU {i} · {m} used", "GPU {i} · {m} 使用"),
-            (None, None) => format!("GPU {i}").into(),
+            (Some(b), Some(m)) => app::say!("{unit} {i} · {b}% busy · {m} used", "{unit} {i} · 使用率 {b}% · {m} 使用"),
+            (Some(b), None) => app::say!("{unit} {i} · {b}% busy", "{unit} {i} · 使用率 {b}%"),
+            (None, Some(m)) => app::say!("{unit} {i} · {m} used", "{unit} {i} · {m} 使用"),
+            (None, None) => format!("{unit} {i}").into(),
         });
         rows.push(row);
         let uuid = (p.id.starts_with("GPU-") || p.id.starts_with("MIG-")).then(|| p.id.to_string());
