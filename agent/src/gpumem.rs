@@ -226,8 +226,13 @@ pub fn read_capped(path: &Path, cap: u64) -> std::io::Result<String> {
 pub fn read(src: &Sources) -> Result<GpuMemory, String> {
     let text = read_capped(&src.nvmap, MAX_TABLE).map_err(|e| {
         let hint = match e.kind() {
-            std::io::ErrorKind::NotFound => "mount the host's /sys/kernel/debug read-only into the agent (debugfs must be mounted on the host; boards with the nvidia.ko stack, Jetson Thor, have no nvmap)",
-            std::io::ErrorKind::PermissionDenied => "debugfs is readable by root only: run the agent as root (read-only)",
+            std::io::ErrorKind::NotFound => {
+                "mount the host's /sys/kernel/debug read-only into the agent (debugfs must be mounted on the \
+                 host; boards with the nvidia.ko stack, Jetson Thor, have no nvmap)"
+            }
+            std::io::ErrorKind::PermissionDenied => {
+                "debugfs is readable by root only: run the agent as root (read-only)"
+            }
             _ => "check the agent's mounts",
         };
         format!("cannot read {}: {e} — per-pod GPU memory is unknown; {hint}", src.nvmap.display())

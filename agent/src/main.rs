@@ -155,10 +155,7 @@ fn read_kubelet(socket: PathBuf, every: Duration, report: Shared) {
     loop {
         let got = rt.block_on(kubelet::read(&socket, timeout));
         if let Some(k) = lock(&report).kubelet.as_mut() {
-            match got {
-                Ok(a) => k.set(a, now()),
-                Err(e) => k.fail(e),
-            }
+            k.record(got, now());
         }
         std::thread::sleep(every);
     }
@@ -170,10 +167,7 @@ fn read_dcgm(url: String, every: Duration, report: Shared) {
     loop {
         let got = dcgm::scrape(&url, timeout);
         if let Some(d) = lock(&report).dcgm.as_mut() {
-            match got {
-                Ok(g) => d.set(g, now()),
-                Err(e) => d.fail(e),
-            }
+            d.record(got, now());
         }
         std::thread::sleep(every);
     }
@@ -222,24 +216,18 @@ fn read_gpu_memory(src: Option<GpuMemorySource>, devfreq: Option<PathBuf>, every
                 said = None;
             }
             if let Some(g) = lock(&report).gpu_memory.as_mut() {
-                match got {
-                    Ok(m) => g.set(m, now()),
-                    Err(e) => g.fail(e),
-                }
+                g.record(got, now());
             }
         }
         if let Some(path) = &devfreq {
-            let got = std::fs::read_to_string(path)
+            let got = gpumem::read_capped(path, 64)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))
                 .and_then(|t| {
                     gpumem::devfreq_load(&t)
                         .ok_or_else(|| format!("{}: not a load in tenths of a percent: {:?}", path.display(), t.trim()))
                 });
             if let Some(d) = lock(&report).devfreq_busy.as_mut() {
-                match got {
-                    Ok(v) => d.set(v, now()),
-                    Err(e) => d.fail(e),
-                }
+                d.record(got, now());
             }
         }
         std::thread::sleep(every);

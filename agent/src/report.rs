@@ -43,6 +43,14 @@ impl<T> Reading<T> {
     pub fn fail(&mut self, why: impl ToString) {
         self.error = Some(why.to_string());
     }
+
+    /// An attempt's outcome: a good reading at `now`, or why it failed.
+    pub fn record<E: ToString>(&mut self, got: Result<T, E>, now: u64) {
+        match got {
+            Ok(v) => self.set(v, now),
+            Err(e) => self.fail(e),
+        }
+    }
 }
 
 /// The whole report. A source the agent was not asked to read is `null`.

@@ -36,6 +36,13 @@ pub struct Sample {
     pub rails: Vec<Rail>,
 }
 
+impl Sample {
+    /// RAM free: the total less what is in use.
+    pub fn ram_free_bytes(&self) -> u64 {
+        self.ram_total_bytes.saturating_sub(self.ram_used_bytes)
+    }
+}
+
 /// A line that is not a tegrastats sample.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {

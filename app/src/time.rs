@@ -58,13 +58,18 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
 }
 
-/// `HH:MM:SS` UTC of a Unix time.
-pub fn clock(unix: i64) -> String {
-    Zone::default().clock(unix)
-}
-
 /// The cookie in which the page's script keeps the browser's zone for the server.
 pub const ZONE_COOKIE: &str = "gpudash_tz";
+
+/// The script every page (the site's and the fleet's) runs first, from a `<script>` element
+/// whose `data-zone` names the zone the page was made in: it stores the browser's zone in
+/// [`ZONE_COOKIE`] for the server (pages and charts) and has the page made again once when it
+/// was made in another zone (never more than once a session).
+pub const ZONE_SCRIPT: &str = "(function(){try{var s=document.currentScript,\
+z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(!z)return;var c='gpudash_tz='+encodeURIComponent(z);\
+if(document.cookie.split('; ').indexOf(c)<0)document.cookie=c+';path=/;max-age=31536000;samesite=lax';\
+if(s&&z!==s.dataset.zone&&!sessionStorage.getItem('gd-tz')){sessionStorage.setItem('gd-tz','1');location.reload();}}\
+catch(e){}})();";
 
 /// The time zone a page shows times in: the reader's (the zone the browser reports, kept in a
 /// cookie), else the site's (`--timezone`/`TZ`), else UTC. The server cuts from the time-zone
@@ -99,15 +104,6 @@ impl Zone {
         let t = (unix + off).rem_euclid(86_400);
         format!("{:02}:{:02}:{:02} {abbr}", t / 3600, (t % 3600) / 60, t % 60)
     }
-
-    /// `YYYY-MM-DD HH:MM ZONE` of a Unix time.
-    pub fn date_time(&self, unix: i64) -> String {
-        let (off, abbr) = self.at(unix);
-        let local = unix + off;
-        let (y, m, d) = civil_from_days(local.div_euclid(86_400));
-        let t = local.rem_euclid(86_400);
-        format!("{y:04}-{m:02}-{d:02} {:02}:{:02} {abbr}", t / 3600, (t % 3600) / 60)
-    }
 }
 
 #[cfg(test)]
@@ -127,11 +123,11 @@ mod tests {
 
     #[test]
     fn clock_reads_utc() {
-        assert_eq!(clock(3661), "01:01:01 UTC");
+        assert_eq!(Zone::default().clock(3661), "01:01:01 UTC");
+        assert!(ZONE_SCRIPT.contains(&format!("'{ZONE_COOKIE}='")), "the script sets the cookie the server reads");
         // Tokyo: one span; Berlin across the end of summer time (2026-10-25 01:00 UTC).
         let tokyo = Zone { name: "Asia/Tokyo".into(), spans: vec![(i64::MIN, 9 * 3600, "JST".into())] };
         assert_eq!(tokyo.clock(1_796_215_393), "21:43:13 JST");
-        assert_eq!(tokyo.date_time(1_796_215_393), "2026-12-02 21:43 JST");
         let end_of_summer = 1_792_890_000;
         let berlin = Zone {
             name: "Europe/Berlin".into(),

@@ -108,7 +108,11 @@ async fn measure(label: &str, cmd: &[String], seconds: u64) -> anyhow::Result<()
     let _ = child.kill().await;
     // Clock ticks are 10 ms on Linux (USER_HZ 100).
     let cpu_pct = ticks as f64 * 0.01 / wall * 100.0;
-    println!("| {label} (1 s: kubelet, tegrastats, dcgm-exporter, nvmap + cgroups) | RSS {:.1} MiB (peak {:.1} MiB) | CPU {ticks} ticks in {wall:.1} s = {cpu_pct:.2} % of one core | {pulls} reports of {bytes} B |", rss as f64 / 1024.0, hwm as f64 / 1024.0);
+    let (rss, hwm) = (rss as f64 / 1024.0, hwm as f64 / 1024.0);
+    println!(
+        "| {label} (1 s: kubelet, tegrastats, dcgm-exporter, nvmap + cgroups) | RSS {rss:.1} MiB (peak {hwm:.1} MiB) \
+         | CPU {ticks} ticks in {wall:.1} s = {cpu_pct:.2} % of one core | {pulls} reports of {bytes} B |"
+    );
     Ok(())
 }
 

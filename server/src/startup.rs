@@ -108,21 +108,9 @@ pub struct App {
 
 /// Checks the configuration and builds the application (nothing is served yet).
 pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
-    // The site's zone: --timezone (a zone the database does not have stops gpudash before it
-    // opens anything), else TZ as the host sets it (one that names no zone, such as
-    // `:/etc/localtime`, is said and UTC used), else UTC.
-    let zone: Arc<str> = match &args.timezone {
-        Some(z) => crate::http::zone::site_zone(Some(z)).map_err(|e| anyhow!("--timezone: {e}"))?.into(),
-        None => match std::env::var("TZ") {
-            Ok(tz) => crate::http::zone::site_zone(Some(&tz))
-                .unwrap_or_else(|e| {
-                    tracing::warn!("TZ: {e}; times are shown in UTC until readers' browsers say their zone");
-                    "UTC".into()
-                })
-                .into(),
-            Err(_) => "UTC".into(),
-        },
-    };
+    // Checked first: a --timezone the database does not have stops gpudash before it opens
+    // anything.
+    let zone: Arc<str> = crate::http::zone::at_start(args.timezone.as_deref())?.into();
     // Leptos renders on the tokio executor; this only fails if already initialised.
     let _ = any_spawner::Executor::init_tokio();
     let base = cli::base_path(&args.base_path)?;

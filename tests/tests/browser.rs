@@ -62,7 +62,9 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         // Node page: every holder with its runtimeClass; a server-rendered page kept live by its
         // own small script (no reload: tests/tests/agent.rs watches it update).
         c.goto(&format!("{url}/nodes/orin-agx-01")).await?;
-        let live = c.execute("return [document.querySelectorAll('meta[http-equiv=refresh]').length, document.querySelectorAll('script[src$=\"/node.js\"]').length]", vec![]).await?;
+        let count = "const n = s => document.querySelectorAll(s).length; \
+                     return [n('meta[http-equiv=refresh]'), n('script[src$=\"/node.js\"]')]";
+        let live = c.execute(count, vec![]).await?;
         assert_eq!(live, serde_json::json!([0, 1]));
         let holders = text(&c, ".panel table").await?;
         assert!(holders.contains("whisper-asr-7b8d9c6f4-q9m3n") && holders.contains("nvidia"), "{holders}");

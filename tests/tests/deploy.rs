@@ -154,6 +154,24 @@ fn plain_manifests_are_read_only_and_hardened() {
     check(&docs(&text), "manifests");
 }
 
+/// The chart with the agent on and `values` (its sources) over the defaults.
+fn agent_chart(values: &str) -> Vec<Value> {
+    chart(&format!(
+        "agent: {{enabled: true, image: {{repository: a, tag: b}}, interval: \"1\", {values}, dcgm: false, dcgmUrl: x, \
+         resources: {{requests: {{cpu: 5m, memory: 8Mi}}, limits: {{cpu: 100m, memory: 32Mi}}}}}}"
+    ))
+}
+
+/// The agent DaemonSet's pod spec.
+fn agent_pod(docs: &[Value]) -> Value {
+    kind(docs, "DaemonSet")[0]["spec"]["template"]["spec"].clone()
+}
+
+/// A YAML list of strings.
+fn strs(v: &Value) -> Vec<&str> {
+    v.as_sequence().into_iter().flatten().filter_map(Value::as_str).collect()
+}
+
 #[test]
 fn the_rendered_helm_chart_is_read_only_and_hardened() {
     let rendered = chart("");
@@ -167,17 +185,16 @@ fn the_rendered_helm_chart_is_read_only_and_hardened() {
     let args = &kind(&with_ingress, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]["args"];
     assert_eq!(args.as_sequence().map(Vec::len), Some(3), "{args:?}");
     // A Jetson fleet: tegrastats from the host, read-only; the agent can be switched off.
-    let jetson = chart("agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: true, dcgm: false, dcgmUrl: x, resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}");
+    let jetson = agent_chart("tegrastats: true");
     check(&jetson, "chart with tegrastats");
-    let c = &kind(&jetson, "DaemonSet")[0]["spec"]["template"]["spec"]["containers"][0];
-    let args: Vec<&str> = c["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    let jetson_pod = agent_pod(&jetson);
+    let args = strs(&jetson_pod["containers"][0]["args"]);
     assert!(args.contains(&"--tegrastats=/host/tegrastats --interval 1000"), "{args:?}");
     // GPU memory per pod on Jetson: nvmap's table and the host's /proc, both read-only.
-    let nvmap = chart("agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: true, nvmap: true, dcgm: false, dcgmUrl: x, resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}");
+    let nvmap = agent_chart("tegrastats: true, nvmap: true");
     check(&nvmap, "chart with nvmap");
-    let pod = &kind(&nvmap, "DaemonSet")[0]["spec"]["template"]["spec"];
-    let args: Vec<&str> =
-        pod["containers"][0]["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    let pod = agent_pod(&nvmap);
+    let args = strs(&pod["containers"][0]["args"]);
     assert!(
         args.contains(&"--nvmap=/host/sys/kernel/debug/nvmap/iovmm/clients") && args.contains(&"--proc=/host/proc"),
         "{args:?}"
@@ -190,7 +207,7 @@ fn the_rendered_helm_chart_is_read_only_and_hardened() {
         .collect();
     assert!(mounts.contains(&"/host/sys/kernel/debug") && mounts.contains(&"/host/proc"), "{mounts:?}");
     assert!(
-        kind(&jetson, "DaemonSet")[0]["spec"]["template"]["spec"]["volumes"]
+        jetson_pod["volumes"]
             .as_sequence()
             .into_iter()
             .flatten()
@@ -198,12 +215,11 @@ fn the_rendered_helm_chart_is_read_only_and_hardened() {
         "the host's /proc only with nvmap on"
     );
     // Thor and discrete GPUs: NVML through the NVIDIA runtime class, the host's /proc only.
-    let nvml = chart("agent: {enabled: true, image: {repository: a, tag: b}, interval: \"1\", tegrastats: false, nvml: true, dcgm: false, dcgmUrl: x, resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {cpu: 100m, memory: 32Mi}}}");
+    let nvml = agent_chart("tegrastats: false, nvml: true");
     check(&nvml, "chart with nvml");
-    let pod = &kind(&nvml, "DaemonSet")[0]["spec"]["template"]["spec"];
+    let pod = agent_pod(&nvml);
     assert_eq!(pod["runtimeClassName"].as_str(), Some("nvidia"));
-    let args: Vec<&str> =
-        pod["containers"][0]["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
+    let args = strs(&pod["containers"][0]["args"]);
     assert!(
         args.contains(&"--nvml=auto")
             && args.contains(&"--proc=/host/proc")

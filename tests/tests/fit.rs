@@ -19,7 +19,11 @@ async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
     let r = post(json!({"gpu_count": "1", "memory_request": "1Gi", "memory_limit": "2Gi", "node_selector": "factory.example.com/line=press-3", "runtime_class": "nvidia"})).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.status().as_u16(), 200);
     let v: serde_json::Value = r.json().await.unwrap_or_default();
-    assert_eq!(v["summary"], "0/7 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), 5 node(s) didn't match Pod's node affinity/selector.");
+    assert_eq!(
+        v["summary"],
+        "0/7 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), \
+         5 node(s) didn't match Pod's node affinity/selector."
+    );
     let nano =
         v["nodes"].as_array().into_iter().flatten().find(|n| n["node"] == "orin-nano-01").cloned().unwrap_or_default();
     assert_eq!(nano["reasons"][0], "Insufficient nvidia.com/gpu");

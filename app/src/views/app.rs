@@ -59,16 +59,6 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
         _ => "gpudash".to_string(),
     };
     let lang = boot.lang.code();
-    // The reader's zone: stored in a cookie for the server (pages and charts), and the page
-    // made again once when it was made in another zone (never more than once a session).
-    let zone_script = format!(
-        "(function(){{try{{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;if(!z)return;\
-var c='{cookie}='+encodeURIComponent(z);if(document.cookie.split('; ').indexOf(c)<0)\
-document.cookie=c+';path=/;max-age=31536000;samesite=lax';\
-if(z!=={page}&&!sessionStorage.getItem('gd-tz')){{sessionStorage.setItem('gd-tz','1');location.reload();}}}}catch(e){{}}}})();",
-        cookie = crate::time::ZONE_COOKIE,
-        page = serde_json::to_string(&boot.zone.name).unwrap_or_else(|_| "\"UTC\"".into()).replace('<', "\\u003c"),
-    );
     let nonce = leptos::nonce::use_nonce();
     view! {
         <!DOCTYPE html>
@@ -79,7 +69,7 @@ if(z!=={page}&&!sessionStorage.getItem('gd-tz')){{sessionStorage.setItem('gd-tz'
                 <meta name="color-scheme" content="light dark"/>
                 <title>{title}</title>
                 <link rel="stylesheet" href=css/>
-                <script nonce=nonce inner_html=zone_script></script>
+                <script nonce=nonce data-zone=boot.zone.name.clone() inner_html=crate::time::ZONE_SCRIPT></script>
                 // The node page is server-rendered and kept live by a small script of its own
                 // (public/node.js), not by the bundle: its first load stays light.
                 {matches!(boot.page, Page::Node(_)).then(|| view! {

@@ -73,7 +73,8 @@ fn Verdict(r: FitResult) -> impl IntoView {
                             <td lang="en">{n.reasons.join(", ")}</td>
                             <td>{n.capacity_for}</td>
                             <td>{n.headroom.as_ref().map(|h| {
-                                let said = fill(s.fit_headroom, &[&signed_bytes(h.after_requests_bytes, s), &signed_bytes(h.after_limits_bytes, s), &bytes(h.board_bytes)]);
+                                let (req, lim) = (signed_bytes(h.after_requests_bytes, s), signed_bytes(h.after_limits_bytes, s));
+                                let said = fill(s.fit_headroom, &[&req, &lim, &bytes(h.board_bytes)]);
                                 match h.board_free_bytes { Some(f) => fill(s.fit_board_free, &[&said, &bytes(f)]), None => said }
                             }).unwrap_or_else(|| "—".into())}</td>
                         </tr>

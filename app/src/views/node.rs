@@ -98,7 +98,10 @@ pub fn NodePage(name: String) -> impl IntoView {
                                     <td class="num">{bytes(p.requested_bytes)}</td>
                                     <td class="num">{p.limit_bytes.map(bytes).unwrap_or_else(|| s.unbounded.into())}</td>
                                     <td class="num">{p.used_bytes.map(bytes).unwrap_or_else(|| s.unknown.into())}</td>
-                                    {gpu_known.then(|| view! { <td class="num gpu-mem">{p.gpu_memory_bytes.map(bytes).unwrap_or_else(|| s.unknown.into())}</td> })}
+                                    {gpu_known.then(|| {
+                                        let gpu = p.gpu_memory_bytes.map(bytes).unwrap_or_else(|| s.unknown.into());
+                                        view! { <td class="num gpu-mem">{gpu}</td> }
+                                    })}
                                 </tr> }).collect_view()}
                                 </tbody>
                             </table>

@@ -29,7 +29,7 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
     if let Some(t) = tegra {
         v.memory.board_used_bytes = Some(t.ram_used_bytes);
         v.memory.board_used_permille = Some(super::memory::permille(t.ram_used_bytes, v.memory.board_bytes));
-        v.memory.board_free_bytes = Some(t.ram_total_bytes.saturating_sub(t.ram_used_bytes));
+        v.memory.board_free_bytes = Some(t.ram_free_bytes());
     }
     if let Some(g) = report.gpu_memory.as_ref().and_then(|g| g.value.as_ref()) {
         gpu_memory(v, g, tegra, uids);
@@ -61,10 +61,7 @@ fn gpu_memory(
     tegra: Option<&gpudash_agent::tegrastats::Sample>,
     uids: &[(&str, &str, &str)],
 ) {
-    let mut gpu_pods = 0u64;
-    for p in &g.pods {
-        gpu_pods = gpu_pods.saturating_add(p.bytes);
-    }
+    let gpu_pods = g.pods.iter().map(|p| p.bytes).fold(0u64, u64::saturating_add);
     for row in &mut v.pods {
         let uid = uids.iter().find(|(_, ns, n)| *ns == row.namespace && *n == row.name).map(|(u, _, _)| *u);
         let held = uid.and_then(|u| g.pods.iter().find(|p| p.uid == u)).map_or(0, |p| p.bytes);

@@ -145,8 +145,7 @@ fn fmt_amount(res: &str, milli: i128) -> String {
 fn board_free(inputs: &Inputs, n: &Node) -> Option<u64> {
     let name = n.metadata.name.as_deref()?;
     let seen = inputs.agents.iter().find(|a| a.node == name)?;
-    let t = seen.report.as_ref()?.tegrastats.as_ref()?.value.as_ref()?;
-    Some(t.ram_total_bytes.saturating_sub(t.ram_used_bytes))
+    Some(seen.report.as_ref()?.tegrastats.as_ref()?.value.as_ref()?.ram_free_bytes())
 }
 
 /// Places the workload on the watched state; for a Deployment or DaemonSet that already runs

@@ -39,7 +39,11 @@ spec:
 #[test]
 fn the_second_model_on_the_orin_nano_does_not_fit_and_would_with_two_replicas() {
     let r = run(SECOND_MODEL);
-    assert_eq!(r.summary, "0/7 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), 5 node(s) didn't match Pod's node affinity/selector.");
+    assert_eq!(
+        r.summary,
+        "0/7 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), \
+         5 node(s) didn't match Pod's node affinity/selector."
+    );
     assert_eq!(node(&r, "orin-nano-01").reasons, vec!["Insufficient nvidia.com/gpu"]);
     assert!(r.suggestions.iter().any(|s| s == "node orin-nano-01 would fit with time-slicing replicas ≥ 2 (the models would share the GPU's compute and memory, without isolation)"), "{:?}", r.suggestions);
     assert_eq!(r.placeable, 0);

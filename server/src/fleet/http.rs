@@ -30,6 +30,8 @@ pub struct FleetState {
     pub base: String,
     /// Longest a value holds before it is drawn as unknown (the recorder's heartbeat and more).
     pub max_step: i64,
+    /// The fleet's time zone (`TZ`, else UTC): a reader's own, from the cookie, wins.
+    pub zone: Arc<str>,
 }
 
 type Q = Query<HashMap<String, String>>;
@@ -52,16 +54,15 @@ async fn page_handler(
     let v = st.view.borrow().clone();
     let range =
         q.get("range").filter(|r| crate::history::range_seconds(r).is_some()).cloned().unwrap_or_else(|| "24h".into());
-    let zone = reader_zone(&headers);
+    let zone = reader_zone(&st, &headers);
     let html = page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range, lang(&headers, &uri), &zone);
     ([(header::VARY, "Accept-Language, Cookie")], Html(html)).into_response()
 }
 
 /// The reader's zone (the cookie the fleet page's script sets, as the site's pages do), else
-/// the fleet's `TZ`, else UTC, with its offsets around now.
-fn reader_zone(headers: &axum::http::HeaderMap) -> app::time::Zone {
-    let site = crate::http::zone::site_zone(std::env::var("TZ").ok().as_deref()).unwrap_or_else(|_| "UTC".into());
-    let (name, tz) = crate::http::zone::of_request(headers, &site);
+/// the fleet's, with its offsets around now.
+fn reader_zone(st: &FleetState, headers: &axum::http::HeaderMap) -> app::time::Zone {
+    let (name, tz) = crate::http::zone::of_request(headers, &st.zone);
     crate::http::zone::page_zone(&name, &tz, jiff::Timestamp::now())
 }
 
@@ -125,7 +126,7 @@ async fn stream(
 ) -> Response {
     let kiosk = flag(&q, "kiosk");
     let lang = lang(&headers, &uri);
-    let zone = reader_zone(&headers);
+    let zone = reader_zone(&st, &headers);
     let mut sent: Sent = None;
     let events = WatchStream::new(st.view.clone())
         .map(move |v| Ok::<_, Infallible>(bytes::Bytes::from(updates(&mut sent, &v, kiosk, lang, &zone))));
@@ -186,8 +187,7 @@ async fn site_chart(
         let segs = crate::history::query::segments(&points, &gaps, st.max_step, to);
         lines.push(charts::Line { label: (*label).to_string(), color: i, segments: segs });
     }
-    let site_zone = crate::http::zone::site_zone(std::env::var("TZ").ok().as_deref()).unwrap_or_else(|_| "UTC".into());
-    let (_, tz) = crate::http::zone::of_request(&headers, &site_zone);
+    let (_, tz) = crate::http::zone::of_request(&headers, &st.zone);
     let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang, tz };
     let svg = charts::line_chart(&site, Unit::Count, &lines, &gaps, from, to, look, (900, 320))
         .map_err(|e| ApiError::internal("fleet chart", e))?;
@@ -249,6 +249,7 @@ pub fn router(st: FleetState, site_root: &std::path::Path, access: Arc<crate::au
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(|| async { "ok" }))
         .route("/fleet.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], page::SCRIPT) }))
+        .route("/zone.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], app::time::ZONE_SCRIPT) }))
         .route("/login", get(crate::auth::login_form).post(crate::auth::login_submit).with_state(access.clone()))
         .route("/logout", get(crate::auth::logout_form).post(crate::auth::logout).with_state(access.clone()))
         .nest_service("/pkg", pkg)

@@ -174,7 +174,8 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
         }
     });
     let max_step = i64::try_from(hcfg.heartbeat.as_secs() + 2 * hcfg.resolution.as_secs().max(1)).unwrap_or(320);
-    let st = http::FleetState { view: rx, pool, base: base.clone(), max_step };
+    let zone = crate::http::zone::at_start(None)?.into();
+    let st = http::FleetState { view: rx, pool, base: base.clone(), max_step, zone };
     let root = args.site_root.clone().unwrap_or_else(|| PathBuf::from("target/site"));
     let app = http::router(st, &root, access);
     let listener = crate::http::serve::bind(args.listen)

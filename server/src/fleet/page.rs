@@ -142,7 +142,8 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
             .map(|s| {
                 let n = esc(&s.name);
                 let alt = esc(&fill(t.fleet_chart_alt, &[&s.name]));
-                format!(r#"<figure class="panel chart"><img src="{base}/charts/site.svg?site={n}&amp;range={range}&amp;lang={code}" alt="{alt}"/></figure>"#, code = lang.code())
+                let src = format!("{base}/charts/site.svg?site={n}&amp;range={range}&amp;lang={}", lang.code());
+                format!(r#"<figure class="panel chart"><img src="{src}" alt="{alt}"/></figure>"#)
             })
             .collect::<String>()
     };
@@ -158,7 +159,8 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
             r#"<!doctype html><html lang="{code}" class="{html_class}"><head><meta charset="utf-8">"#,
             r#"<meta name="viewport" content="width=device-width, initial-scale=1"><title>{brand}</title>"#,
             r#"<link rel="stylesheet" href="{base}/pkg/gpudash.css">"#,
-            r#"<script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}" data-zone="{zone}"></script>"#,
+            r#"<script src="{base}/zone.js" data-zone="{zone}"></script>"#,
+            r#"<script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}"></script>"#,
             r#"</head><body><div class="app">{header}<main><h1 class="page-title">{}</h1>"#,
             r#"<p class="status" id="fleet-status">{}</p><section id="sites" class="cards">{}</section>{charts}</main>"#,
             r#"</div></body></html>"#
@@ -180,9 +182,6 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
 /// The script that keeps the cards live (no framework: a stream; the whole list at first, then
 /// each changed card swapped in and the cards moved when the order changes).
 pub const SCRIPT: &str = r#"(function(){var s=document.currentScript,b=s.dataset.base||"",k=s.dataset.kiosk==="true";
-try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone,c="gpudash_tz="+encodeURIComponent(z);
-if(z&&document.cookie.split("; ").indexOf(c)<0){document.cookie=c+";path=/;max-age=31536000;samesite=lax";}
-if(z&&z!==s.dataset.zone&&!sessionStorage.getItem("gd-tz")){sessionStorage.setItem("gd-tz","1");location.reload();return;}}catch(e){}
 var es=new EventSource(b+"/api/v1/fleet/stream?lang="+(s.dataset.lang||"en")+(k?"&kiosk=1":""));
 function site(n){var c=document.getElementById("sites");if(!c){return null;}
 for(var i=0;i<c.children.length;i++){if(c.children[i].dataset.site===n){return c.children[i];}}return null;}

@@ -340,7 +340,10 @@ impl Recorder {
                         .ok()
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default();
-                    let r = sqlx::query("INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, message_ja, raised) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                    let r = sqlx::query(
+                        "INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, message_ja, raised) \
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    )
                         .bind(d.code.as_str())
                         .bind(sev)
                         .bind(d.kind.as_str())

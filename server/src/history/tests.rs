@@ -576,10 +576,13 @@ async fn diagnoses_are_read_in_the_readers_language_and_older_rows_stay_readable
     let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
     rec.record(&derive(&failed), 100).await.unwrap_or_else(|e| panic!("{e}"));
     // A row as gpudash wrote them before it kept both languages.
-    sqlx::query("INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, raised) VALUES ('gpu-node-down', 'critical', 'Node', NULL, 'old-board', 'old-board stopped reporting', 50)")
-        .execute(&pool)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    sqlx::query(
+        "INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, raised) \
+         VALUES ('gpu-node-down', 'critical', 'Node', NULL, 'old-board', 'old-board stopped reporting', 50)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
     let ja = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::Ja).await.unwrap_or_default();
     let en = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::En).await.unwrap_or_default();
     let pick = |v: &[query::DiagnosisEvent], code: &str| v.iter().find(|e| e.code == code).cloned();

@@ -42,6 +42,22 @@ pub fn site_zone(configured: Option<&str>) -> Result<String, String> {
     }
 }
 
+/// The site's zone at start: `configured` (`--timezone`; `Err` when the database does not
+/// have it), else `TZ` as the host sets it (one that names no zone, such as `:/etc/localtime`,
+/// is logged and UTC used), else UTC.
+pub fn at_start(configured: Option<&str>) -> anyhow::Result<String> {
+    if let Some(z) = configured {
+        return site_zone(Some(z)).map_err(|e| anyhow::anyhow!("--timezone: {e}"));
+    }
+    Ok(match std::env::var("TZ") {
+        Ok(tz) => site_zone(Some(&tz)).unwrap_or_else(|e| {
+            tracing::warn!("TZ: {e}; times are shown in UTC until readers' browsers say their zone");
+            "UTC".into()
+        }),
+        Err(_) => "UTC".into(),
+    })
+}
+
 /// The zone of a request: its cookie's when the database has it, else `site`.
 pub fn of_request(headers: &HeaderMap, site: &str) -> (String, jiff::tz::TimeZone) {
     let from_cookie = headers

@@ -23,7 +23,7 @@ pub struct Advertised {
 }
 
 /// FNV-1a, then a 64-bit finaliser, so that names differing in one character share no digits.
-fn fnv(s: &str) -> u64 {
+pub(crate) fn fnv(s: &str) -> u64 {
     let h = s.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     let h = (h ^ (h >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
     let h = (h ^ (h >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);

@@ -36,11 +36,6 @@ struct Proc {
     cgroup: String,
 }
 
-/// FNV-1a: stable PIDs and container IDs from names.
-fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 fn quantity_kib(q: &Value) -> Option<u64> {
     let s = q.as_str()?;
     let (n, mult) = [("Ki", 1u64), ("Mi", 1 << 10), ("Gi", 1 << 20), ("Ti", 1 << 30)]
@@ -78,11 +73,17 @@ fn processes(node: &str, pods: &[&Value], systemd: bool, t: f64) -> Vec<Proc> {
                 continue;
             }
             let name = c["name"].as_str().unwrap_or("main");
-            let h = hash(&format!("{uid}/{name}"));
+            let h = super::devices::fnv(&format!("{uid}/{name}"));
             let phase = (h % 60) as f64;
             let wave = 1.0 + 0.1 * (std::f64::consts::TAU * (t + phase) / 60.0).sin();
             let kib = (req as f64 * 0.3 * wave) as u64;
-            let id = format!("{:016x}{:016x}{:016x}{:016x}", h, hash(name), h.rotate_left(17), h ^ 0x5bd1_e995);
+            let id = format!(
+                "{:016x}{:016x}{:016x}{:016x}",
+                h,
+                super::devices::fnv(name),
+                h.rotate_left(17),
+                h ^ 0x5bd1_e995
+            );
             let cgroup = if systemd {
                 let slice = if qos.is_empty() { String::new() } else { format!("kubepods-{qos}.slice/") };
                 let pod = if qos.is_empty() { "kubepods".to_string() } else { format!("kubepods-{qos}") };
