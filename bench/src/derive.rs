@@ -11,7 +11,7 @@ use gpudash::pod::Pod;
 use k8s_openapi::api::core::v1::{Event, Node};
 use serde_json::Value;
 
-fn decode<K: serde::de::DeserializeOwned>(objects: &[Value], kind: &str) -> Vec<Arc<K>> {
+pub fn decode<K: serde::de::DeserializeOwned>(objects: &[Value], kind: &str) -> Vec<Arc<K>> {
     objects
         .iter()
         .filter(|o| o["kind"] == kind)

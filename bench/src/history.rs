@@ -17,15 +17,7 @@ pub async fn growth_per_day(view: &ClusterView, hours: u64) -> anyhow::Result<f6
     let base = retention::used_bytes(&pool).await?;
     let ticks = hours * 360;
     for t in 0..ticks {
-        for (i, n) in v.nodes.iter_mut().enumerate() {
-            let n = std::sync::Arc::make_mut(n);
-            n.memory.used_bytes = Some(n.memory.allocatable_bytes / 2 + (t * 7919 + i as u64 * 104_729) % (1 << 28));
-            if (t as usize + i).is_multiple_of(10) {
-                if let Some(g) = n.gpu_resources.first_mut() {
-                    g.allocated = (g.allocated + 1) % (g.allocatable + 1);
-                }
-            }
-        }
+        churn(&mut v, t);
         rec.record(&v, 1_000_000 + (t as i64) * 10).await?;
     }
     let used = retention::used_bytes(&pool).await?;
@@ -177,4 +169,84 @@ pub async fn report() -> anyhow::Result<()> {
         pods.as_secs_f64() * 1000.0
     );
     Ok(())
+}
+
+/// `gpudash-bench --history-month N`: what 30 days of an N-node site's history take on disk.
+/// The generated cluster (as `--derive` makes it) is derived in process and recorded for
+/// `hours` simulated hours at the default 10 s resolution with the same churn as
+/// [`growth_per_day`]; then retention rolls all of it up as it does past the full-resolution
+/// window. 30 days = what stays (series, intervals) + 7 days at full resolution + 23 rolled up.
+pub async fn month(nodes: usize, hours: u64) -> anyhow::Result<()> {
+    use gpudash::derive::{derive_cached, Cache, Inputs, Options};
+    let generated = crate::cluster::generate(nodes, 30);
+    let o = &generated.objects;
+    let inputs = Inputs {
+        nodes: crate::derive::decode(o, "Node"),
+        pods: crate::derive::decode(o, "Pod"),
+        events: crate::derive::decode(o, "Event"),
+        ..Inputs::default()
+    };
+    let source = app::model::Source { synced: true, ..app::model::Source::default() };
+    let view = derive_cached(&inputs, &Options::default(), source, 1, jiff::Timestamp::now(), &mut Cache::default());
+    let series = gpudash::history::recorder::values(&view).len();
+    let dir = tempfile::tempdir()?;
+    let pool = gpudash::db::open(&dir.path().join("h.db")).await?;
+    let cfg = Config::default();
+    let base = retention::used_bytes(&pool).await?;
+    let t0 = 1_000_000i64;
+    let mut rec = Recorder::open(pool.clone(), cfg, t0).await?;
+    let mut v = view.clone();
+    let ticks = hours * 360;
+    let started = Instant::now();
+    // The first tick writes every series once and opens every pod's interval: what stays.
+    rec.record(&v, t0).await?;
+    let first = retention::used_bytes(&pool).await?;
+    // Up to and including the tick `hours` after the first, so the window holds `hours` of
+    // every periodic write (heartbeats included), no more and no less.
+    for t in 1..=ticks {
+        churn(&mut v, t);
+        rec.record(&v, t0 + (t as i64) * 10).await?;
+    }
+    let recorded = started.elapsed();
+    let full = retention::used_bytes(&pool).await?;
+    let (samples,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM samples").fetch_one(&pool).await?;
+    let end = t0 + (ticks as i64) * 10 + 600;
+    let all_rolled = Config { full_window: Duration::ZERO, ..cfg };
+    retention::prune(&pool, &all_rolled, end).await?;
+    let rolled = retention::used_bytes(&pool).await?;
+    let (rollups,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM rollups").fetch_one(&pool).await?;
+    pool.close().await;
+    let mib = |b: f64| b / 1_048_576.0;
+    let per_day = |b: u64| b.saturating_sub(first) as f64 * 24.0 / hours as f64;
+    let (full_day, rolled_day) = (per_day(full), per_day(rolled));
+    let stays = first.saturating_sub(base) as f64;
+    let month = stays + 7.0 * full_day + 23.0 * rolled_day;
+    println!(
+        "history, {nodes} nodes ({series} series, {} pods), {hours} simulated hours recorded in {:.1} s:",
+        view.nodes.iter().map(|n| n.pods.len()).sum::<usize>(),
+        recorded.as_secs_f64()
+    );
+    println!(
+        "  full resolution: {:.1} MiB a day ({samples} samples in {hours} h); rolled up: {:.1} MiB a day ({rollups} rollups); \
+         series and intervals: {:.1} MiB",
+        mib(full_day),
+        mib(rolled_day),
+        mib(stays)
+    );
+    println!("  30 days (7 at full resolution, 23 rolled up): {:.0} MiB", mib(month));
+    Ok(())
+}
+
+/// The bench's value churn at tick `t`: every node's memory use moves, and GPU allocation on a
+/// tenth of the nodes.
+fn churn(v: &mut ClusterView, t: u64) {
+    for (i, n) in v.nodes.iter_mut().enumerate() {
+        let n = std::sync::Arc::make_mut(n);
+        n.memory.used_bytes = Some(n.memory.allocatable_bytes / 2 + (t * 7919 + i as u64 * 104_729) % (1 << 28));
+        if (t as usize + i).is_multiple_of(10) {
+            if let Some(g) = n.gpu_resources.first_mut() {
+                g.allocated = (g.allocated + 1) % (g.allocatable + 1);
+            }
+        }
+    }
 }

@@ -396,6 +396,9 @@ async fn main() -> anyhow::Result<()> {
     if let Some(s) = args.iter().position(|a| a == "--demo-soak").and_then(|i| args.get(i + 1)) {
         return soak::run(s.parse().unwrap_or(600), get("--speed", "150").parse().unwrap_or(150.0)).await;
     }
+    if let Some(n) = args.iter().position(|a| a == "--history-month").and_then(|i| args.get(i + 1)) {
+        return history::month(n.parse().unwrap_or(1000), get("--hours", "6").parse().unwrap_or(6)).await;
+    }
     if args.iter().any(|a| a == "--history") {
         return history::report().await;
     }

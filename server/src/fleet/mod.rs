@@ -132,7 +132,12 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
         }
     });
     let hcfg =
-        crate::history::Config { resolution: secs(args.history_resolution), ..crate::history::Config::default() };
+        // The fleet's samples have no stops: a site's line is bounded by its heartbeat (5 minutes).
+        crate::history::Config {
+            resolution: secs(args.history_resolution),
+            heartbeat: std::time::Duration::from_secs(300),
+            ..crate::history::Config::default()
+        };
     let mut recorder = store::Recorder::open(pool.clone(), hcfg, jiff::Timestamp::now().as_second())
         .await
         .map_err(|e| anyhow!("fleet database: {e}"))?;

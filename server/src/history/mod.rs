@@ -15,7 +15,8 @@ use std::time::Duration;
 pub struct Config {
     /// Sampling resolution: values are looked at once per this interval.
     pub resolution: Duration,
-    /// A sample is written at least this often even when nothing changed.
+    /// A sample is written at least this often even when nothing changed. Only a safety net:
+    /// a value holds until its next sample, its series' stop or a gap, which are all recorded.
     pub heartbeat: Duration,
     /// Full resolution is kept this long, then rolled up.
     pub full_window: Duration,
@@ -31,7 +32,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             resolution: Duration::from_secs(10),
-            heartbeat: Duration::from_secs(300),
+            heartbeat: Duration::from_secs(3600),
             full_window: Duration::from_secs(7 * 86_400),
             keep: Duration::from_secs(90 * 86_400),
             rollup_width: Duration::from_secs(600),

@@ -17,6 +17,18 @@ pub struct Point {
     pub max: Option<f64>,
 }
 
+impl Point {
+    /// Where a series stopped being known: no value (`null` in JSON) from `ts` on.
+    pub fn stop(ts: i64) -> Self {
+        Self { ts, value: f64::NAN, min: None, max: None }
+    }
+
+    /// Whether this point ends the line rather than giving a value.
+    pub fn is_stop(&self) -> bool {
+        self.value.is_nan()
+    }
+}
+
 /// The series' id, and the points both readers start from: rollups in `[from, to]` and the
 /// last sample before `from` (the value in force at `from`). None when the series is unknown.
 async fn series_start(
@@ -48,11 +60,26 @@ async fn series_start(
             .bind(from)
             .fetch_optional(pool)
             .await?;
+    // Where the line stopped (its node removed, its agent silent): no value from there.
+    let stops: Vec<(i64,)> = sqlx::query_as("SELECT ts FROM series_stops WHERE series = ? AND ts BETWEEN ? AND ?")
+        .bind(id)
+        .bind(from)
+        .bind(to)
+        .fetch_all(pool)
+        .await?;
+    let stopped_before: Option<(i64,)> =
+        sqlx::query_as("SELECT MAX(ts) FROM series_stops WHERE series = ? AND ts < ? HAVING MAX(ts) IS NOT NULL")
+            .bind(id)
+            .bind(from)
+            .fetch_optional(pool)
+            .await?;
     let mut out: Vec<Point> = rollups
         .into_iter()
         .map(|(ts, min, avg, max)| Point { ts, value: avg, min: Some(min), max: Some(max) })
         .collect();
+    let before = before.filter(|(ts, _)| stopped_before.is_none_or(|(s,)| s < *ts));
     out.extend(before.map(|(ts, value)| Point { ts, value, min: None, max: None }));
+    out.extend(stops.into_iter().map(|(ts,)| Point::stop(ts)));
     Ok(Some((id, out)))
 }
 
@@ -265,12 +292,19 @@ pub async fn open_diagnoses(
 
 /// Splits points into drawable segments: a segment ends at a gap, or where the next point is
 /// further away than `max_step` (nothing was recorded), so that missing time is never drawn.
-/// Each point holds until the next one (a step function).
+/// Each point holds until the next one (a step function); a stop ([`Point::stop`]) ends the line.
 pub fn segments(points: &[Point], gaps: &[(i64, i64, String)], max_step: i64, to: i64) -> Vec<Vec<(i64, f64)>> {
     let in_gap = |t: i64| gaps.iter().any(|(s, e, _)| t >= *s && t < *e);
     let mut out: Vec<Vec<(i64, f64)>> = Vec::new();
     let mut cur: Vec<(i64, f64)> = Vec::new();
     for (i, p) in points.iter().enumerate() {
+        if p.is_stop() {
+            // The line ends here (the previous value held until now).
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            continue;
+        }
         if in_gap(p.ts) {
             continue;
         }

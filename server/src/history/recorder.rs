@@ -205,6 +205,9 @@ impl Recorder {
         let mut opened_diags = Vec::new();
         let mut closed_diags = Vec::new();
         let mut stale_gap = self.stale_gap;
+        let mut live = HashSet::new();
+        let mut stopped = Vec::new();
+        let mut restart = false;
         let down = view.source.stale_since.is_some() || !view.source.synced;
         if down {
             // What the cluster did meanwhile is unknown: record a gap, not values.
@@ -224,6 +227,8 @@ impl Recorder {
         } else {
             if let Some(id) = stale_gap.take() {
                 sqlx::query("UPDATE gaps SET end = ? WHERE id = ?").bind(now).bind(id).execute(&mut *tx).await?;
+                // After a gap every line starts again with a sample.
+                restart = true;
             }
             let hb = self.cfg.heartbeat.as_secs() as i64;
             let deadband = deadbands(view);
@@ -237,7 +242,8 @@ impl Recorder {
                 // deadband (1/256 of the board), so a board that idles costs heartbeats only;
                 // GPU busy likewise by more than two points.
                 let band = band(&deadband, &key);
-                let due = match self.last.get(&id) {
+                live.insert(id);
+                let due = match self.last.get(&id).filter(|_| !restart) {
                     Some((lv, lt)) => (*lv - v).abs() > band.max(f64::EPSILON) || now - lt >= hb,
                     None => true,
                 };
@@ -250,6 +256,18 @@ impl Recorder {
                         .await?;
                     new_last.push((id, (v, now)));
                 }
+            }
+            // A line that was known and is no more (its node removed, its agent silent, its
+            // resource withdrawn) stops here, so that it is not drawn on.
+            let gone: Vec<i64> =
+                if restart { Vec::new() } else { self.last.keys().filter(|id| !live.contains(*id)).copied().collect() };
+            for id in gone {
+                sqlx::query("INSERT OR IGNORE INTO series_stops (series, ts) VALUES (?, ?)")
+                    .bind(id)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                stopped.push(id);
             }
             // Pod intervals: where each pod is, what it holds, what it waits for.
             let mut current: HashMap<PodKey, Seen> = HashMap::new();
@@ -377,6 +395,12 @@ impl Recorder {
         // Committed: now mirror it in memory.
         self.stale_gap = stale_gap;
         self.series.extend(new_series);
+        if restart {
+            self.last.clear();
+        }
+        for id in stopped {
+            self.last.remove(&id);
+        }
         self.last.extend(new_last);
         for k in closed_pods {
             self.open_pods.remove(&k);

@@ -323,6 +323,55 @@ async fn long_ranges_are_bucketed_by_sqlite_and_keep_extremes() {
 }
 
 /// `view(1, false)` with a node agent that measured `busy` on one GPU and the board's RAM.
+/// With the default hourly heartbeat a flat line costs one sample an hour; a node that goes away
+/// stops its lines where it went (nothing drawn after it, even within the hour), a node that
+/// comes back starts them again, and after a stale watch every line starts again with a sample.
+#[tokio::test]
+async fn a_line_holds_until_its_next_sample_or_its_stop() {
+    let (_d, pool) = db().await;
+    let cfg = Config::default();
+    assert_eq!(cfg.heartbeat, Duration::from_secs(3600));
+    let mut rec = Recorder::open(pool.clone(), cfg, 0).await.unwrap_or_else(|e| panic!("{e}"));
+    for t in (0..3600).step_by(10) {
+        rec.record(&view(2, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    let pts = |to| query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, to);
+    assert_eq!(pts(4000).await.unwrap_or_default().len(), 1, "one sample for an hour of a flat line");
+    rec.record(&view(2, false), 3600).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(pts(4000).await.unwrap_or_default().len(), 2, "and the hourly one");
+    // The node is removed at 3700; a pending count goes on.
+    let gone = ClusterView { nodes: vec![], ..view(0, false) };
+    rec.record(&gone, 3700).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&gone, 3710).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(count(&pool, "SELECT COUNT(*) FROM series_stops").await, 8, "each of the node's lines stops once");
+    let p = pts(4000).await.unwrap_or_default();
+    assert!(p.last().is_some_and(query::Point::is_stop) && p.last().is_some_and(|p| p.ts == 3700), "{p:?}");
+    let segs = query::segments(&p, &[], 3620, 5000);
+    assert_eq!(segs.iter().flatten().map(|s| s.0).max(), Some(3700), "not drawn past its end: {segs:?}");
+    // The value in force after the stop is none, even when asked from a later start.
+    assert!(query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 3800, 4000)
+        .await
+        .unwrap_or_default()
+        .is_empty());
+    // It comes back: a new sample at once.
+    rec.record(&view(2, false), 4000).await.unwrap_or_else(|e| panic!("{e}"));
+    let p = pts(5000).await.unwrap_or_default();
+    assert_eq!(p.last().map(|p| (p.ts, p.value)), Some((4000, 2.0)));
+    // A stale watch, then back: every line gets a sample after the gap, even unchanged.
+    let mut stale = view(2, false);
+    stale.source.stale_since = Some("1970-01-01T01:06:50Z".into());
+    rec.record(&stale, 4020).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(2, false), 4100).await.unwrap_or_else(|e| panic!("{e}"));
+    let p = pts(5000).await.unwrap_or_default();
+    assert_eq!(p.last().map(|p| (p.ts, p.value)), Some((4100, 2.0)));
+    let gaps = query::gaps(&pool, 0, 5000).await.unwrap_or_default();
+    let segs = query::segments(&p, &gaps, 3620, 5000);
+    assert_eq!(segs.last().and_then(|s| s.first()).copied(), Some((4100, 2.0)), "drawn again from the gap's end");
+    // The API gives a stop as a null value.
+    let json = serde_json::to_value(query::Point::stop(1)).unwrap_or_default();
+    assert!(json["value"].is_null(), "{json}");
+}
+
 fn measured(busy: u32, board: u64, stale: bool) -> ClusterView {
     let mut v = view(1, false);
     let n = std::sync::Arc::make_mut(&mut v.nodes[0]);
@@ -349,10 +398,17 @@ async fn gpu_busy_and_board_use_are_recorded_while_the_agent_is_fresh_and_gap_wh
     }
     rec.record(&measured(40, 2 << 30, false), 2000).await.unwrap_or_else(|e| panic!("{e}"));
     let busy = query::points(&pool, "orin", "gpu_busy", "nvidia.com/gpu|tegra", 0, 3000).await.unwrap_or_default();
-    let got: Vec<(i64, f64)> = busy.iter().map(|p| (p.ts, p.value)).collect();
-    assert_eq!(got, [(1000, 10.0), (1020, 95.0), (2000, 40.0)], "a 1-point move is noise; stale is a gap");
+    let got: Vec<(i64, Option<f64>)> = busy.iter().map(|p| (p.ts, (!p.is_stop()).then_some(p.value))).collect();
+    assert_eq!(
+        got,
+        [(1000, Some(10.0)), (1020, Some(95.0)), (1030, None), (2000, Some(40.0))],
+        "a 1-point move is noise; a silent agent stops the line where it fell silent"
+    );
+    let segs = query::segments(&busy, &[], 3600, 3000);
+    assert_eq!(segs, [vec![(1000, 10.0), (1020, 10.0), (1020, 95.0), (1030, 95.0)], vec![(2000, 40.0), (3000, 40.0)]]);
     let board = query::points(&pool, "orin", "mem_board_used", "", 0, 3000).await.unwrap_or_default();
-    assert_eq!(board.len(), 3);
+    assert_eq!(board.iter().map(|p| p.ts).collect::<Vec<_>>(), [1000, 1020, 1030, 2000]);
+    assert!(board[2].is_stop());
     let found = query::resources_like(&pool, "orin", "gpu_busy", "nvidia.com/gpu|").await.unwrap_or_default();
     assert_eq!(found, ["nvidia.com/gpu|tegra"]);
     let svg = charts::series_chart(
