@@ -516,10 +516,10 @@ fn node_view(
     let name = n.metadata.name.clone().unwrap_or_default();
     let mut resources = node::accelerator_resources(n);
     for (p, f) in held {
-        for (k, v) in &f.requests {
+        for (k, v) in f.requests.iter() {
             // An extended resource a DRA DeviceClass stands for is shown on the driver's devices.
-            if *v > 0 && node::is_accelerator(k) && !resources.contains(k) && !p.dra_mapped(k) {
-                resources.push(k.clone());
+            if *v > 0 && node::is_accelerator(k) && !resources.iter().any(|r| r == k) && !p.dra_mapped(k) {
+                resources.push(k.to_string());
             }
         }
     }
