@@ -51,29 +51,50 @@ impl NodeDra {
     }
 }
 
-/// Splits the cluster's slices and claims by node.
-pub fn by_node<'a>(slices: &'a [Arc<ResourceSlice>], claims: &[Arc<ResourceClaim>]) -> Map<&'a str, NodeDra> {
-    if slices.is_empty() {
-        return Map::default();
-    }
-    // Only a pool's newest generation counts: older slices are being replaced.
+/// The newest generation of each (driver, pool).
+fn generations(slices: &[Arc<ResourceSlice>]) -> Map<(&str, &str), i64> {
     let mut newest: Map<(&str, &str), i64> = Map::default();
     for s in slices {
         let k = (s.spec.driver.as_str(), s.spec.pool.name.as_str());
         let g = newest.entry(k).or_insert(s.spec.pool.generation);
         *g = (*g).max(s.spec.pool.generation);
     }
-    let mut out: Map<&str, NodeDra> = Map::with_capacity_and_hasher(slices.len(), Default::default());
-    let mut pool_node: Map<(&str, &str), &str> = Map::default();
-    for s in slices {
-        let Some(node) = s.spec.node_name.as_deref().filter(|n| !n.is_empty()) else { continue };
-        let k = (s.spec.driver.as_str(), s.spec.pool.name.as_str());
-        if newest.get(&k) != Some(&s.spec.pool.generation) || !is_gpu_driver(&s.spec.driver) {
-            continue;
-        }
-        pool_node.insert(k, node);
-        out.entry(node).or_default().slices.push(s.clone());
+    newest
+}
+
+/// The slices that count: a GPU driver's, on a node, of its pool's newest generation (older
+/// slices are being replaced).
+fn newest_slices(slices: &[Arc<ResourceSlice>]) -> Vec<&Arc<ResourceSlice>> {
+    let newest = generations(slices);
+    slices
+        .iter()
+        .filter(|s| {
+            let k = (s.spec.driver.as_str(), s.spec.pool.name.as_str());
+            s.spec.node_name.as_deref().is_some_and(|n| !n.is_empty())
+                && newest.get(&k) == Some(&s.spec.pool.generation)
+                && is_gpu_driver(&s.spec.driver)
+        })
+        .collect()
+}
+
+/// The node of each (driver, pool) that counts.
+fn pool_nodes(slices: &[Arc<ResourceSlice>]) -> Map<(&str, &str), &str> {
+    newest_slices(slices)
+        .into_iter()
+        .map(|s| ((s.spec.driver.as_str(), s.spec.pool.name.as_str()), s.spec.node_name.as_deref().unwrap_or("")))
+        .collect()
+}
+
+/// Splits the cluster's slices and claims by node.
+pub fn by_node<'a>(slices: &'a [Arc<ResourceSlice>], claims: &[Arc<ResourceClaim>]) -> Map<&'a str, NodeDra> {
+    if slices.is_empty() {
+        return Map::default();
     }
+    let mut out: Map<&str, NodeDra> = Map::with_capacity_and_hasher(slices.len(), Default::default());
+    for s in newest_slices(slices) {
+        out.entry(s.spec.node_name.as_deref().unwrap_or("")).or_default().slices.push(s.clone());
+    }
+    let pool_node = pool_nodes(slices);
     for c in claims {
         let mut nodes: Vec<&str> =
             c.results().iter().filter_map(|r| pool_node.get(&(r.driver.as_str(), r.pool.as_str())).copied()).collect();
@@ -91,6 +112,92 @@ pub fn by_node<'a>(slices: &'a [Arc<ResourceSlice>], claims: &[Arc<ResourceClaim
         d.claims.dedup_by(|a, b| Arc::ptr_eq(a, b));
     }
     out
+}
+
+/// [`by_node`] kept between derivations. A revision in which only pods or nodes changed costs
+/// a pointer comparison per slice and claim; one in which some claims changed re-splits those
+/// claims only and rebuilds the nodes they were or are on (the split of 8 000 claims was a
+/// fifth of a revision at `dra1000`; docs/benchmarks.md). A change to the slices splits all
+/// again. The `Arc`s are held, so an address is never reused while it is a key. The result is
+/// [`by_node`]'s (each node's claims by address, once each), which a test holds it to.
+#[derive(Debug, Default)]
+pub struct Split {
+    slices: Vec<Arc<ResourceSlice>>,
+    claims: Vec<Arc<ResourceClaim>>,
+    /// The node of each (driver, pool) of the newest generations.
+    pool_node: Map<(String, String), String>,
+    /// Each claim (by address) and the nodes it is allocated devices on.
+    placed: std::collections::HashMap<usize, (Arc<ResourceClaim>, Vec<String>), super::pods::AddrHash>,
+    by_node: Map<String, Arc<NodeDra>>,
+}
+
+impl Split {
+    /// The split of these slices and claims.
+    pub fn update(
+        &mut self,
+        slices: &[Arc<ResourceSlice>],
+        claims: &[Arc<ResourceClaim>],
+    ) -> &Map<String, Arc<NodeDra>> {
+        fn same<T>(kept: &[Arc<T>], now: &[Arc<T>]) -> bool {
+            kept.len() == now.len() && kept.iter().zip(now).all(|(a, b)| Arc::ptr_eq(a, b))
+        }
+        let addr = |c: &Arc<ResourceClaim>| Arc::as_ptr(c) as usize;
+        if !same(&self.slices, slices) {
+            self.by_node = by_node(slices, claims).into_iter().map(|(n, d)| (n.to_string(), Arc::new(d))).collect();
+            self.pool_node = pool_nodes(slices)
+                .into_iter()
+                .map(|((d, p), n)| ((d.to_string(), p.to_string()), n.to_string()))
+                .collect();
+            self.placed = claims.iter().map(|c| (addr(c), (c.clone(), self.nodes_of(c)))).collect();
+            self.slices = slices.to_vec();
+            self.claims = claims.to_vec();
+            return &self.by_node;
+        }
+        if same(&self.claims, claims) {
+            return &self.by_node;
+        }
+        // Which claims came and went, and the nodes they touch.
+        let now: std::collections::HashSet<usize, super::pods::AddrHash> = claims.iter().map(addr).collect();
+        let mut touched: Vec<String> = Vec::new();
+        self.placed.retain(|a, (_, nodes)| {
+            let keep = now.contains(a);
+            if !keep {
+                touched.extend(nodes.iter().cloned());
+            }
+            keep
+        });
+        for c in claims {
+            if !self.placed.contains_key(&addr(c)) {
+                let nodes = self.nodes_of(c);
+                touched.extend(nodes.iter().cloned());
+                self.placed.insert(addr(c), (c.clone(), nodes));
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for n in touched {
+            let Some(old) = self.by_node.get(&n) else { continue };
+            let mut on: Vec<Arc<ResourceClaim>> =
+                self.placed.values().filter(|(_, nodes)| nodes.contains(&n)).map(|(c, _)| c.clone()).collect();
+            on.sort_by_key(|c| Arc::as_ptr(c) as usize);
+            let fresh = NodeDra { slices: old.slices.clone(), claims: on };
+            self.by_node.insert(n, Arc::new(fresh));
+        }
+        self.claims = claims.to_vec();
+        &self.by_node
+    }
+
+    /// The nodes whose devices a claim is allocated (once each).
+    fn nodes_of(&self, c: &ResourceClaim) -> Vec<String> {
+        let mut out: Vec<String> = c
+            .results()
+            .iter()
+            .filter_map(|r| self.pool_node.get(&(r.driver.clone(), r.pool.clone())).cloned())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 /// A device of one driver on the node, with what was allocated on it.

@@ -211,14 +211,14 @@ pub fn event_time(e: &Event) -> Option<jiff::Timestamp> {
 
 /// Claims and templates by namespace and name.
 pub(crate) struct ClaimIndex<'a> {
-    pub(crate) claims: HashMap<(&'a str, &'a str), &'a crate::dra::ResourceClaim>,
-    pub(crate) templates: HashMap<(&'a str, &'a str), &'a crate::dra::ResourceClaimTemplate>,
+    pub(crate) claims: Map<(&'a str, &'a str), &'a crate::dra::ResourceClaim>,
+    pub(crate) templates: Map<(&'a str, &'a str), &'a crate::dra::ResourceClaimTemplate>,
 }
 
 impl<'a> ClaimIndex<'a> {
     /// Empty: for when no pod names a claim.
     pub(crate) fn empty() -> Self {
-        Self { claims: HashMap::new(), templates: HashMap::new() }
+        Self { claims: Map::default(), templates: Map::default() }
     }
 
     pub(crate) fn new(inputs: &'a Inputs) -> Self {
@@ -291,6 +291,8 @@ pub struct Cache {
     nodes: Map<String, NodeMemo>,
     /// The diagnoses each node's view gives by itself, as last published.
     of_view: diagnose::OfView,
+    /// The slices and claims split by node, kept while neither list changed.
+    dra: dra::Split,
     /// Memory use from the metrics last read.
     metrics: Use,
     /// Since when each open diagnosis has held (only the open ones: bounded by the view).
@@ -468,13 +470,16 @@ struct NodeMemo {
 /// claims on it, and its agent's last report with whether that is stale.
 #[derive(Debug, Default)]
 struct Extra {
-    dra: dra::NodeDra,
+    /// The node's DRA objects, shared with [`dra::Split`] (none: no slice on the node).
+    dra: Option<Arc<dra::NodeDra>>,
     agent: Option<(Arc<crate::agent::AgentSeen>, bool)>,
 }
 
 impl Extra {
     fn same(&self, other: &Extra) -> bool {
-        self.dra.same(&other.dra)
+        let none = dra::NodeDra::default();
+        let (a, b) = (self.dra.as_deref().unwrap_or(&none), other.dra.as_deref().unwrap_or(&none));
+        a.same(b)
             && match (&self.agent, &other.agent) {
                 (None, None) => true,
                 (Some((a, sa)), Some((b, sb))) => Arc::ptr_eq(a, b) && sa == sb,
@@ -513,6 +518,8 @@ fn node_view(
     rs: &pods::RsOwners<'_>,
 ) -> NodeView {
     let Extra { dra, agent } = extra;
+    let no_dra = dra::NodeDra::default();
+    let dra = dra.as_deref().unwrap_or(&no_dra);
     let name = n.metadata.name.clone().unwrap_or_default();
     let mut resources = node::accelerator_resources(n);
     for (p, f) in held {
@@ -726,7 +733,7 @@ pub fn derive_cached(
     let names_claims = |p: &Pod| p.spec.as_ref().is_some_and(|s| !s.resource_claims.is_empty());
     let claim_index =
         if unscheduled.iter().any(|p| names_claims(p)) { ClaimIndex::new(inputs) } else { ClaimIndex::empty() };
-    let mut dra_nodes = dra::by_node(&inputs.slices, &inputs.claims);
+    let dra_nodes = cache.dra.update(&inputs.slices, &inputs.claims);
     let mut pending: Vec<(Option<jiff::Timestamp>, PendingPod, &Pod)> = unscheduled
         .into_iter()
         .map(|p| {
@@ -761,7 +768,7 @@ pub fn derive_cached(
             let pending_pods =
                 u32::try_from(pending.iter().filter(|(_, _, p)| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
             let unified = opts.matches(n);
-            let extra = Extra { dra: dra_nodes.remove(name).unwrap_or_default(), agent: agents.remove(name) };
+            let extra = Extra { dra: dra_nodes.get(name).cloned(), agent: agents.remove(name) };
             if let Some(m) = kept
                 .as_ref()
                 .filter(|m| m.same(n, held, usage.as_deref().unwrap_or(&m.usage), pending_pods, unified, &extra))

@@ -659,3 +659,30 @@ proptest::proptest! {
         }
     }
 }
+
+/// The split of slices and claims kept between revisions equals a fresh one after claims come,
+/// go, change and move in the store's order.
+#[test]
+fn the_kept_dra_split_equals_a_fresh_one() {
+    let mut inputs = load(&scenario_text("dra/whole-mig-shared-unreserved.yaml"));
+    assert!(inputs.claims.len() >= 3 && !inputs.slices.is_empty());
+    let mut split = dra::Split::default();
+    let mut gone = Vec::new();
+    for step in 0..16 {
+        match step % 4 {
+            0 => gone.push(inputs.claims.remove(step % inputs.claims.len())),
+            1 => inputs.claims.extend(gone.pop()),
+            2 => inputs.claims.rotate_left(1),
+            _ => {
+                let k = step % inputs.claims.len();
+                inputs.claims[k] = Arc::new((*inputs.claims[k]).clone());
+            }
+        }
+        let kept = split.update(&inputs.slices, &inputs.claims);
+        let fresh = dra::by_node(&inputs.slices, &inputs.claims);
+        assert_eq!(kept.len(), fresh.len(), "step {step}");
+        for (node, d) in &fresh {
+            assert!(kept.get(*node).is_some_and(|k| k.same(d)), "step {step}: {node} differs");
+        }
+    }
+}

@@ -243,15 +243,16 @@ pub fn diagnose(
 /// diagnosis kept from the last revision (a node's, see [`OfView`]) is linked already.
 fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut [Arc<Diagnosis>]) {
     use app::boot::percent_encode as enc;
-    let mut bound: Option<std::collections::HashMap<(&str, &str), &str>> = None;
-    let mut claim_nodes: Option<std::collections::HashMap<(&str, &str), &str>> = None;
+    let mut bound: Option<super::Map<(&str, &str), &str>> = None;
+    let mut claim_nodes: Option<super::Map<(&str, &str), &str>> = None;
     for d in out.iter_mut().filter(|d| d.link.is_none()) {
         let link = match d.kind {
             Kind::Node => Some(format!("/nodes/{}", enc(&d.name))),
             // A claim is shown on the node whose device it holds.
+            Kind::ResourceClaim if d.node.is_some() => d.node.as_deref().map(|n| format!("/nodes/{}", enc(n))),
             Kind::ResourceClaim => {
                 let claims = claim_nodes.get_or_insert_with(|| {
-                    let mut m = std::collections::HashMap::new();
+                    let mut m = super::Map::default();
                     for n in cx.nodes {
                         for c in n.gpu_resources.iter().flat_map(|g| &g.devices).flat_map(|v| &v.claims) {
                             m.insert((c.namespace.as_str(), c.name.as_str()), n.name.as_str());
@@ -266,6 +267,9 @@ fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut 
                 let ns = d.namespace.as_deref().unwrap_or("");
                 if pending.iter().any(|p| p.namespace == ns && p.name == d.name) {
                     Some(format!("/pending#pod-{}-{}", enc(ns), enc(&d.name)))
+                } else if let Some(n) = d.node.as_deref() {
+                    // The node it is bound to, as the diagnosis says: no walk over every pod.
+                    Some(format!("/nodes/{}", enc(n)))
                 } else {
                     let bound = bound.get_or_insert_with(|| {
                         cx.inputs
