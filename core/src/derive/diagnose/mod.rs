@@ -11,7 +11,7 @@ mod rollout;
 mod runtime;
 mod waiting;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use app::i18n::Said;
@@ -70,7 +70,7 @@ pub(super) struct Ctx<'a> {
     /// Each node object with its view.
     pairs: Vec<(&'a Node, &'a NodeView)>,
     /// The NVIDIA device-plugin pod bound to each node.
-    plugins: HashMap<&'a str, &'a Pod>,
+    plugins: super::Map<&'a str, &'a Pod>,
     /// Namespaces that run device-plugin pods anywhere (where its DaemonSet lives).
     plugin_namespaces: BTreeSet<&'a str>,
     /// The pod object of each pending entry, in order.
@@ -170,15 +170,19 @@ pub fn diagnose(
             nodes.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| (n.as_ref(), nodes[i].as_ref()))
         })
         .collect();
-    let mut plugins = HashMap::new();
+    let mut plugins: super::Map<&str, &Pod> = super::Map::default();
     let mut plugin_namespaces = BTreeSet::new();
-    // In name order: where two run on one node, the same one is named every time.
-    let mut found: Vec<&Arc<Pod>> = index.notable().filter(|p| p.is_device_plugin()).collect();
-    found.sort_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
-    for p in found {
-        plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
+    for p in index.notable().filter(|p| p.is_device_plugin()) {
+        let ns = p.metadata.namespace.as_deref().unwrap_or("");
+        if !plugin_namespaces.contains(ns) {
+            plugin_namespaces.insert(ns);
+        }
         if let Some(n) = pods::node_of(p) {
-            plugins.insert(n, p.as_ref());
+            // Where two run on one node, the first by name is named every time.
+            let e = plugins.entry(n).or_insert(p.as_ref());
+            if (&p.metadata.namespace, &p.metadata.name) < (&e.metadata.namespace, &e.metadata.name) {
+                *e = p.as_ref();
+            }
         }
     }
     let cx = Ctx { inputs, index, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
