@@ -16,6 +16,8 @@ const MALLOC_TUNABLES: &str =
 /// of a full view's JSON and of each revision's buffers stayed in the heap; at 1,000 nodes
 /// under churn that was 30–60 MiB of RSS over the live heap (docs/benchmarks.md, "Memory").
 /// Two arenas, buffers over 256 KiB mapped (returned on free) and the heap trimmed above 1 MiB.
+/// An arm64 binary run by qemu-user without binfmt_misc cannot execute itself (the host kernel
+/// refuses it and glibc hands it to `/bin/sh`): there, set `GLIBC_TUNABLES` (the tests do).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn tune_malloc() {
     use std::os::unix::process::CommandExt;

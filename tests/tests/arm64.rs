@@ -23,12 +23,21 @@ fn wanted() -> bool {
 
 /// `qemu-aarch64` running an arm64 binary with Debian's arm64 libraries.
 fn qemu(bin: &str, args: &[String]) -> Proc {
-    let mut all = vec!["-L".to_string(), "/usr/aarch64-linux-gnu".to_string(), arm64_bin(bin).display().to_string()];
+    // gpudash sets glibc's malloc tunables by executing itself again when they are unset; under
+    // qemu-user that exec would reach the host kernel, which cannot run an arm64 binary (glibc
+    // then hands it to /bin/sh). So the emulated process is given them, as an operator may.
+    let mut all = vec![
+        "GLIBC_TUNABLES=glibc.malloc.arena_max=2".to_string(),
+        "/usr/bin/qemu-aarch64".to_string(),
+        "-L".to_string(),
+        "/usr/aarch64-linux-gnu".to_string(),
+        arm64_bin(bin).display().to_string(),
+    ];
     all.extend(args.iter().cloned());
     let file =
         Command::new("file").arg(arm64_bin(bin)).output().map(|o| String::from_utf8_lossy(&o.stdout).to_string());
     assert!(file.as_deref().unwrap_or("").contains("aarch64"), "{bin} is an arm64 executable: {file:?}");
-    Proc::spawn(std::path::Path::new("/usr/bin/qemu-aarch64"), &all).unwrap_or_else(|e| panic!("qemu-aarch64: {e}"))
+    Proc::spawn(std::path::Path::new("/usr/bin/env"), &all).unwrap_or_else(|e| panic!("qemu-aarch64: {e}"))
 }
 
 async fn get(url: &str, limit: Duration, want: impl Fn(&str) -> bool) -> String {
