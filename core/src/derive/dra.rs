@@ -166,19 +166,24 @@ impl Split {
             }
             keep
         });
+        let mut added: Vec<(Arc<ResourceClaim>, Vec<String>)> = Vec::new();
         for c in claims {
-            if !self.placed.contains_key(&addr(c)) {
-                let nodes = self.nodes_of(c);
-                touched.extend(nodes.iter().cloned());
-                self.placed.insert(addr(c), (c.clone(), nodes));
+            if self.placed.contains_key(&addr(c)) {
+                continue;
             }
+            let nodes = self.nodes_of(c);
+            touched.extend(nodes.iter().cloned());
+            self.placed.insert(addr(c), (c.clone(), nodes.clone()));
+            added.push((c.clone(), nodes));
         }
         touched.sort_unstable();
         touched.dedup();
+        // A touched node keeps its claims that stay and gains the new ones placed on it.
         for n in touched {
             let Some(old) = self.by_node.get(&n) else { continue };
             let mut on: Vec<Arc<ResourceClaim>> =
-                self.placed.values().filter(|(_, nodes)| nodes.contains(&n)).map(|(c, _)| c.clone()).collect();
+                old.claims.iter().filter(|c| now.contains(&addr(c))).cloned().collect();
+            on.extend(added.iter().filter(|(_, nodes)| nodes.contains(&n)).map(|(c, _)| c.clone()));
             on.sort_by_key(|c| Arc::as_ptr(c) as usize);
             let fresh = NodeDra { slices: old.slices.clone(), claims: on };
             self.by_node.insert(n, Arc::new(fresh));

@@ -60,26 +60,22 @@ async fn series_start(
             .bind(from)
             .fetch_optional(pool)
             .await?;
-    // Where the line stopped (its node removed, its agent silent): no value from there.
+    // Where the line stopped (its node removed, its agent silent): no value from there. Read
+    // from the sample in force at `from`: a stop between it and `from` means none is.
+    let since = before.map_or(from, |(ts, _)| ts);
     let stops: Vec<(i64,)> = sqlx::query_as("SELECT ts FROM series_stops WHERE series = ? AND ts BETWEEN ? AND ?")
         .bind(id)
-        .bind(from)
+        .bind(since)
         .bind(to)
         .fetch_all(pool)
         .await?;
-    let stopped_before: Option<(i64,)> =
-        sqlx::query_as("SELECT MAX(ts) FROM series_stops WHERE series = ? AND ts < ? HAVING MAX(ts) IS NOT NULL")
-            .bind(id)
-            .bind(from)
-            .fetch_optional(pool)
-            .await?;
     let mut out: Vec<Point> = rollups
         .into_iter()
         .map(|(ts, min, avg, max)| Point { ts, value: avg, min: Some(min), max: Some(max) })
         .collect();
-    let before = before.filter(|(ts, _)| stopped_before.is_none_or(|(s,)| s < *ts));
-    out.extend(before.map(|(ts, value)| Point { ts, value, min: None, max: None }));
-    out.extend(stops.into_iter().map(|(ts,)| Point::stop(ts)));
+    let (earlier, stops): (Vec<i64>, Vec<i64>) = stops.into_iter().map(|(ts,)| ts).partition(|ts| *ts < from);
+    out.extend(before.filter(|_| earlier.is_empty()).map(|(ts, value)| Point { ts, value, min: None, max: None }));
+    out.extend(stops.into_iter().map(Point::stop));
     Ok(Some((id, out)))
 }
 

@@ -173,10 +173,7 @@ pub fn diagnose(
     let mut plugins: super::Map<&str, &Pod> = super::Map::default();
     let mut plugin_namespaces = BTreeSet::new();
     for p in index.notable().filter(|p| p.is_device_plugin()) {
-        let ns = p.metadata.namespace.as_deref().unwrap_or("");
-        if !plugin_namespaces.contains(ns) {
-            plugin_namespaces.insert(ns);
-        }
+        plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
         if let Some(n) = pods::node_of(p) {
             // Where two run on one node, the first by name is named every time.
             let e = plugins.entry(n).or_insert(p.as_ref());
@@ -253,7 +250,6 @@ fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut 
         let link = match d.kind {
             Kind::Node => Some(format!("/nodes/{}", enc(&d.name))),
             // A claim is shown on the node whose device it holds.
-            Kind::ResourceClaim if d.node.is_some() => d.node.as_deref().map(|n| format!("/nodes/{}", enc(n))),
             Kind::ResourceClaim => {
                 let claims = claim_nodes.get_or_insert_with(|| {
                     let mut m = super::Map::default();
