@@ -223,7 +223,29 @@ impl Boot {
         if b.kiosk {
             b.theme = Theme::Dark;
         }
+        b.keep_what_the_page_shows();
         b
+    }
+
+    /// Leaves out of a hydrating page's view the lists that page does not show, so that its
+    /// first load carries only what it renders (the header counts them from the totals). The
+    /// live stream's first full view brings them back before any delta builds on them.
+    /// Server-rendered pages read the whole view and keep it.
+    fn keep_what_the_page_shows(&mut self) {
+        if !self.page.hydrates() {
+            return;
+        }
+        // The kiosk's overview turns into the pending page in place.
+        let pending = self.page == Page::Pending || (self.kiosk && self.page == Page::Overview);
+        if self.page != Page::Diagnoses {
+            self.view.diagnoses = Vec::new();
+        }
+        if !pending {
+            self.view.pending = Vec::new();
+            self.view.blocked = Vec::new();
+        }
+        // The quota tables are the server-rendered /quotas page's.
+        self.view.quotas = Vec::new();
     }
 
     /// The query string that keeps the display flags on links (`?embed=1`).
@@ -301,6 +323,28 @@ mod tests {
         assert_eq!((b.lang, b.href("/pending").as_str()), (Lang::Ja, "/pending?lang=ja"));
         let b = Boot::from_request("", "/", "lang=fr", 0, Lang::Ja, ClusterView::default());
         assert_eq!((b.lang, b.href("/").as_str()), (Lang::Ja, "/"));
+    }
+
+    #[test]
+    fn a_live_page_boots_with_only_the_lists_it_shows() {
+        let view = ClusterView {
+            diagnoses: vec![std::sync::Arc::new(crate::model::Diagnosis::default())],
+            pending: vec![crate::model::PendingPod::default()],
+            blocked: vec![crate::model::PendingPod::default()],
+            quotas: vec![crate::model::QuotaView::default()],
+            ..ClusterView::default()
+        };
+        let lists = |path: &str, query: &str| {
+            let b = Boot::from_request("", path, query, 20, Lang::En, view.clone());
+            [b.view.diagnoses.len(), b.view.pending.len(), b.view.blocked.len(), b.view.quotas.len()]
+        };
+        assert_eq!(lists("/", ""), [0, 0, 0, 0]);
+        assert_eq!(lists("/", "kiosk=1"), [0, 1, 1, 0], "the kiosk's overview turns into the pending page");
+        assert_eq!(lists("/pending", ""), [0, 1, 1, 0]);
+        assert_eq!(lists("/diagnoses", ""), [1, 0, 0, 0]);
+        // Server-rendered pages read the whole view.
+        assert_eq!(lists("/quotas", ""), [1, 1, 1, 1]);
+        assert_eq!(lists("/nodes/a", ""), [1, 1, 1, 1]);
     }
 
     #[test]

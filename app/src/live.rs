@@ -48,6 +48,10 @@ fn start_stream(url: &str) {
     let Ok(es) = web_sys::EventSource::new(url) else {
         return;
     };
+    // A connection's first full view replaces the view even at the same revision: the page's
+    // boot carries only the lists it shows (`Boot::keep_what_the_page_shows`), and the deltas
+    // that follow build on the whole view.
+    let first = std::rc::Rc::new(std::cell::Cell::new(true));
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         let Some(text) = e.data().as_string() else {
             return;
@@ -62,7 +66,8 @@ fn start_stream(url: &str) {
                 |l| {
                     l.conn.set(Conn::Live);
                     // Only replace the view when it changed, so an idle stream re-renders nothing.
-                    let changed = l.view.with_untracked(|cur| cur.revision != v.revision || cur.source != v.source);
+                    let changed = first.replace(false)
+                        || l.view.with_untracked(|cur| cur.revision != v.revision || cur.source != v.source);
                     if changed {
                         l.view.set(v.clone());
                     }

@@ -1,7 +1,7 @@
 //! `cargo xtask site`: builds the browser bundle the way cargo-leptos would, without
 //! installing anything: the `frontend` crate for wasm32 (size-optimised profile), wasm-bindgen
 //! as a library pinned to the same version as the `wasm-bindgen` crate, then the stylesheet.
-//! Output: `target/site/pkg/{gpudash.js, gpudash_bg.wasm, gpudash.css}`.
+//! Output: `target/site/pkg/{gpudash.js, gpudash_bg.wasm, gpudash.css, pages.css}`.
 //! When `node_modules/.bin/wasm-opt` exists (npm `binaryen`), the WASM is optimised further.
 
 use std::path::{Path, PathBuf};
@@ -79,9 +79,12 @@ fn site() -> anyhow::Result<()> {
         let js = pkg.join("gpudash.js");
         run(Command::new(&terser).arg(&js).args(["--module", "--compress", "--mangle", "-o"]).arg(&js))?;
     }
-    let css = std::fs::read_to_string(root.join("style/main.css")).context("reading style/main.css")?;
-    std::fs::write(pkg.join("gpudash.css"), minify_css(&css)).context("writing gpudash.css")?;
-    for f in ["gpudash.js", "gpudash_bg.wasm", "gpudash.css"] {
+    // The live pages' stylesheet, and the server-rendered pages' own (loaded after it).
+    for (from, to) in [("style/main.css", "gpudash.css"), ("style/pages.css", "pages.css")] {
+        let css = std::fs::read_to_string(root.join(from)).with_context(|| format!("reading {from}"))?;
+        std::fs::write(pkg.join(to), minify_css(&css)).with_context(|| format!("writing {to}"))?;
+    }
+    for f in ["gpudash.js", "gpudash_bg.wasm", "gpudash.css", "pages.css"] {
         let (gz, br) = precompress(&pkg.join(f))?;
         let len = std::fs::metadata(pkg.join(f)).map(|m| m.len()).unwrap_or(0);
         eprintln!("xtask: {f}: {len} bytes, {gz} gzip, {br} brotli");

@@ -69,6 +69,10 @@ pub struct Totals {
     /// Workloads a quota keeps from creating pods.
     #[serde(default)]
     pub blocked: u32,
+    /// Diagnoses, every severity (the header's count: a page that does not list them is sent
+    /// without the list).
+    #[serde(default)]
+    pub diagnoses: u32,
 }
 
 /// Everything the dashboard shows, at one revision.

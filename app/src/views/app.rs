@@ -69,6 +69,8 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
                 <meta name="color-scheme" content="light dark"/>
                 <title>{title}</title>
                 <link rel="stylesheet" href=css/>
+                // The server-rendered pages' styles; the live pages' first load goes without.
+                {(!hydrates).then(|| view! { <link rel="stylesheet" href=format!("{}/pkg/pages.css", boot.base)/> })}
                 <script nonce=nonce data-zone=boot.zone.name.clone() inner_html=crate::time::ZONE_SCRIPT></script>
                 // The node page is server-rendered and kept live by a small script of its own
                 // (public/node.js), not by the bundle: its first load stays light.

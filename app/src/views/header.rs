@@ -108,7 +108,7 @@ pub fn Header() -> impl IntoView {
         s
     });
     let pending = move || live.view.with(|v| v.totals.pending);
-    let diags = move || live.view.with(|v| v.diagnoses.len());
+    let diags = move || live.view.with(|v| v.totals.diagnoses);
     let current = boot.page.clone();
     let chrome = !boot.embed && !boot.kiosk;
     let link = |path: &'static str, page: Page, label: &'static str| {

@@ -817,6 +817,7 @@ pub fn derive_cached(
             .unwrap_or(0),
         warnings: u32::try_from(diagnoses.iter().filter(|d| d.severity == app::model::Severity::Warning).count())
             .unwrap_or(0),
+        diagnoses: u32::try_from(diagnoses.len()).unwrap_or(u32::MAX),
     };
     ClusterView { revision, generated_at: ts(&now), source, nodes, pending, diagnoses, totals, blocked, quotas }
 }

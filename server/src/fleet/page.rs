@@ -158,7 +158,7 @@ pub fn page(v: &FleetView, base: &str, kiosk: bool, embed: bool, range: &str, la
         concat!(
             r#"<!doctype html><html lang="{code}" class="{html_class}"><head><meta charset="utf-8">"#,
             r#"<meta name="viewport" content="width=device-width, initial-scale=1"><title>{brand}</title>"#,
-            r#"<link rel="stylesheet" href="{base}/pkg/gpudash.css">"#,
+            r#"<link rel="stylesheet" href="{base}/pkg/gpudash.css"><link rel="stylesheet" href="{base}/pkg/pages.css">"#,
             r#"<script src="{base}/zone.js" data-zone="{zone}"></script>"#,
             r#"<script src="{base}/fleet.js" defer data-base="{base}" data-kiosk="{kiosk}" data-lang="{code}"></script>"#,
             r#"</head><body><div class="app">{header}<main><h1 class="page-title">{}</h1>"#,
