@@ -240,6 +240,22 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     let v = gd.json("/api/v1/cluster").await.unwrap_or_else(|e| panic!("{e}"));
     let x86 = &node(&v, "gpu-x86-01")["gpu_resources"][0]["devices"][0];
     assert!(x86["memory_used_bytes"].as_u64().is_some_and(|b| b > 0), "dcgm-exporter's framebuffer: {x86}");
+    // The time-sliced two-GPU server: the scheduler counts 8 replicas; only its agent says which
+    // pod's replica is on which GPU, and each GPU has its own busy % from the exporter.
+    let l4 = &node(&v, "gpu-x86-02")["gpu_resources"][0];
+    assert_eq!((&l4["allocated"], &l4["placement_known"]), (&8.into(), &true.into()), "{l4}");
+    let gpus = l4["devices"].as_array().cloned().unwrap_or_default();
+    assert_eq!(gpus.len(), 2, "{l4}");
+    let mut holders: Vec<String> = Vec::new();
+    for g in &gpus {
+        assert!(g["busy_percent"].as_u64().is_some() && g["memory_used_bytes"].as_u64().is_some(), "{g}");
+        let on: Vec<&Value> = g["holders"].as_array().into_iter().flatten().collect();
+        assert_eq!(on.len(), 4, "the device plugin spreads the replicas over both GPUs: {g}");
+        holders.extend(on.iter().map(|h| h["name"].as_str().unwrap_or("").to_string()));
+    }
+    holders.sort();
+    holders.dedup();
+    assert_eq!(holders.len(), 8, "each pod on one GPU: {holders:?}");
 
     let url = gd.url.clone();
     with_browser(|c| async move {

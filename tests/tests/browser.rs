@@ -49,7 +49,7 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         hydrated(&c).await?;
         let card = wait_text(&c, "article.pending", "anomaly-detector-6f8d7b5c4-r7zq9", Duration::from_secs(5)).await?;
         assert!(card.contains("Insufficient nvidia.com/gpu"), "{card}");
-        assert!(card.contains("1 of 7 nodes"), "{card}");
+        assert!(card.contains("1 of 8 nodes"), "{card}");
         assert!(card.contains("1 × nvidia.com/gpu"), "{card}");
         assert!(card.contains("insufficient-gpu"), "{card}");
         // The hostile name and message are text, not markup.

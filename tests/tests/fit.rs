@@ -21,8 +21,8 @@ async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
     let v: serde_json::Value = r.json().await.unwrap_or_default();
     assert_eq!(
         v["summary"],
-        "0/7 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), \
-         5 node(s) didn't match Pod's node affinity/selector."
+        "0/8 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), \
+         6 node(s) didn't match Pod's node affinity/selector."
     );
     let nano =
         v["nodes"].as_array().into_iter().flatten().find(|n| n["node"] == "orin-nano-01").cloned().unwrap_or_default();
@@ -38,7 +38,7 @@ async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
     let v: serde_json::Value =
         post(json!({"yaml": yaml})).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
     assert_eq!(v["placeable"], 2, "{v}");
-    assert!(v["summary"].as_str().unwrap_or("").starts_with("1/7 nodes can run it (gpu-x86-01)"), "{v}");
+    assert!(v["summary"].as_str().unwrap_or("").starts_with("1/8 nodes can run it (gpu-x86-01)"), "{v}");
     // Bad input: the field is named.
     let r = post(json!({"memory_limit": "12GB"})).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.status().as_u16(), 422);

@@ -124,7 +124,7 @@ async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
         .json()
         .await
         .unwrap_or_default();
-    assert_eq!(v["nodes"].as_array().map(Vec::len), Some(7), "live view works");
+    assert_eq!(v["nodes"].as_array().map(Vec::len), Some(8), "live view works");
     let st: serde_json::Value = reqwest::get(format!("{url}/api/v1/history/status"))
         .await
         .unwrap_or_else(|e| panic!("{e}"))

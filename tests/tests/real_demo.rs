@@ -24,7 +24,7 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
     let text = std::fs::read_to_string(gpudash_tests::root().join("sim/scenarios/edge.yaml"))
         .expect("real control plane step");
     let shape = demo_shape::from_scenario(&text).expect("real control plane step");
-    assert_eq!(shape.nodes.len(), 7, "the demo's seven nodes");
+    assert_eq!(shape.nodes.len(), 8, "the demo's eight nodes");
     plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
     let kc = plane.kubeconfig.display().to_string();
     let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
@@ -32,9 +32,10 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
     let v = gd
         .wait_view(Duration::from_secs(120), |v| {
             v["source"]["synced"] == true
-                && items(v, "nodes").len() == 7
+                && items(v, "nodes").len() == 8
                 && items(v, "nodes").iter().all(|n| n["ready"] == true)
                 && gpu(v, "orin-agx-01", "nvidia.com/gpu").is_some_and(|g| g["allocated"] == 4)
+                && gpu(v, "gpu-x86-02", "nvidia.com/gpu").is_some_and(|g| g["allocated"] == 8)
                 && items(v, "diagnoses").iter().any(|d| d["code"] == "runtimeclass-missing")
                 && items(v, "pending").iter().filter(|p| !items(p, "reasons").is_empty()).count() >= 2
                 && items(v, "diagnoses").iter().any(|d| d["code"] == "gpu-quota-exhausted")
@@ -56,10 +57,10 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
         .find(|p| p["name"].as_str().unwrap_or("").starts_with("anomaly-detector-"))
         .unwrap_or_else(|| panic!("anomaly-detector is not Pending: {waiting:?}"));
     let message = anomaly["message"].as_str().unwrap_or("");
-    assert!(message.starts_with("0/7 nodes are available:"), "the real scheduler said: {message}");
+    assert!(message.starts_with("0/8 nodes are available:"), "the real scheduler said: {message}");
     assert!(items(anomaly, "reasons").iter().any(|r| r["reason"] == "Insufficient nvidia.com/gpu"), "{anomaly}");
     let total: u64 = items(anomaly, "reasons").iter().filter_map(|r| r["nodes"].as_u64()).sum();
-    assert!(total >= 7, "every node is accounted for in the reasons: {anomaly}");
+    assert!(total >= 8, "every node is accounted for in the reasons: {anomaly}");
     // pose-estimator names a RuntimeClass that does not exist: real admission refuses its pods,
     // the ReplicaSet controller says so, gpudash names the Deployment.
     let rc = items(&v, "diagnoses")
@@ -96,6 +97,11 @@ async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
         dra["devices"].as_array().into_iter().flatten().filter(|d| items(d, "holders").len() == 2).collect();
     assert_eq!(shared.len(), 1, "one device shared by the two camera pods: {dra}");
     assert_eq!(shared[0]["type"], "mig", "{dra}");
+    // The time-sliced x86 server: two GPUs × four replicas, all eight held by the pods the real
+    // scheduler placed there (without an agent, which replica is on which GPU is not known).
+    let l4 = gpu(&v, "gpu-x86-02", "nvidia.com/gpu").expect("real control plane step");
+    assert_eq!((&l4["physical_gpus"], &l4["replicas_per_gpu"]), (&2.into(), &4.into()), "{l4}");
+    assert_eq!((items(l4, "holders").len(), &l4["placement_known"]), (8, &false.into()), "{l4}");
     // The x86 server: one whole A100 and seven MIG slices, as its device plugin reported.
     assert!(gpu(&v, "gpu-x86-01", "nvidia.com/mig-1g.5gb").is_some(), "{}", v["nodes"]);
 }

@@ -123,7 +123,7 @@ async fn the_what_if_check_agrees_with_the_real_scheduler_case_by_case() {
     gd.wait_view(Duration::from_secs(120), |v| {
         v["source"]["synced"] == true
             && v["pending"].as_array().is_some_and(|p| p.len() == 2)
-            && v["nodes"].as_array().is_some_and(|n| n.len() == 7)
+            && v["nodes"].as_array().is_some_and(|n| n.len() == 8)
     })
     .await
     .unwrap_or_else(|e| panic!("{e}"));

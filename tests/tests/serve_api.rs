@@ -24,7 +24,7 @@ async fn serve_derives_the_cluster_and_follows_changes_read_only() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(v["source"]["mode"], "cluster");
-    assert_eq!(names(&v, "nodes").len(), 7);
+    assert_eq!(names(&v, "nodes").len(), 8);
     let nano = v["pending"]
         .as_array()
         .into_iter()

@@ -456,10 +456,10 @@ fn card_memory(m: &MemoryView) -> MemoryView {
     MemoryView { split: None, board_free_bytes: None, ..m.clone() }
 }
 
-/// Conditions as a card reads them: type, status and whether bad (the reasons and messages are
-/// the node page's).
+/// Conditions as a card reads them: the bad ones, by type and status (the healthy ones, the
+/// reasons and the messages are the node page's; the card has `ready` of its own).
 fn card_conditions(c: &[ConditionView]) -> Vec<ConditionView> {
-    c.iter().map(|c| ConditionView { reason: None, message: None, ..c.clone() }).collect()
+    c.iter().filter(|c| c.bad).map(|c| ConditionView { reason: None, message: None, ..c.clone() }).collect()
 }
 
 /// A GPU resource as a card reads it: all but its DRA devices' table (the node page's).

@@ -44,7 +44,8 @@ pub fn page(node: &Value, t: u64) -> Option<String> {
     if gpus.is_empty() {
         return None;
     }
-    let model = model.replace('-', " ");
+    // GPU feature discovery names a time-sliced GPU `…-SHARED`; the exporter reads NVML's name.
+    let model = model.trim_end_matches("-SHARED").replace('-', " ");
     let mut out =
         String::from("# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n");
     let labels = |i: usize, uuid: &str| {
