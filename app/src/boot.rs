@@ -124,6 +124,19 @@ pub struct Boot {
     #[cfg(not(feature = "hydrate"))]
     #[serde(skip)]
     pub report: Option<Result<crate::model::report::Report, String>>,
+    /// The overview's GPU group (`?group=`, a product; the paged overview's, server only).
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(skip)]
+    pub group: Option<String>,
+    /// The overview's page (`?page=`, from 1; the paged overview's, server only).
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(skip)]
+    pub page_no: u32,
+    /// The paged overview of a site too large for the live one (server only: it does not
+    /// hydrate).
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(skip)]
+    pub sheet: Option<crate::model::Sheet>,
     /// `/reports`' query: `month=`, `by=`, `tz=` (kept on its links).
     #[serde(default)]
     pub report_query: Vec<(String, String)>,
@@ -207,6 +220,10 @@ impl Boot {
                 "rotate" => b.rotate_seconds = v.parse().unwrap_or(b.rotate_seconds).min(3600),
                 "ns" if !v.is_empty() => b.ns = Some(v),
                 "label" if !v.is_empty() => b.label = Some(v),
+                #[cfg(not(feature = "hydrate"))]
+                "group" if !v.is_empty() && v.len() <= 200 => b.group = Some(v),
+                #[cfg(not(feature = "hydrate"))]
+                "page" => b.page_no = v.parse().unwrap_or(1).clamp(1, 100_000),
                 "range" if ["1h", "24h", "7d", "30d"].contains(&v.as_str()) => b.range = Some(v),
                 "pod" if v.contains('/') => b.pod = Some(v),
                 "month" | "by" | "tz" | "from" | "to" | "sort" if v.len() <= 40 => {
@@ -225,6 +242,22 @@ impl Boot {
         }
         b.keep_what_the_page_shows();
         b
+    }
+
+    /// Whether the browser hydrates this page: a page that does ([`Page::hydrates`]), unless it
+    /// is the paged overview of a large site.
+    pub fn hydrates(&self) -> bool {
+        #[cfg(not(feature = "hydrate"))]
+        if self.sheet.is_some() {
+            return false;
+        }
+        self.page.hydrates()
+    }
+
+    /// Whether the page, rendered on the server, refreshes itself (a node's page, the paged
+    /// overview) rather than waiting for a reload.
+    pub fn refreshes(&self) -> bool {
+        matches!(self.page, Page::Node(_)) || (self.page == Page::Overview && !self.hydrates())
     }
 
     /// Leaves out of a hydrating page's view the lists that page does not show, so that its
@@ -269,6 +302,30 @@ impl Boot {
             String::new()
         } else {
             format!("?{}", q.join("&"))
+        }
+    }
+
+    /// A link to the overview with its filters, `group` and `page` (the paged overview's links),
+    /// keeping the display flags.
+    #[cfg(not(feature = "hydrate"))]
+    pub fn overview_link(&self, group: Option<&str>, page: u32) -> String {
+        let mut q: Vec<String> = Vec::new();
+        for (k, v) in [("ns", self.ns.as_deref()), ("label", self.label.as_deref()), ("group", group)] {
+            if let Some(v) = v {
+                q.push(format!("{k}={}", percent_encode(v)));
+            }
+        }
+        if page > 1 {
+            q.push(format!("page={page}"));
+        }
+        let flags = self.keep_query();
+        if let Some(f) = flags.strip_prefix('?') {
+            q.push(f.to_string());
+        }
+        if q.is_empty() {
+            format!("{}/", self.base)
+        } else {
+            format!("{}/?{}", self.base, q.join("&"))
         }
     }
 

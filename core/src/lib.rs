@@ -7,5 +7,6 @@ pub mod agent;
 pub mod derive;
 pub mod dra;
 pub mod fit;
+pub mod overview;
 pub mod pod;
 pub mod quantity;

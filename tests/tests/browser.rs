@@ -63,7 +63,7 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         // own small script (no reload: tests/tests/agent.rs watches it update).
         c.goto(&format!("{url}/nodes/orin-agx-01")).await?;
         let count = "const n = s => document.querySelectorAll(s).length; \
-                     return [n('meta[http-equiv=refresh]'), n('script[src$=\"/node.js\"]')]";
+                     return [n('meta[http-equiv=refresh]'), n('script[src$=\"/refresh.js\"]')]";
         let live = c.execute(count, vec![]).await?;
         assert_eq!(live, serde_json::json!([0, 1]));
         let holders = text(&c, ".panel table").await?;

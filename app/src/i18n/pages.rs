@@ -186,5 +186,19 @@ catalog! {
         quotas_full: "✖ full", "✖ 上限";
         quotas_used: "{0} / {1} used", "{0} / {1} 使用中";
         quotas_alt: "{0} use over 24 h", "{0} の24時間の使用量";
+        // A large site's paged overview.
+        sheet_summary: "{0} nodes · {1} need attention (shown first) · page {2} of {3}",
+            "{0} 台の Node · 要対応 {1} 台（先頭に表示） · {2} / {3} ページ";
+        sheet_groups: "Nodes by GPU", "GPU 別の Node";
+        sheet_group_all: "All GPUs", "すべての GPU";
+        sheet_no_gpu: "No GPU", "GPU なし";
+        col_gpu: "GPU", "GPU";
+        col_nodes_ready: "Nodes (Ready)", "Node（Ready）";
+        col_attention: "Need attention", "要対応";
+        col_gpu_held: "GPU units held", "使用中の GPU";
+        col_pending: "Pending pods", "Pending の Pod";
+        sheet_prev: "‹ Previous page", "‹ 前のページ";
+        sheet_next: "Next page ›", "次のページ ›";
+        sheet_pages: "Overview pages", "概要のページ";
     }
 }

@@ -2,13 +2,14 @@
 //! the JSON API v1 types (`GET /api/v1/cluster`); their field names are a stable interface.
 //! Rooms: the whole view ([`cluster`]), nodes ([`node`]), pending pods ([`pending`]),
 //! diagnoses ([`diagnosis`]), GPU quotas ([`quota`]), the live stream's deltas ([`delta`]), the
-//! what-if check ([`fit`]).
+//! what-if check ([`fit`]), a large site's paged overview ([`overview`]).
 
 pub mod cluster;
 pub mod delta;
 pub mod diagnosis;
 pub mod fit;
 pub mod node;
+pub mod overview;
 pub mod pending;
 pub mod quota;
 pub mod report;
@@ -18,5 +19,6 @@ pub use delta::*;
 pub use diagnosis::*;
 pub use fit::*;
 pub use node::*;
+pub use overview::*;
 pub use pending::*;
 pub use quota::*;

@@ -505,6 +505,17 @@ impl Serialize for ResourceCard<'_> {
 }
 
 impl NodeView {
+    /// Whether the node passes the overview's filters: a namespace among its pods', a node
+    /// label (`key=value`, or `key` for any value).
+    pub fn matches(&self, ns: Option<&str>, label: Option<&str>) -> bool {
+        let ns_ok = ns.is_none_or(|ns| self.namespaces.iter().any(|x| x == ns));
+        let label_ok = label.is_none_or(|l| match l.split_once('=') {
+            Some((k, v)) => self.labels.iter().any(|(lk, lv)| lk == k.trim() && lv == v.trim()),
+            None => self.labels.iter().any(|(lk, _)| lk == l.trim()),
+        });
+        ns_ok && label_ok
+    }
+
     /// The node as the browser's live views read it: all but the memory table by pod, the GPU
     /// labels, the DRA devices' table, the board's split and the conditions' words, which only
     /// the server-rendered node page shows (at
@@ -521,5 +532,24 @@ impl NodeView {
             conditions: card_conditions(&self.conditions),
             ..self.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_match_namespaces_and_labels() {
+        let n = NodeView {
+            namespaces: vec!["vision".into()],
+            labels: vec![("line".into(), "press-3".into())],
+            ..NodeView::default()
+        };
+        assert!(n.matches(None, None));
+        assert!(n.matches(Some("vision"), Some("line=press-3")));
+        assert!(n.matches(None, Some("line")));
+        assert!(!n.matches(Some("ml"), None));
+        assert!(!n.matches(None, Some("line=press-4")));
     }
 }

@@ -36,7 +36,7 @@ pub struct Live {
 
 /// The HTML document (server side).
 pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoView {
-    let hydrates = boot.page.hydrates();
+    let hydrates = boot.hydrates();
     let json = if hydrates { boot.to_embedded_json() } else { String::new() };
     let theme = match boot.theme {
         Theme::Auto => "auto",
@@ -72,12 +72,10 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
                 // The server-rendered pages' styles; the live pages' first load goes without.
                 {(!hydrates).then(|| view! { <link rel="stylesheet" href=format!("{}/pkg/pages.css", boot.base)/> })}
                 <script nonce=nonce data-zone=boot.zone.name.clone() inner_html=crate::time::ZONE_SCRIPT></script>
-                // The node page is server-rendered and kept live by a small script of its own
-                // (public/node.js), not by the bundle: its first load stays light.
-                {matches!(boot.page, Page::Node(_)).then(|| view! {
-                    <link rel="stylesheet" href=format!("{}/node.css", boot.base)/>
-                    <script src=format!("{}/node.js", boot.base) defer></script>
-                })}
+                // The node page and a large site's paged overview are server-rendered and kept
+                // live by a small script of their own (public/refresh.js), not by the bundle.
+                {matches!(boot.page, Page::Node(_)).then(|| view! { <link rel="stylesheet" href=format!("{}/node.css", boot.base)/> })}
+                {boot.refreshes().then(|| view! { <script src=format!("{}/refresh.js", boot.base) defer></script> })}
                 {hydrates.then(|| view! {
                     <script type="application/json" id="gd-boot" inner_html=json></script>
                     <HydrationScripts options root=root/>
@@ -93,20 +91,20 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
 /// The pages that do not hydrate (history: charts are images; fit: a form that posts; quotas:
 /// tables of the moment), rendered on the server only.
 #[cfg(not(feature = "hydrate"))]
-fn server_page(page: &Page) -> impl IntoView {
-    use leptos::either::EitherOf5;
-    match page {
-        Page::History => EitherOf5::A(view! { <super::history::HistoryPage/> }),
-        Page::Fit => EitherOf5::B(view! { <super::fit::FitPage/> }),
-        Page::Node(n) => EitherOf5::C(view! { <super::node::NodePage name=n.clone()/> }),
-        Page::Reports => EitherOf5::D(view! { <super::reports::ReportsPage/> }),
-        _ => EitherOf5::E(view! { <super::quotas::QuotasPage/> }),
+fn server_page(page: &Page, boot: &Boot) -> impl IntoView {
+    match (page, boot.sheet.clone()) {
+        (Page::Overview, Some(sheet)) => EitherOf6::A(view! { <super::sheet::SheetPage sheet/> }),
+        (Page::History, _) => EitherOf6::B(view! { <super::history::HistoryPage/> }),
+        (Page::Fit, _) => EitherOf6::C(view! { <super::fit::FitPage/> }),
+        (Page::Node(n), _) => EitherOf6::D(view! { <super::node::NodePage name=n.clone()/> }),
+        (Page::Reports, _) => EitherOf6::E(view! { <super::reports::ReportsPage/> }),
+        _ => EitherOf6::F(view! { <super::quotas::QuotasPage/> }),
     }
 }
 
-/// The browser never hydrates those pages ([`Page::hydrates`]), so the bundle leaves them out.
+/// The browser never hydrates those pages ([`Boot::hydrates`]), so the bundle leaves them out.
 #[cfg(feature = "hydrate")]
-fn server_page(_: &Page) -> impl IntoView {}
+fn server_page(_: &Page, _: &Boot) -> impl IntoView {}
 
 /// What a renewed scope starts from.
 #[derive(Debug, Clone)]
@@ -221,6 +219,9 @@ pub fn App(boot: Boot) -> impl IntoView {
     };
     let page = boot.page.clone();
     let kiosk = boot.kiosk;
+    // A large site's overview is the paged one, rendered on the server only.
+    let paged = page == Page::Overview && !boot.hydrates();
+    let server_boot = boot.clone();
     let body = move || {
         epoch.track();
         #[cfg(feature = "hydrate")]
@@ -237,13 +238,15 @@ pub fn App(boot: Boot) -> impl IntoView {
         scope::set_current(live);
         provide_context(live);
         let page = page.clone();
+        let server_boot = server_boot.clone();
         let content = move || match &page {
+            Page::Overview if paged => EitherOf6::E(server_page(&page, &server_boot)),
             Page::Overview if kiosk && live.rotated.get() => EitherOf6::A(view! { <PendingPage/> }),
             Page::Overview => EitherOf6::B(view! { <OverviewPage/> }),
             Page::Pending => EitherOf6::C(view! { <PendingPage/> }),
             Page::Diagnoses => EitherOf6::D(view! { <DiagnosesPage/> }),
             Page::History | Page::Fit | Page::Quotas | Page::Reports | Page::Node(_) => {
-                EitherOf6::E(server_page(&page))
+                EitherOf6::E(server_page(&page, &server_boot))
             }
             Page::NotFound => EitherOf6::F(view! { <NotFoundPage/> }),
         };

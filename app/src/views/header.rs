@@ -90,9 +90,9 @@ pub fn Header() -> impl IntoView {
         SourceMode::Demo => t.source_demo.to_string(),
         SourceMode::Cluster => live.view.with(|v| fill(t.source_cluster, &[&v.source.server])),
     };
-    let hydrates = boot.page.hydrates();
+    let hydrates = boot.hydrates();
     let zone = boot.zone.clone();
-    let again = if matches!(boot.page, Page::Node(_)) { t.status_refreshes } else { t.status_reload };
+    let again = if boot.refreshes() { t.status_refreshes } else { t.status_reload };
     let st = Memo::new(move |_| {
         let mut s = status(&live, lang, &zone);
         // A page that does not hydrate is a snapshot: say so rather than "Live".

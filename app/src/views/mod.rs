@@ -15,6 +15,8 @@ mod pages;
 mod quotas;
 #[cfg(not(feature = "hydrate"))]
 mod reports;
+#[cfg(not(feature = "hydrate"))]
+mod sheet;
 
 #[cfg(feature = "hydrate")]
 pub use app::scope;

@@ -1,5 +1,5 @@
 //! `/nodes/{name}`: one node whole — its card, the GPU holders, memory by pod, conditions and
-//! GPU labels. Server-rendered and kept live by `public/node.js` (it asks for the page again
+//! GPU labels. Server-rendered and kept live by `public/refresh.js` (it asks for the page again
 //! and swaps the panels when the revision moved): this page's tables kept out of the browser
 //! bundle weigh 17 KiB gzip there.
 

@@ -5,22 +5,12 @@ use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
 use crate::i18n::{duration, fill, Say, T};
-use crate::model::{ClusterView, NodeView, Severity};
+use crate::model::{ClusterView, Severity};
 use crate::time::parse_rfc3339;
 use crate::units::bytes;
 
 use super::app::Live;
 use super::cards::NodeCard;
-
-/// Whether a node passes the overview filters (namespace of its pods, a node label).
-pub fn node_matches(n: &NodeView, ns: Option<&str>, label: Option<&str>) -> bool {
-    let ns_ok = ns.is_none_or(|ns| n.namespaces.iter().any(|x| x == ns));
-    let label_ok = label.is_none_or(|l| match l.split_once('=') {
-        Some((k, v)) => n.labels.iter().any(|(lk, lv)| lk == k.trim() && lv == v.trim()),
-        None => n.labels.iter().any(|(lk, _)| lk == l.trim()),
-    });
-    ns_ok && label_ok
-}
 
 fn all_namespaces(v: &ClusterView) -> Vec<String> {
     let mut out: Vec<String> = v.nodes.iter().flat_map(|n| n.namespaces.iter().cloned()).collect();
@@ -30,7 +20,7 @@ fn all_namespaces(v: &ClusterView) -> Vec<String> {
 }
 
 #[component]
-fn Totals() -> impl IntoView {
+pub(super) fn Totals() -> impl IntoView {
     let live = expect_context::<Live>();
     let s = expect_context::<Boot>().lang.t();
     let t = move || live.view.with(|v| v.totals.clone());
@@ -47,7 +37,7 @@ fn Totals() -> impl IntoView {
 }
 
 #[component]
-fn Filters() -> impl IntoView {
+pub(super) fn Filters() -> impl IntoView {
     let boot = expect_context::<Boot>();
     let t = boot.lang.t();
     let live = expect_context::<Live>();
@@ -82,7 +72,7 @@ pub fn OverviewPage() -> impl IntoView {
     let t = boot.lang.t();
     let nodes = move || {
         live.view.with(|v| {
-            v.nodes.iter().filter(|n| node_matches(n, ns.as_deref(), label.as_deref())).cloned().collect::<Vec<_>>()
+            v.nodes.iter().filter(|n| n.matches(ns.as_deref(), label.as_deref())).cloned().collect::<Vec<_>>()
         })
     };
     view! {
@@ -221,23 +211,4 @@ pub fn NotFoundPage() -> impl IntoView {
     let boot = expect_context::<Boot>();
     let t = boot.lang.t();
     view! { <h1 class="page-title">{t.not_found}</h1><p><a href=boot.href("/")>{t.not_found_back}</a></p> }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn filters_match_namespaces_and_labels() {
-        let n = NodeView {
-            namespaces: vec!["vision".into()],
-            labels: vec![("line".into(), "press-3".into())],
-            ..NodeView::default()
-        };
-        assert!(node_matches(&n, None, None));
-        assert!(node_matches(&n, Some("vision"), Some("line=press-3")));
-        assert!(node_matches(&n, None, Some("line")));
-        assert!(!node_matches(&n, Some("ml"), None));
-        assert!(!node_matches(&n, None, Some("line=press-4")));
-    }
 }

@@ -69,6 +69,10 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     boot.zone = super::zone::page_zone(&zone, &tz, jiff::Timestamp::now());
     boot.history_problem = st.history.problem();
     boot.fit = fit;
+    // A site larger than the live overview can show gets the paged one.
+    if boot.page == Page::Overview && boot.view.nodes.len() > gpudash_core::overview::LIVE_MAX_NODES {
+        page_the_overview(&mut boot);
+    }
     if boot.page == Page::Reports {
         let mut q: std::collections::HashMap<String, String> = boot.report_query.iter().cloned().collect();
         // Days and months in the reader's zone unless the query names another offset.
@@ -88,12 +92,20 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
         "{}; default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
         st.csp_base
     );
-    let n2 = nonce.clone();
-    let render = leptos_axum::render_app_to_stream_with_context(
-        move || leptos::prelude::provide_context(n2.clone()),
-        move || app::views::shell(opts.clone(), boot.clone()),
-    );
-    let mut resp = render(req).await;
+    let (parts, _) = req.into_parts();
+    let mut resp = draw(&parts, opts.clone(), nonce.clone(), boot.clone()).await;
+    // The live overview while its first load (the page and the bundle, gzip) stays within
+    // budget; past it, the paged one.
+    if boot.page == Page::Overview && boot.hydrates() {
+        let (head, body) = resp.into_parts();
+        let bytes = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
+        if bundle_gzip(&opts) + gzip_len(&bytes) > FIRST_LOAD_BUDGET {
+            page_the_overview(&mut boot);
+            resp = draw(&parts, opts, nonce, boot).await;
+        } else {
+            resp = Response::from_parts(head, axum::body::Body::from(bytes));
+        }
+    }
     if let Ok(v) = HeaderValue::from_str(&csp) {
         resp.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
     }
@@ -101,6 +113,52 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept-Language, Cookie"));
     resp
+}
+
+/// A page's first load may weigh this much, gzip (the page, its stylesheet and the bundle),
+/// less a margin for the compressor's level.
+const FIRST_LOAD_BUDGET: u64 = 200 * 1024 - 256;
+
+/// Renders the document for `boot`.
+async fn draw(
+    parts: &axum::http::request::Parts,
+    opts: leptos::config::LeptosOptions,
+    nonce: leptos::nonce::Nonce,
+    boot: Boot,
+) -> Response {
+    let render = leptos_axum::render_app_to_stream_with_context(
+        move || leptos::prelude::provide_context(nonce.clone()),
+        move || app::views::shell(opts.clone(), boot.clone()),
+    );
+    render(Request::from_parts(parts.clone(), axum::body::Body::empty())).await
+}
+
+/// Turns the overview into its paged form.
+fn page_the_overview(boot: &mut Boot) {
+    let (ns, label, group) = (boot.ns.as_deref(), boot.label.as_deref(), boot.group.as_deref());
+    boot.sheet = Some(gpudash_core::overview::sheet(&boot.view, ns, label, group, boot.page_no));
+}
+
+/// The bundle a live page loads (its stylesheet, script and WASM), gzip as served: the
+/// precompressed files' sizes, read once.
+fn bundle_gzip(opts: &leptos::config::LeptosOptions) -> u64 {
+    static SIZE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SIZE.get_or_init(|| {
+        let pkg = std::path::Path::new(opts.site_root.as_ref()).join(opts.site_pkg_dir.as_ref());
+        ["gpudash.css.gz", "gpudash.js.gz", "gpudash_bg.wasm.gz"]
+            .iter()
+            .filter_map(|f| std::fs::metadata(pkg.join(f)).ok())
+            .map(|m| m.len())
+            .sum()
+    })
+}
+
+/// `bytes`' size gzip-compressed as the server compresses pages (the default level).
+fn gzip_len(bytes: &[u8]) -> u64 {
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let _ = gz.write_all(bytes);
+    gz.finish().map(|v| v.len() as u64).unwrap_or(u64::MAX)
 }
 
 /// What every unknown path and missing file gets: a few hundred bytes that embed no cluster
