@@ -256,6 +256,14 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     holders.sort();
     holders.dedup();
     assert_eq!(holders.len(), 8, "each pod on one GPU: {holders:?}");
+    // The DRA server's whole GPUs, found by the UUIDs its driver publishes, are measured too (on
+    // its devices and rows); the MIG-enabled GPU's slices are not (dcgm-exporter reports none).
+    let dra = &node(&v, "gpu-dra-01")["gpu_resources"][0];
+    for d in dra["devices"].as_array().into_iter().flatten() {
+        let whole = d["type"] == "gpu";
+        assert_eq!(d["busy_percent"].is_u64(), whole, "{d}");
+    }
+    assert!(dra["rows"][0].as_str().unwrap_or("").contains("% busy"), "{dra}");
 
     let url = gd.url.clone();
     with_browser(|c| async move {

@@ -34,8 +34,11 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
     if let Some(g) = report.gpu_memory.as_ref().and_then(|g| g.value.as_ref()) {
         gpu_memory(v, g, tegra, uids);
     }
-    let Some(kubelet) = report.kubelet.as_ref().and_then(|k| k.value.as_ref()) else { return };
     let dcgm: &[GpuUse] = report.dcgm.as_ref().and_then(|d| d.value.as_deref()).unwrap_or_default();
+    for g in v.gpu_resources.iter_mut().filter(|g| g.sharing == Sharing::Dra) {
+        measure_dra(g, dcgm, stale);
+    }
+    let Some(kubelet) = report.kubelet.as_ref().and_then(|k| k.value.as_ref()) else { return };
     // GR3D where tegrastats prints it, else the GPU's devfreq load (Jetson Thor).
     let devfreq = report.devfreq_busy.as_ref().and_then(|d| d.value).filter(|b| b.is_finite());
     let tegra_busy = tegra
@@ -50,6 +53,36 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
                 l.push(&app::say!(" · stale", " · 更新停止"));
             }
         }
+    }
+}
+
+/// A DRA driver's devices as dcgm-exporter measures them: each whole GPU's busy % and memory
+/// used, found by the UUID the driver publishes, and on its row. (A MIG-enabled GPU reports no
+/// utilisation to the exporter: its slices stay unmeasured.)
+fn measure_dra(g: &mut GpuResource, dcgm: &[GpuUse], stale: bool) {
+    let GpuResource { devices, rows, .. } = g;
+    let mut row = 0;
+    for d in devices.iter_mut() {
+        let top = d.parent.is_none();
+        let use_ = d.uuid.as_deref().and_then(|u| dcgm.iter().find(|x| x.uuid.as_deref() == Some(u)));
+        if let Some(u) = use_ {
+            d.busy_percent = u.busy_percent.map(|b| b.clamp(0.0, 100.0).round() as u32);
+            d.memory_used_bytes = u.memory_used_bytes;
+            let (busy, m) = (d.busy_percent, d.memory_used_bytes.map(crate::quantity::Bytes));
+            let add = match (busy, m) {
+                (Some(b), Some(m)) => Some(app::say!(" · {b}% busy · {m} used", " · 使用率 {b}% · {m} 使用")),
+                (Some(b), None) => Some(app::say!(" · {b}% busy", " · 使用率 {b}%")),
+                (None, Some(m)) => Some(app::say!(" · {m} used", " · {m} 使用")),
+                (None, None) => None,
+            };
+            if let (true, Some(add), Some(label)) = (top, add, rows.get_mut(row)) {
+                label.push(&add);
+                if stale {
+                    label.push(&app::say!(" · stale", " · 更新停止"));
+                }
+            }
+        }
+        row += usize::from(top);
     }
 }
 

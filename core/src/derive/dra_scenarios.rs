@@ -127,3 +127,37 @@ fn dra_pending_claims_a_missing_class_and_a_missing_driver() {
     // The template and claim the pod uses are not said twice.
     assert_eq!(c.iter().filter(|(code, _)| code == "dra-deviceclass-missing").count(), 1, "{c:?}");
 }
+
+#[test]
+fn a_dra_drivers_whole_gpus_show_the_busy_and_memory_dcgm_exporter_measures() {
+    let mut inputs = load(&scenario_text("dra/whole-mig-shared-unreserved.yaml"));
+    // The node's agent, reading dcgm-exporter (the demo's simulated page names GPUs by the UUIDs
+    // the DRA driver publishes), and an agent that went silent long ago on the same node.
+    let report = r#"{"version":1,"node":"gpu-a100-01","generated_at":0,"kubelet":null,"tegrastats":null,
+      "dcgm":{"value":[{"index":"0","uuid":"GPU-2f6d1a4e-9b1c-4f0e-8d7a-1c2b3a4d5e01","busy_percent":88.4,"memory_used_bytes":34359738368},
+                       {"index":"1","uuid":"GPU-2f6d1a4e-9b1c-4f0e-8d7a-1c2b3a4d5e02","busy_percent":1.0}],"seen_at":0,"error":null}}"#;
+    let seen = |last_ok: &str| {
+        Arc::new(crate::agent::AgentSeen {
+            node: "gpu-a100-01".into(),
+            pod: "gpudash/gpudash-agent-gpu-a100-01".into(),
+            report: Some(crate::agent::parse(report.as_bytes()).unwrap_or_else(|e| panic!("{e}"))),
+            last_ok: last_ok.parse().ok(),
+            error: None,
+        })
+    };
+    inputs.agents = vec![seen("2026-12-01T00:00:00Z")];
+    let now = "2026-12-01T00:00:00Z".parse().unwrap_or_default();
+    let v = derive(&inputs, &Options::default(), Source::default(), 1, now);
+    let g = entry(&v, "gpu-a100-01", "gpu.nvidia.com");
+    let measured: Vec<(Option<u32>, Option<u64>)> =
+        g.devices.iter().map(|d| (d.busy_percent, d.memory_used_bytes)).collect();
+    assert_eq!(measured, [(Some(88), Some(32 << 30)), (Some(1), None)]);
+    assert_eq!(g.rows, ["GPU 0 · 88% busy · 32.0 GiB used", "GPU 1 · 1% busy"]);
+    // The MIG node's slices are not measured (no agent there, and dcgm-exporter reports no
+    // utilisation for a MIG-enabled GPU).
+    assert!(entry(&v, "gpu-a100-mig-01", "gpu.nvidia.com").devices.iter().all(|d| d.busy_percent.is_none()));
+    // A silent agent's last word is shown, and says so.
+    inputs.agents = vec![seen("2026-11-30T00:00:00Z")];
+    let v = derive(&inputs, &Options::default(), Source::default(), 2, now);
+    assert_eq!(entry(&v, "gpu-a100-01", "gpu.nvidia.com").rows[0], "GPU 0 · 88% busy · 32.0 GiB used · stale");
+}

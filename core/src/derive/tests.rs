@@ -33,7 +33,7 @@ fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
 fn the_orin_nano_second_model_is_pending_for_insufficient_gpu() {
     let v = edge();
     let p = v.pending.iter().find(|p| p.name.starts_with("anomaly-detector")).unwrap_or_else(|| panic!("pending pod"));
-    assert_eq!(p.nodes_total, Some(7));
+    assert_eq!(p.nodes_total, Some(8));
     assert_eq!(p.reasons[0].reason, "Insufficient nvidia.com/gpu");
     assert_eq!(p.reasons[0].nodes, Some(1));
     assert_eq!(p.gpu_request, Some(GpuRequest { resource: "nvidia.com/gpu".into(), count: 1 }));

@@ -41,8 +41,8 @@ fn the_second_model_on_the_orin_nano_does_not_fit_and_would_with_two_replicas() 
     let r = run(SECOND_MODEL);
     assert_eq!(
         r.summary,
-        "0/7 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), \
-         5 node(s) didn't match Pod's node affinity/selector."
+        "0/8 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s), \
+         6 node(s) didn't match Pod's node affinity/selector."
     );
     assert_eq!(node(&r, "orin-nano-01").reasons, vec!["Insufficient nvidia.com/gpu"]);
     assert!(r.suggestions.iter().any(|s| s == "node orin-nano-01 would fit with time-slicing replicas ≥ 2 (the models would share the GPU's compute and memory, without isolation)"), "{:?}", r.suggestions);
@@ -57,7 +57,7 @@ fn taints_need_tolerations() {
     let r = run(&base.replace("TOL", ""));
     assert_eq!(node(&r, "k3s-server-01").reasons, vec![TAINT]);
     assert!(
-        r.summary.starts_with("0/7 nodes are available: 1 node(s) had untolerated taint(s), 6 node(s) didn't match"),
+        r.summary.starts_with("0/8 nodes are available: 1 node(s) had untolerated taint(s), 7 node(s) didn't match"),
         "{}",
         r.summary
     );
@@ -95,7 +95,7 @@ fn node_affinity_supports_every_operator() {
         |k: &str, op: &str, v: &str| format!(r#"{{"matchExpressions": [{{"key": "{k}", "operator": "{op}"{v}}}]}}"#);
     assert_eq!(
         affinity(&e("kubernetes.io/arch", "In", r#", "values": ["amd64"]"#)),
-        vec!["gpu-dra-01", "gpu-x86-01", "k3s-server-01"]
+        vec!["gpu-dra-01", "gpu-x86-01", "gpu-x86-02", "k3s-server-01"]
     );
     assert_eq!(
         affinity(&e("kubernetes.io/arch", "NotIn", r#", "values": ["amd64"]"#)),
@@ -105,7 +105,7 @@ fn node_affinity_supports_every_operator() {
     assert_eq!(affinity(&e("nvidia.com/gpu.present", "DoesNotExist", "")), vec!["k3s-server-01", "xavier-nx-03"]);
     assert_eq!(
         affinity(&e("nvidia.com/gpu.replicas", "Gt", r#", "values": ["1"]"#)),
-        vec!["orin-agx-01", "orin-nx-02"]
+        vec!["gpu-x86-02", "orin-agx-01", "orin-nx-02"]
     );
     assert_eq!(
         affinity(&e("nvidia.com/gpu.replicas", "Lt", r#", "values": ["2"]"#)),

@@ -9,6 +9,7 @@ use super::*;
 /// Words that stay as operators type them: Kubernetes kinds and fields, units, product and
 /// tool names, and the words of the commands the advice quotes.
 const ALLOWED: &[&str] = &[
+    "Kubernetes",
     "Pod",
     "Pods",
     "Node",

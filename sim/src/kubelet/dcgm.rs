@@ -1,6 +1,7 @@
 //! dcgm-exporter as a simulated discrete-GPU server serves it (`/_sim/dcgm/{node}`): one
 //! line per metric and GPU, labelled as the exporter labels them (`gpu`, `UUID`, `device`,
-//! `modelName`, `Hostname`), for the node's whole GPUs as its device plugin advertises them.
+//! `modelName`, `Hostname`), for the node's whole GPUs as its device plugin advertises them or
+//! a DRA driver publishes them.
 //! Utilisation and framebuffer move with time — busy and idle in turns, each GPU in its own
 //! phase — so that the demo's agents measure work. Written here in the exporter's format,
 //! apart from the agent's parser.
@@ -22,16 +23,23 @@ fn util(i: usize, t: u64) -> u64 {
     }
 }
 
-/// The exporter's page for `node` at `t` seconds, or `None` for a node without whole GPUs.
-pub fn page(node: &Value, t: u64) -> Option<String> {
+/// MiB in a DRA device's `memory` capacity (`80Gi`, `9856Mi`).
+fn mib(q: &str) -> Option<u64> {
+    q.strip_suffix("Gi")
+        .and_then(|n| n.parse::<u64>().ok())
+        .map(|g| g * 1024)
+        .or_else(|| q.strip_suffix("Mi")?.parse().ok())
+}
+
+/// The exporter's page for `node` at `t` seconds, or `None` for a node without whole GPUs: those
+/// its device plugin advertises, and the whole GPUs a DRA driver publishes for it in `slices`
+/// (a MIG-enabled GPU reports no utilisation to the exporter, so its slices are not listed).
+pub fn page(node: &Value, slices: &[Value], t: u64) -> Option<String> {
     let name = node["metadata"]["name"].as_str().unwrap_or("");
-    let model =
-        node.pointer("/metadata/labels/nvidia.com~1gpu.product").and_then(Value::as_str).unwrap_or("NVIDIA GPU");
-    let total_mib: u64 = node
-        .pointer("/metadata/labels/nvidia.com~1gpu.memory")
-        .and_then(Value::as_str)
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(40_960);
+    let mut model =
+        node.pointer("/metadata/labels/nvidia.com~1gpu.product").and_then(Value::as_str).map(str::to_string);
+    let mut total_mib: Option<u64> =
+        node.pointer("/metadata/labels/nvidia.com~1gpu.memory").and_then(Value::as_str).and_then(|m| m.parse().ok());
     let mut gpus: Vec<String> = Vec::new();
     for a in devices::advertised(node) {
         for id in a.ids {
@@ -41,10 +49,23 @@ pub fn page(node: &Value, t: u64) -> Option<String> {
             }
         }
     }
+    for s in slices.iter().filter(|s| s.pointer("/spec/nodeName").and_then(Value::as_str) == Some(name)) {
+        for d in s.pointer("/spec/devices").and_then(Value::as_array).into_iter().flatten() {
+            let attr = |k: &str| d.pointer(&format!("/attributes/{k}/string")).and_then(Value::as_str);
+            let Some(uuid) = attr("uuid").filter(|_| attr("type") == Some("gpu")) else { continue };
+            if !gpus.iter().any(|g| g == uuid) {
+                gpus.push(uuid.to_string());
+            }
+            model = model.or_else(|| attr("productName").map(str::to_string));
+            total_mib = total_mib.or_else(|| d.pointer("/capacity/memory/value").and_then(Value::as_str).and_then(mib));
+        }
+    }
     if gpus.is_empty() {
         return None;
     }
+    let total_mib = total_mib.unwrap_or(40_960);
     // GPU feature discovery names a time-sliced GPU `…-SHARED`; the exporter reads NVML's name.
+    let model = model.unwrap_or_else(|| "NVIDIA GPU".into());
     let model = model.trim_end_matches("-SHARED").replace('-', " ");
     let mut out =
         String::from("# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n");
@@ -79,11 +100,20 @@ mod tests {
             "metadata": {"name": "gpu-x86-01", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-PCIE-40GB", "nvidia.com/gpu.memory": "40960"}},
             "status": {"allocatable": {"nvidia.com/gpu": "2"}, "capacity": {"nvidia.com/gpu": "2"}}
         });
-        let p = page(&node, 10).unwrap_or_default();
+        let p = page(&node, &[], 10).unwrap_or_default();
         assert_eq!(p.matches("DCGM_FI_DEV_GPU_UTIL{").count(), 2, "{p}");
         assert!(p.contains(r#"modelName="NVIDIA A100 PCIE 40GB""#) && p.contains(r#"UUID="GPU-"#), "{p}");
         let busy: Vec<u64> = (0..60).map(|t| util(0, t)).collect();
         assert!(busy.iter().any(|b| *b >= 70) && busy.iter().any(|b| *b < 5), "busy and idle in turns");
-        assert!(page(&serde_json::json!({"metadata": {"name": "cpu-only"}}), 0).is_none());
+        assert!(page(&serde_json::json!({"metadata": {"name": "cpu-only"}}), &[], 0).is_none());
+        // A DRA driver's whole GPUs (not a MIG-enabled GPU's slices), named as it publishes them.
+        let dra = serde_json::json!({"metadata": {"name": "gpu-dra-01"}, "status": {}});
+        let slice = serde_json::json!({"spec": {"nodeName": "gpu-dra-01", "devices": [
+            {"name": "gpu-0", "attributes": {"type": {"string": "gpu"}, "uuid": {"string": "GPU-aa"}, "productName": {"string": "NVIDIA A100 80GB PCIe"}}, "capacity": {"memory": {"value": "80Gi"}}},
+            {"name": "gpu-2-mig-19-0-1", "attributes": {"type": {"string": "mig"}, "uuid": {"string": "MIG-bb"}}}]}});
+        let p = page(&dra, &[slice], 10).unwrap_or_default();
+        assert_eq!(p.matches("DCGM_FI_DEV_GPU_UTIL{").count(), 1, "{p}");
+        assert!(p.contains(r#"UUID="GPU-aa""#) && p.contains(r#"modelName="NVIDIA A100 80GB PCIe""#), "{p}");
+        assert!(p.contains("DCGM_FI_DEV_FB_FREE") && !p.contains("MIG-bb"), "{p}");
     }
 }

@@ -210,13 +210,21 @@ pub fn gpu_nodes(sim: &Simulator) -> Vec<(String, Option<&'static str>)> {
         .collect()
 }
 
+/// Every ResourceSlice the store holds (a DRA driver's devices, for the dcgm-exporter pages).
+pub(crate) fn slices(store: &crate::store::Store) -> Vec<serde_json::Value> {
+    resources::by_kind_name("ResourceSlice")
+        .map(|r| store.objects(r).values().map(|v| (**v).clone()).collect())
+        .unwrap_or_default()
+}
+
 /// Whether the simulated dcgm-exporter has a page for `node` (its device plugin advertises
-/// whole GPUs).
+/// whole GPUs, or a DRA driver publishes them).
 pub fn has_dcgm_page(sim: &Simulator, node: &str) -> bool {
     let store = sim.shared.store();
+    let slices = slices(&store);
     resources::by_kind_name("Node")
         .and_then(|r| store.objects(r).get(&(String::new(), node.to_string())).cloned())
-        .is_some_and(|n| dcgm::page(&n, 0).is_some())
+        .is_some_and(|n| dcgm::page(&n, &slices, 0).is_some())
 }
 
 /// Serves `dir/<node>/kubelet.sock` for every node the simulator holds now.
