@@ -158,65 +158,36 @@ pub fn fit(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> Fi
     r
 }
 
-/// Places the workload on the watched state.
+/// What the pod asks of every node, once the admission steps have shaped it.
+struct Ask<'a> {
+    pod: Pod,
+    req: pods::Amounts,
+    demand: dra::Demand,
+    dra_index: crate::derive::Map<&'a str, crate::derive::dra::NodeDra>,
+    mem_limit: u64,
+    unbounded: u32,
+    mem_req: i128,
+}
+
+/// Places the workload on the watched state: admission (RuntimeClass, quota, DRA classes), then
+/// each node as the scheduler's filters see it, then the summary in the scheduler's words.
 fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitResult {
-    let mut pod = Pod::from_full(&w.pod);
     let mut suggestions = Vec::new();
+    let mut pod = Pod::from_full(&w.pod);
     let mut classes: Vec<&str> = inputs.runtime_classes.iter().filter_map(|r| r.metadata.name.as_deref()).collect();
     classes.sort_unstable();
     let want_class = pod.spec.as_ref().and_then(|s| s.runtime_class_name.clone());
-    let mut summary_prefix = None;
-    if let Some(c) = &want_class {
-        match inputs.runtime_classes.iter().find(|r| r.metadata.name.as_deref() == Some(c.as_str())) {
-            None => {
-                let have = if classes.is_empty() { "none".to_string() } else { classes.join(", ") };
-                suggestions.push(app::say!("missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod — use an existing class or create it", "このクラスターには RuntimeClass {c} がありません（あるのは {have}）。API サーバーは Pod を拒否します — 既存のクラスを使うか作成してください"));
-                summary_prefix = Some(format!("pod rejected: RuntimeClass \"{c}\" not found"));
-            }
-            Some(rc) => {
-                // The RuntimeClass's scheduling constraints and overhead apply to the pod.
-                if let (Some(sched), Some(spec)) = (rc.scheduling.as_ref(), pod.spec.as_mut()) {
-                    if let Some(sel) = &sched.node_selector {
-                        spec.node_selector.get_or_insert_with(BTreeMap::new).extend(sel.clone());
-                    }
-                    if let Some(t) = &sched.tolerations {
-                        spec.tolerations.get_or_insert_with(Vec::new).extend(t.clone());
-                    }
-                }
-                if let (Some(o), Some(spec)) =
-                    (rc.overhead.as_ref().and_then(|o| o.pod_fixed.clone()), pod.spec.as_mut())
-                {
-                    spec.overhead = Some(o);
-                }
-            }
-        }
-    }
+    let mut refusal = runtime_class(inputs, &mut pod, want_class.as_deref(), &classes, &mut suggestions);
     let req = pods::effective_requests(&pod);
     // Quota admission comes before the scheduler: a pod its namespace's quota refuses is never
     // created, whatever the nodes have free.
-    if summary_prefix.is_none() {
-        if let Some((refusal, advice)) = quota::admit(inputs, &w.pod, &req, w.replicas) {
+    if refusal.is_none() {
+        if let Some((why, advice)) = quota::admit(inputs, &w.pod, &req, w.replicas) {
             suggestions.push(advice);
-            summary_prefix = refusal;
+            refusal = why;
         }
     }
-    // Dynamic Resource Allocation: the devices its claims (and DRA-backed extended resources)
-    // ask for.
-    let extended: Vec<(String, u64)> = req
-        .iter()
-        .filter(|(k, v)| k.contains('/') && **v > 0 && !k.starts_with("hugepages-"))
-        .map(|(k, v)| (k.clone(), pods::units(*v)))
-        .collect();
-    let demand = dra::demand(inputs, &pod, &w.templates, &w.claims, &extended);
-    if let Some(r) = &demand.refusal {
-        suggestions.push(app::say!(
-            "{r}: fix the name, or install the DRA driver that provides the class",
-            "{r}：名前を直すか、そのクラスを提供する DRA ドライバーを入れてください"
-        ));
-        summary_prefix.get_or_insert_with(|| format!("pod cannot be scheduled: {r}"));
-    }
-    suggestions.extend(demand.notes.iter().cloned());
-    let dra_index = if demand.is_empty() { Default::default() } else { dra::index(inputs) };
+    let demand = device_demand(inputs, w, &pod, &req, &mut refusal, &mut suggestions);
     let wants_nvidia = req.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0 && !demand.mapped.contains(k));
     if want_class.is_none() && wants_nvidia && classes.iter().any(|c| c.starts_with("nvidia")) {
         suggestions.push(app::say!(
@@ -226,182 +197,288 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
     }
     let (mem_limit, unbounded) = pods::memory_limit(&pod);
     let mem_req = req.get("memory").copied().unwrap_or(0) / 1000;
+    let dra_index = if demand.is_empty() { Default::default() } else { dra::index(inputs) };
+    let ask = Ask { pod, req, demand, dra_index, mem_limit, unbounded, mem_req };
     let use_by = usage(inputs);
-    let empty = NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 };
-    let mut nodes = Vec::new();
     let mut histogram: BTreeMap<String, u32> = BTreeMap::new();
     let mut sorted: Vec<&std::sync::Arc<Node>> = inputs.nodes.iter().collect();
     sorted.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    for n in sorted {
-        let name = n.metadata.name.clone().unwrap_or_default();
-        let u = use_by.get(&name).unwrap_or(&empty);
-        let unsched = n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false)
-            && !pod.spec.as_ref().and_then(|s| s.tolerations.as_ref()).is_some_and(|t| {
-                t.iter().any(|x| {
-                    tolerates(
-                        x,
-                        &Taint {
-                            key: "node.kubernetes.io/unschedulable".into(),
-                            effect: "NoSchedule".into(),
-                            ..Taint::default()
-                        },
-                    )
-                })
-            });
-        let taints = untolerated(&pod, n);
-        let affinity = matches_affinity(&pod, n);
-        // Resource fit, every insufficient resource as the scheduler lists them.
-        let mut insufficient = Vec::new();
-        let mut capacity_for = u32::MAX;
-        for (res, want) in req.iter().filter(|(_, v)| **v > 0) {
-            // An extended resource a DeviceClass stands for is counted in devices below.
-            if demand.mapped.contains(res) && alloc_milli(n, res) == 0 {
-                continue;
+    let nodes: Vec<NodeFit> = sorted
+        .into_iter()
+        .map(|n| {
+            let f = node_fit(
+                inputs,
+                &ask,
+                n,
+                use_by.get(n.metadata.name.as_deref().unwrap_or("")),
+                unified,
+                &mut suggestions,
+            );
+            for r in &f.reasons {
+                *histogram.entry(r.clone()).or_default() += 1;
             }
-            let free = alloc_milli(n, res) - u.requested.get(res).copied().unwrap_or(0);
-            if free < *want {
-                insufficient.push(format!("Insufficient {res}"));
-            }
-            capacity_for = capacity_for.min(u32::try_from((free.max(0) / want).min(10_000)).unwrap_or(0));
-        }
-        if !demand.is_empty() {
-            match dra::on_node(&dra_index, &name, &demand) {
-                Ok(k) => capacity_for = capacity_for.min(k),
-                Err(reason) => insufficient.push(reason.to_string()),
-            }
-        }
-        let pods_free = alloc_milli(n, "pods") / 1000 - u.pods;
-        if pods_free < 1 {
-            insufficient.push("Too many pods".into());
-        }
-        capacity_for = capacity_for.min(u32::try_from(pods_free.clamp(0, 10_000)).unwrap_or(0));
-        let reasons: Vec<String> = if unsched {
-            vec![UNSCHEDULABLE.into()]
-        } else if !taints.is_empty() {
-            vec![TAINT.into()]
-        } else if !affinity {
-            vec![SELECTOR.into()]
-        } else {
-            insufficient.clone()
-        };
-        for r in &reasons {
-            *histogram.entry(r.clone()).or_default() += 1;
-        }
-        let fits = reasons.is_empty();
-        let headroom = unified(n).then(|| {
-            let board = alloc_milli(n, "memory") / 1000;
-            let used_req = u.requested.get("memory").copied().unwrap_or(0) / 1000;
-            let new_limit = if unbounded > 0 { board } else { i128::from(mem_limit) };
-            Headroom {
-                board_bytes: u64::try_from(board.max(0)).unwrap_or(0),
-                after_requests_bytes: i64::try_from(board - used_req - mem_req).unwrap_or(i64::MIN),
-                after_limits_bytes: i64::try_from(board - i128::from(u.limits) - new_limit).unwrap_or(i64::MIN),
-                board_free_bytes: board_free(inputs, n),
-            }
-        });
-        // Suggestions for nodes that fail on one thing only.
-        let only_resources = !unsched && taints.is_empty() && affinity;
-        if only_resources && insufficient.len() == 1 {
-            let res = insufficient[0].trim_start_matches("Insufficient ").to_string();
-            if res == "nvidia.com/gpu" || res == "nvidia.com/gpu.shared" {
-                let physical = n
-                    .metadata
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get("nvidia.com/gpu.count"))
-                    .and_then(|c| c.parse::<u64>().ok())
-                    .unwrap_or(1)
-                    .max(1);
-                let need =
-                    pods::units(u.requested.get(&res).copied().unwrap_or(0) + req.get(&res).copied().unwrap_or(0));
-                let replicas = need.div_ceil(physical).max(2);
-                let per_pod = pods::units(req.get(&res).copied().unwrap_or(0));
-                if per_pod == 1 {
-                    suggestions.push(app::say!("node {name} would fit with time-slicing replicas ≥ {replicas} (the models would share the GPU's compute and memory, without isolation)", "タイムスライスのレプリカを {replicas} 以上にすれば Node {name} に配置できます（モデルは GPU の計算とメモリを分離なしで共有します）"));
-                } else {
-                    suggestions.push(app::say!(
-                        "node {name} would fit if the pod asked for 1 {res} instead of {per_pod}",
-                        "Pod が {res} を {per_pod} ではなく 1 要求すれば Node {name} に配置できます"
-                    ));
-                }
-            } else if res == "memory" {
-                let free = alloc_milli(n, "memory") - u.requested.get("memory").copied().unwrap_or(0);
-                if free > 0 {
-                    let f = fmt_amount("memory", free);
-                    suggestions.push(app::say!(
-                        "fits on {name} if the memory request is ≤ {f}",
-                        "メモリ request が {f} 以下なら {name} に配置できます"
-                    ));
-                }
-            }
-        }
-        if insufficient.is_empty() && !unsched {
-            if !taints.is_empty() && affinity {
-                let t: Vec<String> = taints
-                    .iter()
-                    .map(|t| {
-                        format!(
-                            "{}{}:{}",
-                            t.key,
-                            t.value.as_deref().map(|v| format!("={v}")).unwrap_or_default(),
-                            t.effect
-                        )
-                    })
-                    .collect();
-                let t = t.join(", ");
-                suggestions.push(app::say!(
-                    "node {name} has room but taint {t} — add a toleration to use it",
-                    "Node {name} には余裕がありますが taint {t} があります — 使うには toleration を追加してください"
-                ));
-            } else if taints.is_empty() && !affinity {
-                suggestions.push(app::say!(
-                    "node {name} has room but does not match the pod's node selector/affinity",
-                    "Node {name} には余裕がありますが、Pod の nodeSelector/affinity に合いません"
-                ));
-            }
-        }
-        if let Some(h) = &headroom {
-            if fits && h.after_limits_bytes < 0 && unbounded == 0 {
-                let max_limit = i128::from(mem_limit) + i128::from(h.after_limits_bytes);
-                if max_limit > 0 {
-                    let (l, b) = (fmt_amount("memory", max_limit * 1000), Bytes(h.board_bytes));
-                    suggestions.push(app::say!("fits on {name} if the memory limit is ≤ {l} (otherwise limits on the board exceed its {b} shared by CPU and GPU)", "メモリ limit が {l} 以下なら {name} に配置できます（超えるとボードの limits が CPU と GPU で共有する {b} を超えます）"));
-                } else {
-                    let b = Bytes(h.board_bytes);
-                    suggestions.push(app::say!("fits on {name}, but the memory limits of the pods already there exceed the board's {b}: lower them before adding a model", "{name} に配置できますが、すでにある Pod のメモリ limits がボードの {b} を超えています。モデルを追加する前に下げてください"));
-                }
-            }
-        }
-        nodes.push(NodeFit {
-            node: name,
-            fits,
-            reasons,
-            capacity_for: if fits { capacity_for.max(1) } else { 0 },
-            headroom,
-        });
+            f
+        })
+        .collect();
+    if !ask.demand.is_empty() && !nodes.iter().any(|n| n.fits) {
+        device_shortage(&ask.demand, &nodes, &mut suggestions);
     }
-    if !demand.is_empty() && !nodes.iter().any(|n| n.fits) {
-        let short: Vec<&str> = nodes
-            .iter()
-            .filter(|n| n.reasons.len() == 1 && n.reasons[0] == dra::CANNOT_ALLOCATE)
-            .map(|n| n.node.as_str())
-            .collect();
-        if !short.is_empty() {
-            let (w, s) = (demand.wants().join(", "), short.join(", "));
-            suggestions.push(app::say!(
-                "no node has free devices for {w} (nodes short only of devices: {s}) — free a device (a claim held by a pod that is done, or a claim no pod uses) or add a GPU node",
-                "{w} に使える空きデバイスのある Node がありません（デバイスだけが足りない Node：{s}）— デバイスを空ける（終わった Pod が持つ claim、どの Pod も使っていない claim）か、GPU Node を追加してください"
-            ));
-        }
-    }
-    let total = nodes.len();
-    let available: Vec<&str> = nodes.iter().filter(|n| n.fits).map(|n| n.node.as_str()).collect();
-    let placeable = if summary_prefix.is_some() {
+    let placeable = if refusal.is_some() {
         0
     } else {
         nodes.iter().map(|n| u64::from(n.capacity_for)).sum::<u64>().min(u64::from(w.replicas)) as u32
     };
-    let summary = if let Some(p) = summary_prefix {
+    let summary = summary(refusal, &nodes, &histogram, placeable, w.replicas);
+    FitResult { summary, replicas: w.replicas, placeable, nodes, suggestions, error: None, update: None }
+}
+
+/// RuntimeClass admission: a class that does not exist refuses the pod (the summary's words,
+/// returned); one that does brings its scheduling constraints and overhead to the pod.
+fn runtime_class(
+    inputs: &Inputs,
+    pod: &mut Pod,
+    want: Option<&str>,
+    classes: &[&str],
+    suggestions: &mut Vec<app::i18n::Said>,
+) -> Option<String> {
+    let c = want?;
+    let Some(rc) = inputs.runtime_classes.iter().find(|r| r.metadata.name.as_deref() == Some(c)) else {
+        let have = if classes.is_empty() { "none".to_string() } else { classes.join(", ") };
+        suggestions.push(app::say!("missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod — use an existing class or create it", "このクラスターには RuntimeClass {c} がありません（あるのは {have}）。API サーバーは Pod を拒否します — 既存のクラスを使うか作成してください"));
+        return Some(format!("pod rejected: RuntimeClass \"{c}\" not found"));
+    };
+    if let (Some(sched), Some(spec)) = (rc.scheduling.as_ref(), pod.spec.as_mut()) {
+        if let Some(sel) = &sched.node_selector {
+            spec.node_selector.get_or_insert_with(BTreeMap::new).extend(sel.clone());
+        }
+        if let Some(t) = &sched.tolerations {
+            spec.tolerations.get_or_insert_with(Vec::new).extend(t.clone());
+        }
+    }
+    if let (Some(o), Some(spec)) = (rc.overhead.as_ref().and_then(|o| o.pod_fixed.clone()), pod.spec.as_mut()) {
+        spec.overhead = Some(o);
+    }
+    None
+}
+
+/// The devices the pod's claims (and DRA-backed extended resources) ask for; a class that does
+/// not exist refuses it.
+fn device_demand(
+    inputs: &Inputs,
+    w: &Workload,
+    pod: &Pod,
+    req: &pods::Amounts,
+    refusal: &mut Option<String>,
+    suggestions: &mut Vec<app::i18n::Said>,
+) -> dra::Demand {
+    let extended: Vec<(String, u64)> = req
+        .iter()
+        .filter(|(k, v)| k.contains('/') && **v > 0 && !k.starts_with("hugepages-"))
+        .map(|(k, v)| (k.clone(), pods::units(*v)))
+        .collect();
+    let demand = dra::demand(inputs, pod, &w.templates, &w.claims, &extended);
+    if let Some(r) = &demand.refusal {
+        suggestions.push(app::say!(
+            "{r}: fix the name, or install the DRA driver that provides the class",
+            "{r}：名前を直すか、そのクラスを提供する DRA ドライバーを入れてください"
+        ));
+        refusal.get_or_insert_with(|| format!("pod cannot be scheduled: {r}"));
+    }
+    suggestions.extend(demand.notes.iter().cloned());
+    demand
+}
+
+/// Whether the pod tolerates the `unschedulable` taint a cordoned node carries.
+fn tolerates_cordon(pod: &Pod) -> bool {
+    let cordon =
+        Taint { key: "node.kubernetes.io/unschedulable".into(), effect: "NoSchedule".into(), ..Taint::default() };
+    pod.spec.as_ref().and_then(|s| s.tolerations.as_ref()).is_some_and(|t| t.iter().any(|x| tolerates(x, &cordon)))
+}
+
+/// One node as the scheduler's filters see the pod there — its reasons in the scheduler's
+/// order (cordon, taints, affinity, then every insufficient resource), how many replicas fit,
+/// the board's memory headroom — and the advice for a node that fails on one thing only.
+fn node_fit(
+    inputs: &Inputs,
+    ask: &Ask<'_>,
+    n: &Node,
+    used: Option<&NodeUse>,
+    unified: &dyn Fn(&Node) -> bool,
+    suggestions: &mut Vec<app::i18n::Said>,
+) -> NodeFit {
+    let empty = NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 };
+    let u = used.unwrap_or(&empty);
+    let name = n.metadata.name.clone().unwrap_or_default();
+    let unsched = n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) && !tolerates_cordon(&ask.pod);
+    let taints = untolerated(&ask.pod, n);
+    let affinity = matches_affinity(&ask.pod, n);
+    let (insufficient, capacity_for) = resources(ask, n, &name, u);
+    let reasons: Vec<String> = if unsched {
+        vec![UNSCHEDULABLE.into()]
+    } else if !taints.is_empty() {
+        vec![TAINT.into()]
+    } else if !affinity {
+        vec![SELECTOR.into()]
+    } else {
+        insufficient.clone()
+    };
+    let fits = reasons.is_empty();
+    let headroom = unified(n).then(|| headroom(inputs, ask, n, u));
+    if !unsched && taints.is_empty() && affinity && insufficient.len() == 1 {
+        short_of_one(ask, n, &name, u, &insufficient[0], suggestions);
+    }
+    if insufficient.is_empty() && !unsched {
+        if !taints.is_empty() && affinity {
+            let t: Vec<String> = taints
+                .iter()
+                .map(|t| {
+                    format!("{}{}:{}", t.key, t.value.as_deref().map(|v| format!("={v}")).unwrap_or_default(), t.effect)
+                })
+                .collect();
+            let t = t.join(", ");
+            suggestions.push(app::say!(
+                "node {name} has room but taint {t} — add a toleration to use it",
+                "Node {name} には余裕がありますが taint {t} があります — 使うには toleration を追加してください"
+            ));
+        } else if taints.is_empty() && !affinity {
+            suggestions.push(app::say!(
+                "node {name} has room but does not match the pod's node selector/affinity",
+                "Node {name} には余裕がありますが、Pod の nodeSelector/affinity に合いません"
+            ));
+        }
+    }
+    if let Some(h) = headroom.as_ref().filter(|h| fits && h.after_limits_bytes < 0 && ask.unbounded == 0) {
+        limits_over_board(ask, &name, h, suggestions);
+    }
+    NodeFit { node: name, fits, reasons, capacity_for: if fits { capacity_for.max(1) } else { 0 }, headroom }
+}
+
+/// Every resource the node is short of, as the scheduler lists them, and how many replicas its
+/// free resources (devices and pod slots included) hold.
+fn resources(ask: &Ask<'_>, n: &Node, name: &str, u: &NodeUse) -> (Vec<String>, u32) {
+    let mut insufficient = Vec::new();
+    let mut capacity_for = u32::MAX;
+    for (res, want) in ask.req.iter().filter(|(_, v)| **v > 0) {
+        // An extended resource a DeviceClass stands for is counted in devices below.
+        if ask.demand.mapped.contains(res) && alloc_milli(n, res) == 0 {
+            continue;
+        }
+        let free = alloc_milli(n, res) - u.requested.get(res).copied().unwrap_or(0);
+        if free < *want {
+            insufficient.push(format!("Insufficient {res}"));
+        }
+        capacity_for = capacity_for.min(u32::try_from((free.max(0) / want).min(10_000)).unwrap_or(0));
+    }
+    if !ask.demand.is_empty() {
+        match dra::on_node(&ask.dra_index, name, &ask.demand) {
+            Ok(k) => capacity_for = capacity_for.min(k),
+            Err(reason) => insufficient.push(reason.to_string()),
+        }
+    }
+    let pods_free = alloc_milli(n, "pods") / 1000 - u.pods;
+    if pods_free < 1 {
+        insufficient.push("Too many pods".into());
+    }
+    (insufficient, capacity_for.min(u32::try_from(pods_free.clamp(0, 10_000)).unwrap_or(0)))
+}
+
+/// A unified-memory board's room for the pod: after requests, after limits, and as the agent
+/// last read the board.
+fn headroom(inputs: &Inputs, ask: &Ask<'_>, n: &Node, u: &NodeUse) -> Headroom {
+    let board = alloc_milli(n, "memory") / 1000;
+    let used_req = u.requested.get("memory").copied().unwrap_or(0) / 1000;
+    let new_limit = if ask.unbounded > 0 { board } else { i128::from(ask.mem_limit) };
+    Headroom {
+        board_bytes: u64::try_from(board.max(0)).unwrap_or(0),
+        after_requests_bytes: i64::try_from(board - used_req - ask.mem_req).unwrap_or(i64::MIN),
+        after_limits_bytes: i64::try_from(board - i128::from(u.limits) - new_limit).unwrap_or(i64::MIN),
+        board_free_bytes: board_free(inputs, n),
+    }
+}
+
+/// Advice for a node that fails on one resource only: time-slicing replicas or a smaller ask
+/// for a GPU, a smaller memory request.
+fn short_of_one(
+    ask: &Ask<'_>,
+    n: &Node,
+    name: &str,
+    u: &NodeUse,
+    reason: &str,
+    suggestions: &mut Vec<app::i18n::Said>,
+) {
+    let res = reason.trim_start_matches("Insufficient ").to_string();
+    if res == "nvidia.com/gpu" || res == "nvidia.com/gpu.shared" {
+        let physical = n
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("nvidia.com/gpu.count"))
+            .and_then(|c| c.parse::<u64>().ok())
+            .unwrap_or(1)
+            .max(1);
+        let need = pods::units(u.requested.get(&res).copied().unwrap_or(0) + ask.req.get(&res).copied().unwrap_or(0));
+        let replicas = need.div_ceil(physical).max(2);
+        let per_pod = pods::units(ask.req.get(&res).copied().unwrap_or(0));
+        if per_pod == 1 {
+            suggestions.push(app::say!("node {name} would fit with time-slicing replicas ≥ {replicas} (the models would share the GPU's compute and memory, without isolation)", "タイムスライスのレプリカを {replicas} 以上にすれば Node {name} に配置できます（モデルは GPU の計算とメモリを分離なしで共有します）"));
+        } else {
+            suggestions.push(app::say!(
+                "node {name} would fit if the pod asked for 1 {res} instead of {per_pod}",
+                "Pod が {res} を {per_pod} ではなく 1 要求すれば Node {name} に配置できます"
+            ));
+        }
+    } else if res == "memory" {
+        let free = alloc_milli(n, "memory") - u.requested.get("memory").copied().unwrap_or(0);
+        if free > 0 {
+            let f = fmt_amount("memory", free);
+            suggestions.push(app::say!(
+                "fits on {name} if the memory request is ≤ {f}",
+                "メモリ request が {f} 以下なら {name} に配置できます"
+            ));
+        }
+    }
+}
+
+/// Advice when the pod fits a board whose memory limits would then exceed what the board has.
+fn limits_over_board(ask: &Ask<'_>, name: &str, h: &Headroom, suggestions: &mut Vec<app::i18n::Said>) {
+    let max_limit = i128::from(ask.mem_limit) + i128::from(h.after_limits_bytes);
+    if max_limit > 0 {
+        let (l, b) = (fmt_amount("memory", max_limit * 1000), Bytes(h.board_bytes));
+        suggestions.push(app::say!("fits on {name} if the memory limit is ≤ {l} (otherwise limits on the board exceed its {b} shared by CPU and GPU)", "メモリ limit が {l} 以下なら {name} に配置できます（超えるとボードの limits が CPU と GPU で共有する {b} を超えます）"));
+    } else {
+        let b = Bytes(h.board_bytes);
+        suggestions.push(app::say!("fits on {name}, but the memory limits of the pods already there exceed the board's {b}: lower them before adding a model", "{name} に配置できますが、すでにある Pod のメモリ limits がボードの {b} を超えています。モデルを追加する前に下げてください"));
+    }
+}
+
+/// Advice when no node has the devices the claims ask for.
+fn device_shortage(demand: &dra::Demand, nodes: &[NodeFit], suggestions: &mut Vec<app::i18n::Said>) {
+    let short: Vec<&str> = nodes
+        .iter()
+        .filter(|n| n.reasons.len() == 1 && n.reasons[0] == dra::CANNOT_ALLOCATE)
+        .map(|n| n.node.as_str())
+        .collect();
+    if !short.is_empty() {
+        let (w, s) = (demand.wants().join(", "), short.join(", "));
+        suggestions.push(app::say!(
+            "no node has free devices for {w} (nodes short only of devices: {s}) — free a device (a claim held by a pod that is done, or a claim no pod uses) or add a GPU node",
+            "{w} に使える空きデバイスのある Node がありません（デバイスだけが足りない Node：{s}）— デバイスを空ける（終わった Pod が持つ claim、どの Pod も使っていない claim）か、GPU Node を追加してください"
+        ));
+    }
+}
+
+/// The summary in the scheduler's words: the refusal, `0/N nodes are available: …`, or the
+/// nodes that can run it and how many replicas they hold.
+fn summary(
+    refusal: Option<String>,
+    nodes: &[NodeFit],
+    histogram: &BTreeMap<String, u32>,
+    placeable: u32,
+    replicas: u32,
+) -> String {
+    let total = nodes.len();
+    let available: Vec<&str> = nodes.iter().filter(|n| n.fits).map(|n| n.node.as_str()).collect();
+    if let Some(p) = refusal {
         p
     } else if available.is_empty() {
         let mut items: Vec<String> = histogram.iter().map(|(r, c)| format!("{c} {r}")).collect();
@@ -409,13 +486,11 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
         format!("0/{total} nodes are available: {}.", items.join(", "))
     } else {
         format!(
-            "{}/{total} nodes can run it ({}); {placeable} of {} replica(s) can be placed.",
+            "{}/{total} nodes can run it ({}); {placeable} of {replicas} replica(s) can be placed.",
             available.len(),
-            available.join(", "),
-            w.replicas
+            available.join(", ")
         )
-    };
-    FitResult { summary, replicas: w.replicas, placeable, nodes, suggestions, error: None, update: None }
+    }
 }
 
 mod quota;
