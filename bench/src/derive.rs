@@ -143,6 +143,32 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
         median(encode),
         bytes / rounds.max(1)
     );
+    print_card_weight(&prev);
+}
+
+/// What the browser's first (whole) view weighs by field of its cards: the stream's bytes at
+/// this size, and where they go.
+fn print_card_weight(view: &app::model::ClusterView) {
+    let whole = serde_json::to_string(&app::model::WithCards(view)).unwrap_or_default();
+    let cards: Vec<serde_json::Value> =
+        view.nodes.iter().filter_map(|n| serde_json::to_value(app::model::AsCard(n)).ok()).collect();
+    let mut by_field: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for c in &cards {
+        for (k, v) in c.as_object().into_iter().flatten() {
+            *by_field.entry(k.clone()).or_default() += v.to_string().len();
+        }
+    }
+    let n = cards.len().max(1);
+    println!(
+        "first view with cards: {:.2} MB ({:.0} B a node); by field, bytes a node:",
+        whole.len() as f64 / 1e6,
+        whole.len() as f64 / n as f64
+    );
+    let mut fields: Vec<(String, usize)> = by_field.into_iter().collect();
+    fields.sort_by(|a, b| b.1.cmp(&a.1));
+    for (k, b) in fields.iter().take(8) {
+        println!("  {k}: {:.0}", *b as f64 / n as f64);
+    }
 }
 
 /// The `/metrics` page of this view: series per metric family and its size (docs/alerts.md's

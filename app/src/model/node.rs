@@ -381,9 +381,15 @@ pub struct NodeView {
     /// `k3s.io/node-args` set one (`--default-runtime nvidia`).
     #[serde(default)]
     pub default_runtime: Option<String>,
-    /// Pods that use the GPU without the scheduler counting them.
+    /// Pods that use the GPU without the scheduler counting them (a card lists the first
+    /// [`CARD_OUTSIDE`]).
     #[serde(default)]
     pub gpu_users_outside: Vec<GpuUser>,
+    /// How many more than listed (a card's; the whole node lists them all). Not in the browser's
+    /// build: the card's gpu-used-outside-scheduler diagnosis gives the count.
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(default)]
+    pub gpu_users_outside_more: u32,
     /// Set when the node is down (Ready Unknown or False). Not read by the browser: the card
     /// shows the node's diagnosis, which says it all.
     #[serde(default)]
@@ -421,12 +427,14 @@ impl Serialize for AsCard<'_> {
             namespaces,
             default_runtime,
             gpu_users_outside,
+            #[cfg(not(feature = "hydrate"))]
+            gpu_users_outside_more,
             down,
             agent,
             problems,
         } = self.0;
         let none: [(); 0] = [];
-        let mut m = s.serialize_struct("NodeView", 18)?;
+        let mut m = s.serialize_struct("NodeView", 19)?;
         m.serialize_field("name", name)?;
         m.serialize_field("ready", ready)?;
         m.serialize_field("unified_memory", unified_memory)?;
@@ -442,12 +450,29 @@ impl Serialize for AsCard<'_> {
         m.serialize_field("pods", &none)?;
         m.serialize_field("namespaces", namespaces)?;
         m.serialize_field("default_runtime", default_runtime)?;
-        m.serialize_field("gpu_users_outside", gpu_users_outside)?;
+        #[cfg(not(feature = "hydrate"))]
+        let more = *gpu_users_outside_more;
+        #[cfg(feature = "hydrate")]
+        let more = 0;
+        let (listed, more) = card_outside(gpu_users_outside, more);
+        m.serialize_field("gpu_users_outside", listed)?;
+        m.serialize_field("gpu_users_outside_more", &more)?;
         m.serialize_field("down", down)?;
         m.serialize_field("agent", agent)?;
         m.serialize_field("problems", problems)?;
         m.end()
     }
+}
+
+/// The pods using a GPU outside the scheduler that a card lists; the node page lists them all
+/// (on a K3s board whose default runtime is NVIDIA's, every pod on it may be one).
+pub const CARD_OUTSIDE: usize = 6;
+
+/// A card's share of the pods using a GPU outside the scheduler: the first [`CARD_OUTSIDE`],
+/// and how many more.
+fn card_outside(all: &[GpuUser], more: u32) -> (&[GpuUser], u32) {
+    let listed = &all[..all.len().min(CARD_OUTSIDE)];
+    (listed, more.saturating_add(u32::try_from(all.len() - listed.len()).unwrap_or(u32::MAX)))
 }
 
 /// A node's memory as its card reads it: without the board's split and measured free memory
@@ -530,6 +555,9 @@ impl NodeView {
             gpu_resources,
             memory: card_memory(&self.memory),
             conditions: card_conditions(&self.conditions),
+            gpu_users_outside: card_outside(&self.gpu_users_outside, 0).0.to_vec(),
+            #[cfg(not(feature = "hydrate"))]
+            gpu_users_outside_more: card_outside(&self.gpu_users_outside, self.gpu_users_outside_more).1,
             ..self.clone()
         }
     }
@@ -538,6 +566,22 @@ impl NodeView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_card_lists_the_first_pods_using_a_gpu_outside_the_scheduler_and_counts_the_rest() {
+        let users: Vec<GpuUser> =
+            (0..20).map(|i| GpuUser { namespace: "ml".into(), name: format!("p{i}"), ..GpuUser::default() }).collect();
+        let n = NodeView { gpu_users_outside: users, ..NodeView::default() };
+        let card = n.card();
+        assert_eq!(
+            (card.gpu_users_outside.len(), card.gpu_users_outside_more),
+            (CARD_OUTSIDE, 20 - CARD_OUTSIDE as u32)
+        );
+        assert_eq!(card.gpu_users_outside[0].name, "p0");
+        // Written as a card, the same; a card of a card does not count the rest twice.
+        assert_eq!(serde_json::to_value(AsCard(&n)).ok(), serde_json::to_value(&card).ok());
+        assert_eq!(card.card().gpu_users_outside_more, card.gpu_users_outside_more);
+    }
 
     #[test]
     fn filters_match_namespaces_and_labels() {

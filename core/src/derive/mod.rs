@@ -628,6 +628,7 @@ fn node_view(
         namespaces,
         default_runtime,
         gpu_users_outside,
+        gpu_users_outside_more: 0,
         down: node::down(n, &bound),
         agent: None,
         problems: Vec::new(),
