@@ -165,7 +165,7 @@ fn print_card_weight(view: &app::model::ClusterView) {
         whole.len() as f64 / n as f64
     );
     let mut fields: Vec<(String, usize)> = by_field.into_iter().collect();
-    fields.sort_by(|a, b| b.1.cmp(&a.1));
+    fields.sort_by_key(|f| std::cmp::Reverse(f.1));
     for (k, b) in fields.iter().take(8) {
         println!("  {k}: {:.0}", *b as f64 / n as f64);
     }
