@@ -34,13 +34,13 @@ pub fn routes() -> Router<Arc<Shared>> {
 /// dcgm-exporter's page for a simulated server (what the demo's agents scrape).
 async fn dcgm(State(s): State<Arc<Shared>>, Path(node): Path<String>) -> Response {
     let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (obj, slices) = {
+    let (obj, slices, claims) = {
         let store = s.store();
         let obj = crate::resources::by_kind_name("Node")
             .and_then(|r| store.objects(r).get(&(String::new(), node.clone())).cloned());
-        (obj, crate::kubelet::slices(&store))
+        (obj, crate::kubelet::slices(&store), crate::kubelet::claims(&store))
     };
-    match obj.and_then(|n| crate::kubelet::dcgm::page(&n, &slices, t)) {
+    match obj.and_then(|n| crate::kubelet::dcgm::page(&n, &slices, &claims, t)) {
         Some(p) => ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], p).into_response(),
         None => (StatusCode::NOT_FOUND, format!("no simulated node with whole GPUs named {node:?}\n")).into_response(),
     }

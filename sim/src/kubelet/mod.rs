@@ -217,6 +217,13 @@ pub(crate) fn slices(store: &crate::store::Store) -> Vec<serde_json::Value> {
         .unwrap_or_default()
 }
 
+/// Every ResourceClaim the store holds (which DRA devices pods hold, for the same pages).
+pub(crate) fn claims(store: &crate::store::Store) -> Vec<serde_json::Value> {
+    resources::by_kind_name("ResourceClaim")
+        .map(|r| store.objects(r).values().map(|v| (**v).clone()).collect())
+        .unwrap_or_default()
+}
+
 /// Whether the simulated dcgm-exporter has a page for `node` (its device plugin advertises
 /// whole GPUs, or a DRA driver publishes them).
 pub fn has_dcgm_page(sim: &Simulator, node: &str) -> bool {
@@ -224,7 +231,7 @@ pub fn has_dcgm_page(sim: &Simulator, node: &str) -> bool {
     let slices = slices(&store);
     resources::by_kind_name("Node")
         .and_then(|r| store.objects(r).get(&(String::new(), node.to_string())).cloned())
-        .is_some_and(|n| dcgm::page(&n, &slices, 0).is_some())
+        .is_some_and(|n| dcgm::page(&n, &slices, &[], 0).is_some())
 }
 
 /// Serves `dir/<node>/kubelet.sock` for every node the simulator holds now.
