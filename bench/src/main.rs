@@ -91,27 +91,15 @@ struct Row {
     pushes_per_s: f64,
 }
 
-/// The overview's first load as sent: `(gzip, brotli)` bytes of the page and what it loads (its
-/// stylesheets and scripts, and the bundle when it is the live overview; a large site's is the
-/// paged one, which loads no WASM). Chromium asks for brotli only over HTTPS, so a kiosk on
+/// The overview's first load as sent: `(gzip, brotli)` bytes of the page and what it loads
+/// ([`gpudash_tests::first_load`]: its stylesheets and scripts, and the bundle when it is the
+/// live overview; a large site's is the paged one, which loads no WASM). Chromium asks for brotli only over HTTPS, so a kiosk on
 /// plain HTTP gets the gzip figure.
 async fn page_weight(url: &str) -> anyhow::Result<(u64, u64)> {
     let http = reqwest::Client::new();
     let html = http.get(format!("{url}/")).send().await?.text().await?;
     let mut paths = vec!["/".to_string()];
-    for (attr, end) in [("href=\"", ".css"), ("src=\"", ".js")] {
-        for part in html.split(attr).skip(1) {
-            let p = part.split('"').next().unwrap_or("");
-            if p.starts_with('/') && p.ends_with(end) {
-                paths.push(p.to_string());
-            }
-        }
-    }
-    if html.contains("/pkg/gpudash.js") {
-        paths.extend(["/pkg/gpudash.js".to_string(), "/pkg/gpudash_bg.wasm".to_string()]);
-    }
-    paths.sort();
-    paths.dedup();
+    paths.extend(gpudash_tests::first_load(&html));
     let mut total = (0, 0);
     for path in &paths {
         for (enc, sum) in [("gzip", &mut total.0), ("br", &mut total.1)] {

@@ -47,18 +47,19 @@ fn urgency(n: &NodeView) -> u8 {
 /// Page `page` (from 1; past the end gives the last) of the overview of `view`, its nodes
 /// narrowed by namespace, label and group as the overview's filters narrow them.
 pub fn sheet(view: &ClusterView, ns: Option<&str>, label: Option<&str>, group: Option<&str>, page: u32) -> Sheet {
-    let matching: Vec<&Arc<NodeView>> = view.nodes.iter().filter(|n| n.matches(ns, label)).collect();
+    // Each matching node with its group and urgency, worked out once.
+    let matching: Vec<(&Arc<NodeView>, Option<String>, u8)> =
+        view.nodes.iter().filter(|n| n.matches(ns, label)).map(|n| (n, product(n), urgency(n))).collect();
     let mut groups: BTreeMap<Option<String>, NodeGroup> = BTreeMap::new();
-    for n in &matching {
-        let p = product(n);
+    for (n, p, u) in &matching {
         let g = groups.entry(p.clone()).or_insert_with(|| NodeGroup {
             key: group_key(p.as_deref()),
-            product: p,
+            product: p.clone(),
             ..NodeGroup::default()
         });
         g.nodes += 1;
         g.ready += u32::from(n.ready);
-        g.attention += u32::from(urgency(n) < 2);
+        g.attention += u32::from(*u < 2);
         g.gpu_allocatable += n.gpu_resources.iter().map(|r| r.allocatable).sum::<u64>();
         g.gpu_allocated += n.gpu_resources.iter().map(|r| r.allocated).sum::<u64>();
         g.pending_pods += n.pending_pods;
@@ -68,8 +69,8 @@ pub fn sheet(view: &ClusterView, ns: Option<&str>, label: Option<&str>, group: O
     let group = group.filter(|g| groups.iter().any(|x| x.key == *g)).map(str::to_string);
     let mut shown: Vec<(u8, &Arc<NodeView>)> = matching
         .into_iter()
-        .filter(|n| group.as_deref().is_none_or(|g| group_key(product(n).as_deref()) == g))
-        .map(|n| (urgency(n), n))
+        .filter(|(_, p, _)| group.as_deref().is_none_or(|g| group_key(p.as_deref()) == g))
+        .map(|(n, _, u)| (u, n))
         .collect();
     // Nodes arrive sorted by name; a stable sort keeps that order within each urgency.
     shown.sort_by_key(|(u, _)| *u);

@@ -565,3 +565,29 @@ pub async fn expect_kubectl(kc: &Path, cases: &[(&[&str], &[&str])]) {
         }
     }
 }
+
+/// What a page's first load fetches besides the page itself: its stylesheets, scripts and
+/// images, and the WASM module when it hydrates (the loader imports it): paths below the site,
+/// sorted. The page-weight test and the benchmark count the same.
+pub fn first_load(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for tag in html.split('<').skip(1) {
+        let attr =
+            |name: &str| tag.split(&format!(" {name}=\"")).nth(1).and_then(|v| v.split('"').next()).map(str::to_string);
+        let is = |name: &str| tag.starts_with(name) && tag[name.len()..].starts_with([' ', '>', '/']);
+        let src = if is("link") && tag.contains("rel=\"stylesheet\"") {
+            attr("href")
+        } else if is("script") || is("img") {
+            attr("src")
+        } else {
+            None
+        };
+        out.extend(src.filter(|s| s.starts_with('/')).map(|s| s.replace("&amp;", "&")));
+    }
+    if html.contains("/pkg/gpudash.js") {
+        out.extend(["/pkg/gpudash.js".to_string(), "/pkg/gpudash_bg.wasm".to_string()]);
+    }
+    out.sort();
+    out.dedup();
+    out
+}

@@ -4,7 +4,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use gpudash_tests::Gpudash;
+use gpudash_tests::{first_load, Gpudash};
 
 const ROUTES: &[&str] = &[
     "/",
@@ -47,31 +47,6 @@ async fn every_route_carries_the_security_headers() {
         nonces.push(nonce);
     }
     assert_ne!(nonces[0], nonces[1]);
-}
-
-/// What a page's first load fetches besides the page itself: its stylesheets, scripts and
-/// images, and the WASM module when it hydrates (the loader imports it).
-fn first_load(html: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for tag in html.split('<').skip(1) {
-        let attr =
-            |name: &str| tag.split(&format!(" {name}=\"")).nth(1).and_then(|v| v.split('"').next()).map(str::to_string);
-        let is = |name: &str| tag.starts_with(name) && tag[name.len()..].starts_with([' ', '>', '/']);
-        let src = if is("link") && tag.contains("rel=\"stylesheet\"") {
-            attr("href")
-        } else if is("script") || is("img") {
-            attr("src")
-        } else {
-            None
-        };
-        out.extend(src.filter(|s| s.starts_with('/')).map(|s| s.replace("&amp;", "&")));
-    }
-    if html.contains("/pkg/gpudash.js") {
-        out.extend(["/pkg/gpudash.js".to_string(), "/pkg/gpudash_bg.wasm".to_string()]);
-    }
-    out.sort();
-    out.dedup();
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

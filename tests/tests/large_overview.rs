@@ -3,13 +3,12 @@
 //! attention first, links to the other pages — light on first load, kept live without the
 //! bundle, and turned page by page on a kiosk.
 
-use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
 use gpudash_tests::browser::{shot, text};
-use gpudash_tests::{with_browser, Gpudash};
+use gpudash_tests::{first_load, with_browser, Gpudash};
 use serde_json::{json, Value};
 
 /// An x86 server with one L4, as its kubelet and the device plugin report it.
@@ -31,12 +30,6 @@ fn server(i: usize, ready: bool) -> Value {
             "nodeInfo": {"architecture": "amd64", "kubeletVersion": "v1.31.6+k3s1", "kernelVersion": "6.8.0-49-generic",
                          "containerRuntimeVersion": "containerd://1.7.23-k3s2", "osImage": "Ubuntu 24.04.1 LTS"}}
     })
-}
-
-fn gzip_len(b: &[u8]) -> usize {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    let _ = gz.write_all(b);
-    gz.finish().map(|v| v.len()).unwrap_or(usize::MAX)
 }
 
 /// The `data-node` of each card, in order.
@@ -84,11 +77,16 @@ async fn a_large_site_gets_a_light_paged_overview_that_stays_live() {
     }
     assert!(html.contains("rel=\"next\"") && html.contains("page=2") && !html.contains("rel=\"prev\""));
     assert!(html.contains(">NVIDIA-L4</a>") && html.contains(">52 (52)<"), "the L4 group counts its nodes");
-    // Its first load, gzip: the page, both stylesheets and the script — no WASM.
-    let weight: usize = gzip_len(html.as_bytes())
-        + gzip_len(get("/pkg/gpudash.css").await.as_bytes())
-        + gzip_len(get("/pkg/pages.css").await.as_bytes())
-        + gzip_len(get("/refresh.js").await.as_bytes());
+    // Its first load, gzip as served: the page, both stylesheets and the script — no WASM.
+    let parts = first_load(&html);
+    assert_eq!(parts, ["/pkg/gpudash.css", "/pkg/pages.css", "/refresh.js"]);
+    let mut weight = 0;
+    for path in std::iter::once("/").chain(parts.iter().map(String::as_str)) {
+        let r = http.get(format!("{}{path}", gd.url)).header("accept-encoding", "gzip").send().await;
+        let r = r.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.headers().get("content-encoding").and_then(|v| v.to_str().ok()), Some("gzip"), "{path}");
+        weight += r.bytes().await.unwrap_or_else(|e| panic!("{e}")).len();
+    }
     assert!(weight < 40 * 1024, "the paged overview's first load: {weight} B gzip");
 
     // The last page has the rest; every node is on exactly one page.

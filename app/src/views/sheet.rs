@@ -2,6 +2,7 @@
 //! cards (those needing attention first) with links to the other pages. Server-rendered and
 //! kept live by `public/refresh.js`, which also turns a kiosk's pages.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::Boot;
@@ -34,9 +35,12 @@ pub fn SheetPage(sheet: Sheet) -> impl IntoView {
             let name = g.product.clone().unwrap_or_else(|| s.sheet_no_gpu.to_string());
             let current = group.as_deref() == Some(g.key.as_str());
             let href = boot.overview_link(Some(&g.key), 1);
+            // A kiosk has no links to follow.
+            let product =
+                if boot.kiosk { Either::Left(name) } else { Either::Right(view! { <a href=href>{name.clone()}</a> }) };
             view! {
                 <tr class:current=current>
-                    <td>{if boot.kiosk { leptos::either::Either::Left(name) } else { leptos::either::Either::Right(view! { <a href=href>{name.clone()}</a> }) }}</td>
+                    <td>{product}</td>
                     <td class="num">{format!("{} ({})", g.nodes, g.ready)}</td>
                     <td class="num">{g.attention}</td>
                     <td class="num">{format!("{} / {}", g.gpu_allocated, g.gpu_allocatable)}</td>
@@ -62,7 +66,13 @@ pub fn SheetPage(sheet: Sheet) -> impl IntoView {
                 <h2>{s.sheet_groups}</h2>
                 <div class="table-wrap">
                     <table class="table">
-                        <thead><tr><th>{s.col_gpu}</th><th class="num">{s.col_nodes_ready}</th><th class="num">{s.col_attention}</th><th class="num">{s.col_gpu_held}</th><th class="num">{s.col_pending}</th></tr></thead>
+                        <thead><tr>
+                            <th>{s.col_gpu}</th>
+                            <th class="num">{s.col_nodes_ready}</th>
+                            <th class="num">{s.col_attention}</th>
+                            <th class="num">{s.col_gpu_held}</th>
+                            <th class="num">{s.col_pending}</th>
+                        </tr></thead>
                         <tbody>{rows}</tbody>
                     </table>
                 </div>

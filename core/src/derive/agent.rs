@@ -50,9 +50,29 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
         if stale {
             // What a silent agent said last is shown, and says so.
             for l in g.rows.iter_mut().filter(|l| l.en.starts_with("GPU ") || l.en.starts_with("MIG ")) {
-                l.push(&app::say!(" · stale", " · 更新停止"));
+                l.push(&stale_mark());
             }
         }
+    }
+}
+
+/// What a row measured by a silent agent adds: it shows the agent's last word, and says so.
+fn stale_mark() -> app::i18n::Said {
+    app::say!(" · stale", " · 更新停止")
+}
+
+/// A GPU's busy % as dcgm-exporter read it, whole and within 0–100.
+fn busy_percent(u: &GpuUse) -> Option<u32> {
+    u.busy_percent.map(|b| b.clamp(0.0, 100.0).round() as u32)
+}
+
+/// What a GPU's row adds for its measured use: ` · 97% busy · 12.0 GiB used`.
+fn reading(busy: Option<u32>, used: Option<u64>) -> Option<app::i18n::Said> {
+    match (busy, used.map(crate::quantity::Bytes)) {
+        (Some(b), Some(m)) => Some(app::say!(" · {b}% busy · {m} used", " · 使用率 {b}% · {m} 使用")),
+        (Some(b), None) => Some(app::say!(" · {b}% busy", " · 使用率 {b}%")),
+        (None, Some(m)) => Some(app::say!(" · {m} used", " · {m} 使用")),
+        (None, None) => None,
     }
 }
 
@@ -66,19 +86,14 @@ fn measure_dra(g: &mut GpuResource, dcgm: &[GpuUse], stale: bool) {
         let top = d.parent.is_none();
         let use_ = d.uuid.as_deref().and_then(|u| dcgm.iter().find(|x| x.uuid.as_deref() == Some(u)));
         if let Some(u) = use_ {
-            d.busy_percent = u.busy_percent.map(|b| b.clamp(0.0, 100.0).round() as u32);
+            d.busy_percent = busy_percent(u);
             d.memory_used_bytes = u.memory_used_bytes;
-            let (busy, m) = (d.busy_percent, d.memory_used_bytes.map(crate::quantity::Bytes));
-            let add = match (busy, m) {
-                (Some(b), Some(m)) => Some(app::say!(" · {b}% busy · {m} used", " · 使用率 {b}% · {m} 使用")),
-                (Some(b), None) => Some(app::say!(" · {b}% busy", " · 使用率 {b}%")),
-                (None, Some(m)) => Some(app::say!(" · {m} used", " · {m} 使用")),
-                (None, None) => None,
-            };
-            if let (true, Some(add), Some(label)) = (top, add, rows.get_mut(row)) {
+            if let (true, Some(add), Some(label)) =
+                (top, reading(d.busy_percent, d.memory_used_bytes), rows.get_mut(row))
+            {
                 label.push(&add);
                 if stale {
-                    label.push(&app::say!(" · stale", " · 更新停止"));
+                    label.push(&stale_mark());
                 }
             }
         }
@@ -201,18 +216,16 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
         // A MIG device is a slice of a GPU, not a GPU: its row says so.
         let unit = if p.id.starts_with("MIG-") { "MIG" } else { "GPU" };
         let use_ = dcgm.iter().find(|u| u.uuid.as_deref() == Some(p.id));
-        let busy = use_.and_then(|u| u.busy_percent).map(|b| b.clamp(0.0, 100.0).round() as u32).or_else(|| {
+        let busy = use_.and_then(busy_percent).or_else(|| {
             // The Jetson's one integrated GPU is what GR3D measures.
             p.id.starts_with("tegra").then_some(tegra_busy).flatten()
         });
         let used = use_.and_then(|u| u.memory_used_bytes);
-        let m = used.map(crate::quantity::Bytes);
-        labels.push(match (busy, m) {
-            (Some(b), Some(m)) => app::say!("{unit} {i} · {b}% busy · {m} used", "{unit} {i} · 使用率 {b}% · {m} 使用"),
-            (Some(b), None) => app::say!("{unit} {i} · {b}% busy", "{unit} {i} · 使用率 {b}%"),
-            (None, Some(m)) => app::say!("{unit} {i} · {m} used", "{unit} {i} · {m} 使用"),
-            (None, None) => format!("{unit} {i}").into(),
-        });
+        let mut label: app::i18n::Said = format!("{unit} {i}").into();
+        if let Some(r) = reading(busy, used) {
+            label.push(&r);
+        }
+        labels.push(label);
         rows.push(row);
         let uuid = (p.id.starts_with("GPU-") || p.id.starts_with("MIG-")).then(|| p.id.to_string());
         devices.push(DeviceView {

@@ -244,7 +244,11 @@ fn runtime_class(
     let c = want?;
     let Some(rc) = inputs.runtime_classes.iter().find(|r| r.metadata.name.as_deref() == Some(c)) else {
         let have = if classes.is_empty() { "none".to_string() } else { classes.join(", ") };
-        suggestions.push(app::say!("missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod — use an existing class or create it", "このクラスターには RuntimeClass {c} がありません（あるのは {have}）。API サーバーは Pod を拒否します — 既存のクラスを使うか作成してください"));
+        suggestions.push(app::say!(
+            "missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod \
+                — use an existing class or create it",
+            "このクラスターには RuntimeClass {c} がありません（あるのは {have}）。API サーバーは Pod を拒否します — 既存のクラスを使うか作成してください"
+        ));
         return Some(format!("pod rejected: RuntimeClass \"{c}\" not found"));
     };
     if let (Some(sched), Some(spec)) = (rc.scheduling.as_ref(), pod.spec.as_mut()) {
@@ -420,7 +424,11 @@ fn short_of_one(
         let replicas = need.div_ceil(physical).max(2);
         let per_pod = pods::units(ask.req.get(&res).copied().unwrap_or(0));
         if per_pod == 1 {
-            suggestions.push(app::say!("node {name} would fit with time-slicing replicas ≥ {replicas} (the models would share the GPU's compute and memory, without isolation)", "タイムスライスのレプリカを {replicas} 以上にすれば Node {name} に配置できます（モデルは GPU の計算とメモリを分離なしで共有します）"));
+            suggestions.push(app::say!(
+                "node {name} would fit with time-slicing replicas ≥ {replicas} (the models would share the \
+                    GPU's compute and memory, without isolation)",
+                "タイムスライスのレプリカを {replicas} 以上にすれば Node {name} に配置できます（モデルは GPU の計算とメモリを分離なしで共有します）"
+            ));
         } else {
             suggestions.push(app::say!(
                 "node {name} would fit if the pod asked for 1 {res} instead of {per_pod}",
@@ -444,10 +452,18 @@ fn limits_over_board(ask: &Ask<'_>, name: &str, h: &Headroom, suggestions: &mut 
     let max_limit = i128::from(ask.mem_limit) + i128::from(h.after_limits_bytes);
     if max_limit > 0 {
         let (l, b) = (fmt_amount("memory", max_limit * 1000), Bytes(h.board_bytes));
-        suggestions.push(app::say!("fits on {name} if the memory limit is ≤ {l} (otherwise limits on the board exceed its {b} shared by CPU and GPU)", "メモリ limit が {l} 以下なら {name} に配置できます（超えるとボードの limits が CPU と GPU で共有する {b} を超えます）"));
+        suggestions.push(app::say!(
+            "fits on {name} if the memory limit is ≤ {l} (otherwise limits on the board exceed its {b} \
+                shared by CPU and GPU)",
+            "メモリ limit が {l} 以下なら {name} に配置できます（超えるとボードの limits が CPU と GPU で共有する {b} を超えます）"
+        ));
     } else {
         let b = Bytes(h.board_bytes);
-        suggestions.push(app::say!("fits on {name}, but the memory limits of the pods already there exceed the board's {b}: lower them before adding a model", "{name} に配置できますが、すでにある Pod のメモリ limits がボードの {b} を超えています。モデルを追加する前に下げてください"));
+        suggestions.push(app::say!(
+            "fits on {name}, but the memory limits of the pods already there exceed the board's {b}: lower \
+                them before adding a model",
+            "{name} に配置できますが、すでにある Pod のメモリ limits がボードの {b} を超えています。モデルを追加する前に下げてください"
+        ));
     }
 }
 
@@ -461,7 +477,8 @@ fn device_shortage(demand: &dra::Demand, nodes: &[NodeFit], suggestions: &mut Ve
     if !short.is_empty() {
         let (w, s) = (demand.wants().join(", "), short.join(", "));
         suggestions.push(app::say!(
-            "no node has free devices for {w} (nodes short only of devices: {s}) — free a device (a claim held by a pod that is done, or a claim no pod uses) or add a GPU node",
+            "no node has free devices for {w} (nodes short only of devices: {s}) — free a device (a claim \
+                held by a pod that is done, or a claim no pod uses) or add a GPU node",
             "{w} に使える空きデバイスのある Node がありません（デバイスだけが足りない Node：{s}）— デバイスを空ける（終わった Pod が持つ claim、どの Pod も使っていない claim）か、GPU Node を追加してください"
         ));
     }

@@ -135,7 +135,9 @@ mod tests {
         // A DRA driver's whole GPUs (not a MIG-enabled GPU's slices), named as it publishes them.
         let dra = serde_json::json!({"metadata": {"name": "gpu-dra-01"}, "status": {}});
         let slice = serde_json::json!({"spec": {"nodeName": "gpu-dra-01", "devices": [
-            {"name": "gpu-0", "attributes": {"type": {"string": "gpu"}, "uuid": {"string": "GPU-aa"}, "productName": {"string": "NVIDIA A100 80GB PCIe"}}, "capacity": {"memory": {"value": "80Gi"}}},
+            {"name": "gpu-0",
+             "attributes": {"type": {"string": "gpu"}, "uuid": {"string": "GPU-aa"}, "productName": {"string": "NVIDIA A100 80GB PCIe"}},
+             "capacity": {"memory": {"value": "80Gi"}}},
             {"name": "gpu-2-mig-19-0-1", "attributes": {"type": {"string": "mig"}, "uuid": {"string": "MIG-bb"}}}]}});
         let held = serde_json::json!({"status": {"reservedFor": [{"resource": "pods", "name": "llm-0"}],
             "allocation": {"devices": {"results": [{"device": "gpu-0", "pool": "gpu-dra-01", "driver": "gpu.nvidia.com"}]}}}});
