@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all --check
-cargo clippy -p gpudash-core -p gpudash -p gpudash-agent -p gpudash-sim -p gpudash-tests -p gpudash-bench -p xtask -p app --all-targets -- -D warnings
+cargo clippy -p gpudash-core -p gpudash-web -p gpudash-fleet -p gpudash -p gpudash-agent -p gpudash-sim -p gpudash-tests -p gpudash-bench -p xtask -p app --all-targets -- -D warnings
 cargo clippy -p frontend -p app --target wasm32-unknown-unknown -- -D warnings

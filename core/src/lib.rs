@@ -10,3 +10,4 @@ pub mod fit;
 pub mod overview;
 pub mod pod;
 pub mod quantity;
+pub mod series;

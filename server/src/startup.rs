@@ -16,6 +16,7 @@ use crate::cli::{self, ServeArgs, SimArgs};
 use crate::derive::Options;
 use crate::http::{self, AppState};
 use crate::publish::{self, Snapshot};
+use gpudash_web::cli::{init_logging, shutdown_signal};
 
 /// How long gpudash may have been stopped for a diagnosis open before and after to keep its
 /// first time (longer, whether it held in between is not known: it starts again).
@@ -66,20 +67,10 @@ async fn kube_config(args: &ServeArgs) -> anyhow::Result<Option<kube::Config>> {
         .map_err(|e| anyhow!("in-cluster config failed: {e} — is the ServiceAccount token mounted?"))
 }
 
-fn init_logging(format: cli::LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GPUDASH_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,kube=warn,tower_http=warn,hyper=warn,sqlx=warn"));
-    let b = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let _ = match format {
-        cli::LogFormat::Json => b.json().try_init(),
-        cli::LogFormat::Text => b.try_init(),
-    };
-}
-
 /// `gpudash fleet`.
-pub async fn fleet(args: crate::fleet::FleetArgs) -> anyhow::Result<()> {
+pub async fn fleet(args: gpudash_fleet::FleetArgs) -> anyhow::Result<()> {
     init_logging(args.log_format);
-    crate::fleet::run(args).await
+    gpudash_fleet::run(args).await
 }
 
 /// `gpudash serve`: builds the application, then runs it until SIGTERM or Ctrl-C.
@@ -299,28 +290,6 @@ fn own_namespace() -> String {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "gpudash".into())
-}
-
-/// SIGTERM (Kubernetes stopping the pod) or Ctrl-C.
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
 }
 
 /// `gpudash sim`.

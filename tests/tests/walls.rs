@@ -1,7 +1,9 @@
 //! The walls the compiler keeps (DESIGN.md): the core crate — the derivation, the what-if check
 //! and what they read — has no async runtime, HTTP, database or filesystem crate in its
 //! dependency graph, and its code outside tests reads no clock, file, socket, process or
-//! environment. The site and the fleet depend on it; it depends on neither.
+//! environment. The site and the fleet depend on it; it depends on neither. The fleet is its own
+//! crate: it never talks to a cluster and has no edge back to the site; what both serve with
+//! (`gpudash-web`) knows neither of them nor of a cluster.
 
 use std::path::Path;
 use std::process::Command;
@@ -51,6 +53,27 @@ fn the_core_crate_depends_on_no_runtime_network_database_or_server_crate() {
     }
     // The site depends on the core, not the other way round.
     assert!(crates(&cargo_tree("gpudash")).iter().any(|n| n == "gpudash-core"));
+}
+
+#[test]
+fn the_fleet_is_its_own_crate_and_knows_no_cluster_and_no_site() {
+    let fleet = crates(&cargo_tree("gpudash-fleet"));
+    for needed in ["gpudash-core", "gpudash-web", "sqlx-postgres"] {
+        assert!(fleet.iter().any(|n| n == needed), "gpudash-fleet lacks {needed}: {fleet:?}");
+    }
+    for banned in ["gpudash", "gpudash-sim", "kube", "kube-client", "kube-runtime", "leptos_axum", "sqlx-sqlite"] {
+        assert!(!fleet.iter().any(|n| n == banned), "gpudash-fleet depends on {banned}: {fleet:?}");
+    }
+    let web = crates(&cargo_tree("gpudash-web"));
+    assert!(web.iter().any(|n| n == "axum"), "not the web crate's tree: {web:?}");
+    for banned in
+        ["gpudash", "gpudash-core", "gpudash-fleet", "gpudash-sim", "kube", "kube-client", "k8s-openapi", "sqlx"]
+    {
+        assert!(!web.iter().any(|n| n == banned), "gpudash-web depends on {banned}: {web:?}");
+    }
+    // The site serves `gpudash fleet` too: core ← site, core ← fleet ← site's binary.
+    let site = crates(&cargo_tree("gpudash"));
+    assert!(["gpudash-core", "gpudash-web", "gpudash-fleet"].iter().all(|c| site.iter().any(|n| n == c)), "{site:?}");
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -13,7 +13,7 @@ use sqlx::SqlitePool;
 
 use crate::error::ApiError;
 use crate::history::charts::{self, ChartError, Unit};
-use crate::history::{query, range_seconds, report, Config, Health};
+use crate::history::{query, report, Config, Health};
 
 /// History's state as handlers see it.
 #[derive(Clone)]
@@ -37,13 +37,7 @@ impl History {
 
 type Q = Query<HashMap<String, String>>;
 
-/// The `range=` window ending now (24h when not given).
-pub(crate) fn window(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
-    let name = q.get("range").map_or("24h", String::as_str);
-    let span = range_seconds(name).ok_or_else(|| ApiError::bad("range", "range must be one of 1h, 24h, 7d, 30d"))?;
-    let to = jiff::Timestamp::now().as_second();
-    Ok((to - span, to))
-}
+pub(crate) use gpudash_web::series::window;
 
 fn pool(h: &History) -> Result<&SqlitePool, ApiError> {
     h.pool
@@ -280,7 +274,7 @@ async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, look: charts::Look) 
         })
         .collect();
     let gaps = query::gaps(pool, from, to).await?;
-    charts::line_chart(
+    Ok(charts::line_chart(
         s.alt_waits,
         Unit::Seconds,
         &[charts::Line { label: s.chart_wait.into(), color: 2, segments: segs }],
@@ -289,7 +283,7 @@ async fn waits_chart(pool: &SqlitePool, from: i64, to: i64, look: charts::Look) 
         to,
         look,
         (900, 280),
-    )
+    )?)
 }
 
 /// Longest report range: a year and a day.

@@ -8,38 +8,7 @@ pub mod recorder;
 pub mod report;
 pub mod retention;
 
-use std::time::Duration;
-
-/// History settings.
-#[derive(Debug, Clone, Copy)]
-pub struct Config {
-    /// Sampling resolution: values are looked at once per this interval.
-    pub resolution: Duration,
-    /// A sample is written at least this often even when nothing changed. Only a safety net:
-    /// a value holds until its next sample, its series' stop or a gap, which are all recorded.
-    pub heartbeat: Duration,
-    /// Full resolution is kept this long, then rolled up.
-    pub full_window: Duration,
-    /// Rollups and intervals are kept this long.
-    pub keep: Duration,
-    /// Rollup bucket width.
-    pub rollup_width: Duration,
-    /// Hard cap on the database's used size.
-    pub max_bytes: u64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            resolution: Duration::from_secs(10),
-            heartbeat: Duration::from_secs(3600),
-            full_window: Duration::from_secs(7 * 86_400),
-            keep: Duration::from_secs(90 * 86_400),
-            rollup_width: Duration::from_secs(600),
-            max_bytes: 512 << 20,
-        }
-    }
-}
+pub use gpudash_web::series::{range_seconds, Config, RANGES};
 
 /// Who reports on history's health. Each writer has its own slot: one that recovers clears
 /// its own problem and no other's.
@@ -76,20 +45,6 @@ impl Health {
         (!all.is_empty()).then(|| all.join("; "))
     }
 }
-
-/// A time range by name, as the UI and API take it.
-pub fn range_seconds(name: &str) -> Option<i64> {
-    match name {
-        "1h" => Some(3600),
-        "24h" => Some(86_400),
-        "7d" => Some(7 * 86_400),
-        "30d" => Some(30 * 86_400),
-        _ => None,
-    }
-}
-
-/// The time ranges offered.
-pub const RANGES: [&str; 4] = ["1h", "24h", "7d", "30d"];
 
 #[cfg(test)]
 mod tests;

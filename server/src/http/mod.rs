@@ -4,11 +4,9 @@
 
 pub mod api;
 pub mod pages;
-pub mod serve;
 pub mod stream;
 #[cfg(test)]
 mod tests;
-pub mod zone;
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -24,9 +22,9 @@ use tokio::sync::watch;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::auth::Access;
 use crate::publish::Snapshot;
 use crate::watchers::WatchState;
+use gpudash_web::auth::Access;
 
 /// Shared by every handler.
 #[derive(Clone)]
@@ -85,19 +83,7 @@ pub fn csp_base(frame_ancestors: &[String]) -> String {
     format!("frame-ancestors {ancestors}; object-src 'none'; base-uri 'none'; form-action 'self'")
 }
 
-/// The language of an answer: `?lang=` (`ja`, `en`), else the best of ours in the request's
-/// `Accept-Language`, else the server's `--lang` (so a kiosk browser can be pinned either way).
-pub fn answer_lang(default: app::i18n::Lang, headers: &axum::http::HeaderMap, query: Option<&str>) -> app::i18n::Lang {
-    use app::i18n::Lang;
-    let from_query = query.unwrap_or("").split('&').find_map(|p| p.strip_prefix("lang=")).and_then(Lang::parse);
-    let from_header = || {
-        headers
-            .get(axum::http::header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(Lang::from_accept_language)
-    };
-    from_query.or_else(from_header).unwrap_or(default)
-}
+pub use gpudash_web::{answer_lang, serve, zone};
 
 /// Largest request body accepted (the fit check's YAML is the biggest legitimate one).
 pub const BODY_LIMIT: usize = 256 * 1024;

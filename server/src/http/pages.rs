@@ -171,16 +171,7 @@ pub fn not_found_for(base: &str, sub: &str, lang: app::i18n::Lang) -> Response {
     not_found_page(base, lang)
 }
 
-/// A small document outside the app (not found, sign-in, sign-out): the stylesheet, a title,
-/// and `body` inside the app's frame. `title` and `body` are markup written by gpudash.
-pub fn plain_page(base: &str, lang: app::i18n::Lang, title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{title}</title>\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{base}/pkg/gpudash.css\"></head>\
-<body><main class=\"app\">{body}</main></body></html>",
-        lang.code()
-    )
-}
+pub use gpudash_web::plain_page;
 
 fn not_found_page(base: &str, lang: app::i18n::Lang) -> Response {
     let t = lang.t();

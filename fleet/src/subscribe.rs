@@ -9,8 +9,8 @@ use std::time::Duration;
 use app::model::{ClusterView, ViewDelta};
 use futures::StreamExt;
 
-use super::sites::Site;
-use super::view::Known;
+use crate::sites::Site;
+use crate::view::Known;
 
 /// Every site's state, in the sites file's order.
 pub type Shared = Arc<Mutex<Vec<(String, String, Known)>>>;
@@ -175,7 +175,7 @@ async fn follow(
         .headers()
         .get(reqwest::header::CONTENT_ENCODING)
         .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"))
-        .then(crate::publish::Inflate::default);
+        .then(gpudash_web::wire::Inflate::default);
     let mut body = resp.bytes_stream();
     // Bytes, not text: a character split between two chunks is decoded once its event is whole.
     let mut frames = Framer::default();

@@ -14,10 +14,10 @@ use axum::{Json, Router};
 use futures::StreamExt;
 use tokio_stream::wrappers::WatchStream;
 
-use super::page;
-use super::view::{FleetView, SiteState};
-use crate::error::ApiError;
-use crate::history::charts::{self, Unit};
+use crate::page;
+use crate::view::{FleetView, SiteState};
+use gpudash_web::charts::{self, Unit};
+use gpudash_web::error::ApiError;
 
 /// What the handlers read.
 #[derive(Clone)]
@@ -42,7 +42,7 @@ fn flag(q: &HashMap<String, String>, k: &str) -> bool {
 
 /// The page's language, by the site's rules: `?lang=`, else Accept-Language, else English.
 fn lang(headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> app::i18n::Lang {
-    crate::http::answer_lang(app::i18n::Lang::En, headers, uri.query())
+    gpudash_web::answer_lang(app::i18n::Lang::En, headers, uri.query())
 }
 
 async fn page_handler(
@@ -52,8 +52,11 @@ async fn page_handler(
     uri: axum::http::Uri,
 ) -> Response {
     let v = st.view.borrow().clone();
-    let range =
-        q.get("range").filter(|r| crate::history::range_seconds(r).is_some()).cloned().unwrap_or_else(|| "24h".into());
+    let range = q
+        .get("range")
+        .filter(|r| gpudash_web::series::range_seconds(r).is_some())
+        .cloned()
+        .unwrap_or_else(|| "24h".into());
     let zone = reader_zone(&st, &headers);
     let html = page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range, lang(&headers, &uri), &zone);
     ([(header::VARY, "Accept-Language, Cookie")], Html(html)).into_response()
@@ -62,8 +65,8 @@ async fn page_handler(
 /// The reader's zone (the cookie the fleet page's script sets, as the site's pages do), else
 /// the fleet's, with its offsets around now.
 fn reader_zone(st: &FleetState, headers: &axum::http::HeaderMap) -> app::time::Zone {
-    let (name, tz) = crate::http::zone::of_request(headers, &st.zone);
-    crate::http::zone::page_zone(&name, &tz, jiff::Timestamp::now())
+    let (name, tz) = gpudash_web::zone::of_request(headers, &st.zone);
+    gpudash_web::zone::page_zone(&name, &tz, jiff::Timestamp::now())
 }
 
 async fn fleet_json(State(st): State<FleetState>) -> Json<FleetView> {
@@ -143,7 +146,7 @@ async fn stream(
 }
 
 async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, ApiError> {
-    let (from, to) = crate::history::http::window(&q)?;
+    let (from, to) = gpudash_web::series::window(&q)?;
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
     let site = get("site");
     if site.is_empty() {
@@ -152,8 +155,8 @@ async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, 
     let metric = q.get("metric").cloned().unwrap_or_else(|| "site_gpu_allocated".into());
     let fail = |e| ApiError::internal("fleet history", e);
     let points =
-        super::store::points(&st.pool, &site, &get("node"), &metric, &get("resource"), from, to).await.map_err(fail)?;
-    let gaps = super::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
+        crate::store::points(&st.pool, &site, &get("node"), &metric, &get("resource"), from, to).await.map_err(fail)?;
+    let gaps = crate::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
     let points: Vec<serde_json::Value> =
         points.iter().map(|p| serde_json::json!({"ts": p.ts, "value": p.value, "min": p.min, "max": p.max})).collect();
     Ok(Json(
@@ -170,10 +173,10 @@ async fn site_chart(
 ) -> Result<Response, ApiError> {
     let lang = lang(&headers, &uri);
     let s = lang.s();
-    let (from, to) = crate::history::http::window(&q)?;
+    let (from, to) = gpudash_web::series::window(&q)?;
     let site = q.get("site").cloned().unwrap_or_default();
     let fail = |e| ApiError::internal("fleet chart", e);
-    let gaps = super::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
+    let gaps = crate::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
     let mut lines = Vec::new();
     for (i, (metric, label)) in [
         ("site_gpu_allocated", s.chart_site_held),
@@ -183,11 +186,11 @@ async fn site_chart(
     .iter()
     .enumerate()
     {
-        let points = super::store::points(&st.pool, &site, "", metric, "", from, to).await.map_err(fail)?;
-        let segs = crate::history::query::segments(&points, &gaps, st.max_step, to);
+        let points = crate::store::points(&st.pool, &site, "", metric, "", from, to).await.map_err(fail)?;
+        let segs = gpudash_web::series::segments(&points, &gaps, st.max_step, to);
         lines.push(charts::Line { label: (*label).to_string(), color: i, segments: segs });
     }
-    let (_, tz) = crate::http::zone::of_request(&headers, &st.zone);
+    let (_, tz) = gpudash_web::zone::of_request(&headers, &st.zone);
     let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang, tz };
     let svg = charts::line_chart(&site, Unit::Count, &lines, &gaps, from, to, look, (900, 320))
         .map_err(|e| ApiError::internal("fleet chart", e))?;
@@ -237,7 +240,7 @@ async fn metrics(State(st): State<FleetState>) -> Response {
 
 /// The router, under `base`, behind the site's sign-in (`access`: open when it names no token
 /// or proxy).
-pub fn router(st: FleetState, site_root: &std::path::Path, access: Arc<crate::auth::Access>) -> Router {
+pub fn router(st: FleetState, site_root: &std::path::Path, access: Arc<gpudash_web::auth::Access>) -> Router {
     let pkg = tower_http::services::ServeDir::new(site_root.join("pkg")).precompressed_br().precompressed_gzip();
     let routes = Router::new()
         .route("/", get(page_handler))
@@ -250,19 +253,25 @@ pub fn router(st: FleetState, site_root: &std::path::Path, access: Arc<crate::au
         .route("/readyz", get(|| async { "ok" }))
         .route("/fleet.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], page::SCRIPT) }))
         .route("/zone.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], app::time::ZONE_SCRIPT) }))
-        .route("/login", get(crate::auth::login_form).post(crate::auth::login_submit).with_state(access.clone()))
-        .route("/logout", get(crate::auth::logout_form).post(crate::auth::logout).with_state(access.clone()))
+        .route(
+            "/login",
+            get(gpudash_web::auth::login_form).post(gpudash_web::auth::login_submit).with_state(access.clone()),
+        )
+        .route(
+            "/logout",
+            get(gpudash_web::auth::logout_form).post(gpudash_web::auth::logout).with_state(access.clone()),
+        )
         .nest_service("/pkg", pkg)
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .with_state(st.clone());
     let app = if st.base.is_empty() { routes } else { Router::new().nest(&st.base, routes) };
-    app.layer(axum::middleware::from_fn_with_state(access, crate::auth::guard))
+    app.layer(axum::middleware::from_fn_with_state(access, gpudash_web::auth::guard))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fleet::view::{Family, SiteTotals, SiteView};
+    use crate::view::{Family, SiteTotals, SiteView};
 
     fn fleet(sites: usize) -> FleetView {
         let site = |i: usize| SiteView {

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use app::model::ClusterView;
 use sqlx::PgPool;
 
-use crate::history::query::Point;
-use crate::history::Config;
+use gpudash_web::series::Config;
+use gpudash_web::series::Point;
 
 /// (site, node, metric, resource).
 type Key = (String, String, String, String);
@@ -133,12 +133,11 @@ impl Recorder {
                 gap_ops.push((site, false));
             }
             // The site's own rules: memory and busy move by more than a deadband, else nothing.
-            let deadbands = crate::history::recorder::deadbands(v);
-            let own = crate::history::recorder::values(v).into_iter().map(|((n, m, r), x)| (n, m, r, x));
+            let deadbands = gpudash_core::series::deadbands(v);
+            let own = gpudash_core::series::values(v).into_iter().map(|((n, m, r), x)| (n, m, r, x));
             let totals = site_values(v).into_iter().map(|(m, r, x)| (String::new(), m, r, x));
             for (node, metric, resource, x) in own.chain(totals) {
-                let band =
-                    crate::history::recorder::band(&deadbands, &(node.clone(), metric.clone(), resource.clone()));
+                let band = gpudash_core::series::band(&deadbands, &(node.clone(), metric.clone(), resource.clone()));
                 let key = (name.clone(), node, metric, resource);
                 let id = self.series_id(site, &key).await?;
                 let due = match self.last.get(&id) {

@@ -6,7 +6,7 @@
 use app::i18n::{fill, Lang};
 use app::time::Zone;
 
-use super::view::{FleetView, SiteState, SiteView};
+use crate::view::{FleetView, SiteState, SiteView};
 
 /// HTML-escapes text for element content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -196,7 +196,7 @@ es.addEventListener("status",function(e){var el=document.getElementById("fleet-s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fleet::view::{Family, SiteTotals};
+    use crate::view::{Family, SiteTotals};
 
     #[test]
     fn cards_render_fields_escaped_and_say_their_state() {

@@ -56,10 +56,10 @@ pub struct FleetArgs {
     pub max_connections: usize,
     /// Sign-in, as on a site.
     #[command(flatten)]
-    pub auth: crate::cli::AuthArgs,
+    pub auth: gpudash_web::cli::AuthArgs,
     /// Log format.
-    #[arg(long, env = "GPUDASH_LOG_FORMAT", value_enum, default_value_t = crate::cli::LogFormat::Text)]
-    pub log_format: crate::cli::LogFormat,
+    #[arg(long, env = "GPUDASH_LOG_FORMAT", value_enum, default_value_t = gpudash_web::cli::LogFormat::Text)]
+    pub log_format: gpudash_web::cli::LogFormat,
 }
 
 fn client(site: &sites::Site) -> anyhow::Result<reqwest::Client> {
@@ -79,7 +79,7 @@ fn secs(s: f64) -> Duration {
 /// Runs the fleet service until SIGTERM or Ctrl-C.
 pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
     let sites = sites::load(&args.sites).map_err(|e| anyhow!("{e}"))?;
-    let base = crate::cli::base_path(&args.base_path)?;
+    let base = gpudash_web::cli::base_path(&args.base_path)?;
     let access = Arc::new(args.auth.access(&base)?);
     let pool = store::open(&args.database_url)
         .await
@@ -133,10 +133,10 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
     });
     let hcfg =
         // The fleet's samples have no stops: a site's line is bounded by its heartbeat (5 minutes).
-        crate::history::Config {
+        gpudash_web::series::Config {
             resolution: secs(args.history_resolution),
             heartbeat: std::time::Duration::from_secs(300),
-            ..crate::history::Config::default()
+            ..gpudash_web::series::Config::default()
         };
     let mut recorder = store::Recorder::open(pool.clone(), hcfg, jiff::Timestamp::now().as_second())
         .await
@@ -179,24 +179,24 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
         }
     });
     let max_step = i64::try_from(hcfg.heartbeat.as_secs() + 2 * hcfg.resolution.as_secs().max(1)).unwrap_or(320);
-    let zone = crate::http::zone::at_start(None)?.into();
+    let zone = gpudash_web::zone::at_start(None)?.into();
     let st = http::FleetState { view: rx, pool, base: base.clone(), max_step, zone };
     let root = args.site_root.clone().unwrap_or_else(|| PathBuf::from("target/site"));
     let app = http::router(st, &root, access);
-    let listener = crate::http::serve::bind(args.listen)
+    let listener = gpudash_web::serve::bind(args.listen)
         .map_err(|e| anyhow!("cannot listen on {}: {e} — choose another address with --listen", args.listen))?;
     tracing::info!("gpudash fleet: {} sites, page at http://{}{base}/", sites.len(), listener.local_addr()?);
     // gpudash serve's own accept loop: a header-read timeout and a connection cap, so that
     // slow or silent connections cannot hold the portal's page; SIGTERM or Ctrl-C ends it.
-    let limits = crate::http::serve::Limits {
+    let limits = gpudash_web::serve::Limits {
         header_read: Duration::from_secs_f64(args.header_read_timeout.clamp(0.1, 3600.0)),
         max_connections: args.max_connections.max(16),
     };
     let stopped = async move {
-        crate::startup::shutdown_signal().await;
+        gpudash_web::cli::shutdown_signal().await;
         let _ = stop.send(true);
     };
-    let served = crate::http::serve::serve(listener, app, limits, stopped).await.context("HTTP server");
+    let served = gpudash_web::serve::serve(listener, app, limits, stopped).await.context("HTTP server");
     if tokio::time::timeout(Duration::from_secs(10), recording).await.is_err() {
         tracing::warn!("fleet history: the last tick was not written within 10 s");
     }

@@ -105,7 +105,7 @@ pub struct Limits {
 }
 
 fn ts(t: jiff::Timestamp) -> String {
-    crate::derive::ts(&t)
+    gpudash_core::derive::ts(&t)
 }
 
 /// The family a GPU resource belongs to.

@@ -350,7 +350,7 @@ pub async fn login_form(
     headers: axum::http::HeaderMap,
     uri: axum::http::Uri,
 ) -> Response {
-    let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, uri.query());
+    let lang = crate::answer_lang(app::i18n::Lang::En, &headers, uri.query());
     let s = lang.s();
     let action = format!("{}/login", access.base);
     let body = format!(
@@ -359,7 +359,7 @@ pub async fn login_form(
 <button type=\"submit\">{}</button></form>",
         s.login_token, s.login_submit
     );
-    Html(crate::http::pages::plain_page(&access.base, lang, s.login_title, &body)).into_response()
+    Html(crate::plain_page(&access.base, lang, s.login_title, &body)).into_response()
 }
 
 /// `POST /login`: checks the token and starts a session.
@@ -403,7 +403,7 @@ pub async fn login_submit(
         _ => {
             let failures = access.throttle.fail(&who, now());
             tokio::time::sleep(std::time::Duration::from_millis(250 * u64::from(failures.min(16)))).await;
-            let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, None);
+            let lang = crate::answer_lang(app::i18n::Lang::En, &headers, None);
             let s = lang.s();
             let html = format!(
                 "<!DOCTYPE html><html lang=\"{}\"><p>{} <a href=\"login\">{}</a></p></html>",
@@ -422,14 +422,14 @@ pub async fn logout_form(
     headers: axum::http::HeaderMap,
     uri: axum::http::Uri,
 ) -> Response {
-    let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, uri.query());
+    let lang = crate::answer_lang(app::i18n::Lang::En, &headers, uri.query());
     let s = lang.s();
     let body = format!(
         "<h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{}/logout\" class=\"filters\">\
 <button type=\"submit\">{}</button></form>",
         access.base, s.logout_submit
     );
-    Html(crate::http::pages::plain_page(&access.base, lang, s.logout_title, &body)).into_response()
+    Html(crate::plain_page(&access.base, lang, s.logout_title, &body)).into_response()
 }
 
 /// `POST /logout`: ends the session and clears the cookie.
