@@ -109,9 +109,10 @@ pub struct Boot {
     pub ns: Option<String>,
     /// Node label filter (`key=value` or `key`).
     pub label: Option<String>,
-    /// History time range (`1h`, `24h`, `7d`, `30d`).
+    /// History time range (`1h`, `24h`, `7d`, `30d`); the history page is the server's.
+    #[cfg(not(feature = "hydrate"))]
     #[serde(default)]
-    pub range: Option<String>,
+    pub range: Option<crate::model::Range>,
     /// A pod (`namespace/name`) whose timeline the history page shows.
     #[serde(default)]
     pub pod: Option<String>,
@@ -224,7 +225,8 @@ impl Boot {
                 "group" if !v.is_empty() && v.len() <= 200 => b.group = Some(v),
                 #[cfg(not(feature = "hydrate"))]
                 "page" => b.page_no = v.parse().unwrap_or(1).clamp(1, 100_000),
-                "range" if ["1h", "24h", "7d", "30d"].contains(&v.as_str()) => b.range = Some(v),
+                #[cfg(not(feature = "hydrate"))]
+                "range" => b.range = crate::model::Range::parse(&v),
                 "pod" if v.contains('/') => b.pod = Some(v),
                 "month" | "by" | "tz" | "from" | "to" | "sort" if v.len() <= 40 => {
                     b.report_query.push((k.to_string(), v))

@@ -6,7 +6,8 @@ use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
+use app::model::Range;
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -18,6 +19,8 @@ use crate::page;
 use crate::view::{FleetView, SiteState};
 use gpudash_web::charts::{self, Unit};
 use gpudash_web::error::ApiError;
+use gpudash_web::query::Params;
+use serde::Deserialize;
 
 /// What the handlers read.
 #[derive(Clone)]
@@ -34,10 +37,32 @@ pub struct FleetState {
     pub zone: Arc<str>,
 }
 
-type Q = Query<HashMap<String, String>>;
+/// The fleet page's and its stream's `?kiosk=1&embed=1&range=`: read leniently (a page never
+/// refuses its own link: an unknown range is the default).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PageParams {
+    kiosk: String,
+    embed: String,
+    range: String,
+}
 
-fn flag(q: &HashMap<String, String>, k: &str) -> bool {
-    q.get(k).is_some_and(|v| v == "1" || v == "true")
+impl PageParams {
+    fn flag(v: &str) -> bool {
+        v == "1" || v == "true"
+    }
+}
+
+/// `?site=&node=&metric=&resource=&range=&theme=`
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct HistoryParams {
+    site: String,
+    node: String,
+    metric: Option<String>,
+    resource: String,
+    range: Range,
+    theme: Option<String>,
 }
 
 /// The page's language, by the site's rules: `?lang=`, else Accept-Language, else English.
@@ -47,18 +72,15 @@ fn lang(headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> app::i18n::La
 
 async fn page_handler(
     State(st): State<FleetState>,
-    Query(q): Q,
+    Params(q): Params<PageParams>,
     headers: axum::http::HeaderMap,
     uri: axum::http::Uri,
 ) -> Response {
     let v = st.view.borrow().clone();
-    let range = q
-        .get("range")
-        .filter(|r| gpudash_web::series::range_seconds(r).is_some())
-        .cloned()
-        .unwrap_or_else(|| "24h".into());
+    let range = Range::parse(&q.range).unwrap_or_default();
     let zone = reader_zone(&st, &headers);
-    let html = page::page(&v, &st.base, flag(&q, "kiosk"), flag(&q, "embed"), &range, lang(&headers, &uri), &zone);
+    let (kiosk, embed) = (PageParams::flag(&q.kiosk), PageParams::flag(&q.embed));
+    let html = page::page(&v, &st.base, kiosk, embed, range.name(), lang(&headers, &uri), &zone);
     ([(header::VARY, "Accept-Language, Cookie")], Html(html)).into_response()
 }
 
@@ -123,11 +145,11 @@ fn updates(sent: &mut Sent, v: &FleetView, kiosk: bool, lang: app::i18n::Lang, z
 
 async fn stream(
     State(st): State<FleetState>,
-    Query(q): Q,
+    Params(q): Params<PageParams>,
     headers: axum::http::HeaderMap,
     uri: axum::http::Uri,
 ) -> Response {
-    let kiosk = flag(&q, "kiosk");
+    let kiosk = PageParams::flag(&q.kiosk);
     let lang = lang(&headers, &uri);
     let zone = reader_zone(&st, &headers);
     let mut sent: Sent = None;
@@ -145,17 +167,15 @@ async fn stream(
         .into_response()
 }
 
-async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, ApiError> {
-    let (from, to) = gpudash_web::series::window(&q)?;
-    let get = |k: &str| q.get(k).cloned().unwrap_or_default();
-    let site = get("site");
+async fn history(State(st): State<FleetState>, Params(q): Params<HistoryParams>) -> Result<Response, ApiError> {
+    let (from, to) = gpudash_web::series::window(q.range);
+    let site = q.site;
     if site.is_empty() {
         return Err(ApiError::bad("site", "site= is required"));
     }
-    let metric = q.get("metric").cloned().unwrap_or_else(|| "site_gpu_allocated".into());
+    let metric = q.metric.unwrap_or_else(|| "site_gpu_allocated".into());
     let fail = |e| ApiError::internal("fleet history", e);
-    let points =
-        crate::store::points(&st.pool, &site, &get("node"), &metric, &get("resource"), from, to).await.map_err(fail)?;
+    let points = crate::store::points(&st.pool, &site, &q.node, &metric, &q.resource, from, to).await.map_err(fail)?;
     let gaps = crate::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
     let points: Vec<serde_json::Value> =
         points.iter().map(|p| serde_json::json!({"ts": p.ts, "value": p.value, "min": p.min, "max": p.max})).collect();
@@ -167,14 +187,14 @@ async fn history(State(st): State<FleetState>, Query(q): Q) -> Result<Response, 
 
 async fn site_chart(
     State(st): State<FleetState>,
-    Query(q): Q,
+    Params(q): Params<HistoryParams>,
     headers: axum::http::HeaderMap,
     uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
     let lang = lang(&headers, &uri);
     let s = lang.s();
-    let (from, to) = gpudash_web::series::window(&q)?;
-    let site = q.get("site").cloned().unwrap_or_default();
+    let (from, to) = gpudash_web::series::window(q.range);
+    let site = q.site;
     let fail = |e| ApiError::internal("fleet chart", e);
     let gaps = crate::store::gaps(&st.pool, &site, from, to).await.map_err(fail)?;
     let mut lines = Vec::new();
@@ -191,7 +211,7 @@ async fn site_chart(
         lines.push(charts::Line { label: (*label).to_string(), color: i, segments: segs });
     }
     let (_, tz) = gpudash_web::zone::of_request(&headers, &st.zone);
-    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang, tz };
+    let look = charts::Look { dark: q.theme.as_deref() == Some("dark"), lang, tz };
     let svg = charts::line_chart(&site, Unit::Count, &lines, &gaps, from, to, look, (900, 320))
         .map_err(|e| ApiError::internal("fleet chart", e))?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())

@@ -362,6 +362,13 @@ pub async fn login_form(
     Html(crate::plain_page(&access.base, lang, s.login_title, &body)).into_response()
 }
 
+/// The login form's fields.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct LoginForm {
+    token: String,
+}
+
 /// `POST /login`: checks the token and starts a session.
 pub async fn login_submit(
     State(access): State<Arc<Access>>,
@@ -378,12 +385,8 @@ pub async fn login_submit(
         r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
         return r;
     }
-    let given = body
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == "token")
-        .map(|(_, v)| app::boot::percent_decode(v))
-        .unwrap_or_default();
+    // A body that is not the form's gives no token, and is refused as a wrong one.
+    let given = crate::query::form::<LoginForm>(body.as_bytes()).map(|f| f.token).unwrap_or_default();
     match &access.token {
         Some(t) if same(given.trim(), t) => {
             access.throttle.clear(&who);

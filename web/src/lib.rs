@@ -7,6 +7,7 @@ pub mod auth;
 pub mod charts;
 pub mod cli;
 pub mod error;
+pub mod query;
 pub mod series;
 pub mod serve;
 pub mod wire;
@@ -16,7 +17,9 @@ pub mod zone;
 /// `Accept-Language`, else the server's `--lang` (so a kiosk browser can be pinned either way).
 pub fn answer_lang(default: app::i18n::Lang, headers: &axum::http::HeaderMap, query: Option<&str>) -> app::i18n::Lang {
     use app::i18n::Lang;
-    let from_query = query.unwrap_or("").split('&').find_map(|p| p.strip_prefix("lang=")).and_then(Lang::parse);
+    let from_query = form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .filter(|(k, _)| k == "lang")
+        .find_map(|(_, v)| Lang::parse(&v));
     let from_header = || {
         headers
             .get(axum::http::header::ACCEPT_LANGUAGE)

@@ -1,12 +1,9 @@
 //! A recorded time series as both services store, serve and draw it: the sampling settings,
-//! the named time ranges, points and the segments a chart draws.
+//! the window of a named range (`app::model::Range`), points and the segments a chart draws.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use serde::Serialize;
-
-use crate::error::ApiError;
 
 /// History settings.
 #[derive(Debug, Clone, Copy)]
@@ -39,26 +36,10 @@ impl Default for Config {
     }
 }
 
-/// A time range by name, as the UI and API take it.
-pub fn range_seconds(name: &str) -> Option<i64> {
-    match name {
-        "1h" => Some(3600),
-        "24h" => Some(86_400),
-        "7d" => Some(7 * 86_400),
-        "30d" => Some(30 * 86_400),
-        _ => None,
-    }
-}
-
-/// The time ranges offered.
-pub const RANGES: [&str; 4] = ["1h", "24h", "7d", "30d"];
-
-/// The `range=` window ending now (24h when not given).
-pub fn window(q: &HashMap<String, String>) -> Result<(i64, i64), ApiError> {
-    let name = q.get("range").map_or("24h", String::as_str);
-    let span = range_seconds(name).ok_or_else(|| ApiError::bad("range", "range must be one of 1h, 24h, 7d, 30d"))?;
+/// The window `range` ends now: (from, to) in Unix seconds.
+pub fn window(range: app::model::Range) -> (i64, i64) {
     let to = jiff::Timestamp::now().as_second();
-    Ok((to - span, to))
+    (to - range.seconds(), to)
 }
 
 /// One point of a series: time, value, and for rolled-up points the bucket's min and max.

@@ -12,6 +12,7 @@ pub mod node;
 pub mod overview;
 pub mod pending;
 pub mod quota;
+pub mod range;
 pub mod report;
 
 pub use cluster::*;
@@ -22,3 +23,4 @@ pub use node::*;
 pub use overview::*;
 pub use pending::*;
 pub use quota::*;
+pub use range::Range;

@@ -13,7 +13,7 @@ pub fn HistoryPage() -> impl IntoView {
     let boot = expect_context::<Boot>();
     let live = expect_context::<Live>();
     let s = boot.lang.s();
-    let range = boot.range.clone().unwrap_or_else(|| "24h".into());
+    let range = boot.range.unwrap_or_default();
     let theme = if boot.theme == Theme::Dark { "&theme=dark" } else { "" };
     let lang = boot.lang.code();
     let chart =
@@ -22,7 +22,7 @@ pub fn HistoryPage() -> impl IntoView {
         let sep = if boot.keep_query().is_empty() { "?" } else { "&" };
         format!("{}{sep}range={r}", boot.href("/history"))
     };
-    let ranges = ["1h", "24h", "7d", "30d"].map(|r| (r, link(r), r == range));
+    let ranges = crate::model::Range::ALL.map(|r| (r.name(), link(r.name()), r == range));
     // The node and resource list is taken once at render: charts are images, not live.
     // Nodes with an agent also get each GPU's measured busy % beside its allocation.
     let nodes: Vec<(String, Vec<String>, bool)> = live.view.with_untracked(|v| {

@@ -1,14 +1,16 @@
 //! HTTP for history: JSON under `/api/v1/history/…` and SVG charts under `/charts/…`. Thin:
 //! parse the query, call a query or chart function, map the error.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
+use app::i18n::Lang;
+use app::model::Range;
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Serialize;
+use gpudash_web::query::Params;
+use serde::{Deserialize, Serialize};
 use sqlx::SqlitePool;
 
 use crate::error::ApiError;
@@ -35,9 +37,74 @@ impl History {
     }
 }
 
-type Q = Query<HashMap<String, String>>;
+/// `?node=&metric=&resource=&range=`
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SeriesParams {
+    node: String,
+    metric: String,
+    resource: String,
+    range: Range,
+}
 
-pub(crate) use gpudash_web::series::window;
+/// `?namespace=&name=&range=`
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PodParams {
+    namespace: Option<String>,
+    name: String,
+    range: Range,
+}
+
+/// `?range=&lang=`
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct DiagnosisParams {
+    range: Range,
+    lang: Option<String>,
+}
+
+/// `?node=&resource=&namespace=&name=&quota=&range=&theme=&lang=`
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ChartParams {
+    node: String,
+    resource: String,
+    namespace: String,
+    name: String,
+    quota: String,
+    range: Range,
+    theme: Option<String>,
+    lang: Option<String>,
+}
+
+/// `?month=|from=&to=&by=&tz=&sort=&format=&lang=`: read as given; [`report_window`] and
+/// [`load_report`] say what is wrong in each.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default)]
+pub struct ReportParams {
+    /// `YYYY-MM`.
+    pub month: String,
+    /// RFC 3339 or Unix seconds.
+    pub from: String,
+    /// RFC 3339 or Unix seconds.
+    pub to: String,
+    /// Minutes east of UTC.
+    pub tz: String,
+    /// `namespace`, `workload` or `pod`.
+    pub by: String,
+    /// A column to sort by.
+    pub sort: Option<String>,
+    /// `csv` for CSV.
+    pub format: String,
+    /// The CSV headers' language.
+    pub lang: Option<String>,
+}
+
+/// `?lang=` read leniently (`ja-JP` is Japanese; an unknown tag is English).
+fn lang_of(lang: Option<&str>) -> Option<Lang> {
+    lang.and_then(Lang::parse)
+}
 
 fn pool(h: &History) -> Result<&SqlitePool, ApiError> {
     h.pool
@@ -45,10 +112,10 @@ fn pool(h: &History) -> Result<&SqlitePool, ApiError> {
         .ok_or_else(|| ApiError::Unavailable(h.problem().unwrap_or_else(|| "history is not available".into())))
 }
 
-/// The time window and the pool every history read needs, in that order of checking: a bad
-/// range is 400 even when history is unavailable (503).
-fn scope<'a>(h: &'a History, q: &HashMap<String, String>) -> Result<(i64, i64, &'a SqlitePool), ApiError> {
-    let (from, to) = window(q)?;
+/// The time window and the pool every history read needs (a bad range was refused, 400, by
+/// the parameters' extractor, even when history is unavailable, 503).
+fn scope(h: &History, range: Range) -> Result<(i64, i64, &SqlitePool), ApiError> {
+    let (from, to) = gpudash_web::series::window(range);
     Ok((from, to, pool(h)?))
 }
 
@@ -64,10 +131,9 @@ struct SeriesOut {
 }
 
 /// `GET /api/v1/history/series?node=&metric=&resource=&range=`
-pub async fn series(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
-    let (from, to, pool) = scope(&h, &q)?;
-    let get = |k: &str| q.get(k).cloned().unwrap_or_default();
-    let (node, metric, resource) = (get("node"), get("metric"), get("resource"));
+pub async fn series(State(h): State<History>, Params(q): Params<SeriesParams>) -> Result<Response, ApiError> {
+    let (from, to, pool) = scope(&h, q.range)?;
+    let SeriesParams { node, metric, resource, .. } = q;
     if metric.is_empty() {
         return Err(ApiError::bad("metric", "metric is required (gpu_capacity, gpu_allocatable, gpu_allocated, gpu_holders, gpu_out_of_service, mem_allocatable, mem_requests, mem_limits, mem_used, pending, pending_gpu)"));
     }
@@ -78,12 +144,9 @@ pub async fn series(State(h): State<History>, Query(q): Q) -> Result<Response, A
 }
 
 /// `GET /api/v1/history/pods?namespace=&name=&range=`
-pub async fn pods(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
-    let (from, to, pool) = scope(&h, &q)?;
-    let pod = match (q.get("namespace"), q.get("name")) {
-        (Some(ns), Some(n)) if !n.is_empty() => Some((ns.as_str(), n.as_str())),
-        _ => None,
-    };
+pub async fn pods(State(h): State<History>, Params(q): Params<PodParams>) -> Result<Response, ApiError> {
+    let (from, to, pool) = scope(&h, q.range)?;
+    let pod = q.namespace.as_deref().filter(|_| !q.name.is_empty()).map(|ns| (ns, q.name.as_str()));
     let v = query::pod_intervals(pool, pod, from, to).await.map_err(|e| ApiError::internal("history query", e))?;
     Ok(Json(serde_json::json!({"from": from, "to": to, "intervals": v})).into_response())
 }
@@ -92,11 +155,10 @@ pub async fn pods(State(h): State<History>, Query(q): Q) -> Result<Response, Api
 pub async fn diagnoses(
     State(h): State<History>,
     headers: axum::http::HeaderMap,
-    Query(q): Q,
+    Params(q): Params<DiagnosisParams>,
 ) -> Result<Response, ApiError> {
-    let (from, to, pool) = scope(&h, &q)?;
-    let lang = crate::http::answer_lang(app::i18n::Lang::En, &headers, None);
-    let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or(lang);
+    let (from, to, pool) = scope(&h, q.range)?;
+    let lang = lang_of(q.lang.as_deref()).unwrap_or_else(|| crate::http::answer_lang(Lang::En, &headers, None));
     let v = query::diagnoses(pool, from, to, lang).await.map_err(|e| ApiError::internal("history query", e))?;
     Ok(Json(serde_json::json!({"from": from, "to": to, "events": v})).into_response())
 }
@@ -127,130 +189,84 @@ fn svg(body: String) -> Response {
         .into_response()
 }
 
-/// `GET /charts/{kind}.svg?node=&resource=&namespace=&name=&range=&theme=`
+/// The longest step a recorded line is drawn across (beyond it, nothing was recorded): a
+/// heartbeat and two samples, at least two rollup buckets.
+fn max_step(cfg: &Config) -> i64 {
+    let step = (cfg.heartbeat.as_secs() + 2 * cfg.resolution.as_secs().max(1)) as i64;
+    step.max(cfg.rollup_width.as_secs() as i64 * 2)
+}
+
+/// What every chart is drawn over: its window, how far a line may step, and how it looks.
+struct Frame {
+    from: i64,
+    to: i64,
+    max_step: i64,
+    look: charts::Look,
+}
+
+impl Frame {
+    /// `metrics` (metric, resource, label) of `node`'s series drawn as lines.
+    async fn lines(
+        &self,
+        pool: &SqlitePool,
+        title: &str,
+        unit: Unit,
+        node: &str,
+        metrics: &[(&str, &str, &str)],
+    ) -> Result<String, ChartError> {
+        let look = self.look.clone();
+        charts::series_chart(pool, title, unit, node, metrics, self.from, self.to, self.max_step, look).await
+    }
+}
+
+/// `GET /charts/{kind}.svg?node=&resource=&namespace=&name=&quota=&range=&theme=&lang=`
 pub async fn chart(
     State(h): State<History>,
     axum::extract::Path(file): axum::extract::Path<String>,
     headers: axum::http::HeaderMap,
-    Query(q): Q,
+    Params(q): Params<ChartParams>,
 ) -> Result<Response, ApiError> {
-    let (from, to, pool) = scope(&h, &q).map(|(f, t, p)| (f, t, p.clone()))?;
-    let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or_default();
+    let (from, to, pool) = scope(&h, q.range).map(|(f, t, p)| (f, t, p.clone()))?;
+    let lang = lang_of(q.lang.as_deref()).unwrap_or_default();
     let (_, tz) = crate::http::zone::of_request(&headers, &h.zone);
-    let look = charts::Look { dark: q.get("theme").is_some_and(|t| t == "dark"), lang, tz };
+    let look = charts::Look { dark: q.theme.as_deref() == Some("dark"), lang, tz };
+    let f = Frame { from, to, max_step: max_step(&h.cfg), look };
     let s = lang.s();
-    let get = |k: &str| q.get(k).cloned().unwrap_or_default();
-    let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
-    let max_step = max_step.max(h.cfg.rollup_width.as_secs() as i64 * 2);
-    let node = get("node");
+    let node = q.node.as_str();
     let out = match file.as_str() {
         "gpu.svg" => {
-            let r = get("resource");
-            let title = format!("{node} · {r}");
-            charts::series_chart(
-                &pool,
-                &title,
-                Unit::Count,
-                &node,
-                &[
-                    ("gpu_allocated", &r, s.chart_allocated),
-                    ("gpu_allocatable", &r, s.chart_allocatable),
-                    ("gpu_capacity", &r, s.chart_capacity),
-                ],
-                from,
-                to,
-                max_step,
-                look,
-            )
-            .await
+            let r = q.resource.as_str();
+            let lines = [
+                ("gpu_allocated", r, s.chart_allocated),
+                ("gpu_allocatable", r, s.chart_allocatable),
+                ("gpu_capacity", r, s.chart_capacity),
+            ];
+            f.lines(&pool, &format!("{node} · {r}"), Unit::Count, node, &lines).await
         }
         "memory.svg" => {
-            let title = format!("{node} · {}", s.chart_memory);
-            charts::series_chart(
-                &pool,
-                &title,
-                Unit::Bytes,
-                &node,
-                &[
-                    ("mem_used", "", s.chart_used),
-                    ("mem_requests", "", "requests"),
-                    ("mem_limits", "", "limits"),
-                    ("mem_allocatable", "", s.chart_board),
-                    ("mem_board_used", "", s.chart_board_used),
-                ],
-                from,
-                to,
-                max_step,
-                look,
-            )
-            .await
+            let lines = [
+                ("mem_used", "", s.chart_used),
+                ("mem_requests", "", "requests"),
+                ("mem_limits", "", "limits"),
+                ("mem_allocatable", "", s.chart_board),
+                ("mem_board_used", "", s.chart_board_used),
+            ];
+            f.lines(&pool, &format!("{node} · {}", s.chart_memory), Unit::Bytes, node, &lines).await
         }
-        "busy.svg" => {
-            // Each GPU's busy % beside the resource's allocation chart (recorded by the agent).
-            let r = get("resource");
-            match query::resources_like(&pool, &node, "gpu_busy", &format!("{r}|")).await {
-                Ok(devices) => {
-                    let labels: Vec<(String, String)> = devices
-                        .iter()
-                        .enumerate()
-                        .map(|(i, d)| {
-                            let id = d.rsplit('|').next().unwrap_or(d);
-                            (d.clone(), format!("GPU {i} · {}", id.chars().take(12).collect::<String>()))
-                        })
-                        .collect();
-                    let metrics: Vec<(&str, &str, &str)> =
-                        labels.iter().map(|(d, l)| ("gpu_busy", d.as_str(), l.as_str())).collect();
-                    let title = format!("{node} · {r} · {}", s.chart_busy);
-                    charts::series_chart(&pool, &title, Unit::Percent, &node, &metrics, from, to, max_step, look).await
-                }
-                Err(e) => Err(e.into()),
-            }
-        }
-        "gpumem.svg" => {
-            // GPU memory of each pod on a Jetson (the agent's nvmap reading), and nvmap's total.
-            match query::resources_like(&pool, &node, "gpu_mem", "").await {
-                Ok(pods) => {
-                    let mut metrics: Vec<(&str, &str, &str)> =
-                        pods.iter().take(12).map(|p| ("gpu_mem", p.as_str(), p.as_str())).collect();
-                    metrics.push(("gpu_mem_nvmap", "", s.chart_nvmap));
-                    let title = format!("{node} · {}", s.chart_gpumem);
-                    charts::series_chart(&pool, &title, Unit::Bytes, &node, &metrics, from, to, max_step, look).await
-                }
-                Err(e) => Err(e.into()),
-            }
-        }
+        "busy.svg" => busy_chart(&pool, &f, node, &q.resource).await,
+        "gpumem.svg" => gpumem_chart(&pool, &f, node).await,
         "pending.svg" => {
-            charts::series_chart(
-                &pool,
-                s.chart_pending_title,
-                Unit::Count,
-                "",
-                &[("pending", "", s.chart_pending), ("pending_gpu", "", s.chart_pending_gpu)],
-                from,
-                to,
-                max_step,
-                look,
-            )
-            .await
+            let lines = [("pending", "", s.chart_pending), ("pending_gpu", "", s.chart_pending_gpu)];
+            f.lines(&pool, s.chart_pending_title, Unit::Count, "", &lines).await
         }
         "quota.svg" => {
-            let (ns, quota, key) = (get("namespace"), get("quota"), get("resource"));
+            let (ns, quota, key) = (&q.namespace, &q.quota, &q.resource);
             let series = format!("{quota}/{key}");
-            charts::series_chart(
-                &pool,
-                &format!("{ns} · {quota} · {key}"),
-                Unit::Count,
-                &ns,
-                &[("quota_used", &series, s.chart_used), ("quota_hard", &series, "hard")],
-                from,
-                to,
-                max_step,
-                look,
-            )
-            .await
+            let lines = [("quota_used", series.as_str(), s.chart_used), ("quota_hard", series.as_str(), "hard")];
+            f.lines(&pool, &format!("{ns} · {quota} · {key}"), Unit::Count, ns, &lines).await
         }
-        "waits.svg" => waits_chart(&pool, from, to, look).await,
-        "pod.svg" => charts::pod_timeline(&pool, &get("namespace"), &get("name"), from, to, look).await,
+        "waits.svg" => waits_chart(&pool, from, to, f.look).await,
+        "pod.svg" => charts::pod_timeline(&pool, &q.namespace, &q.name, from, to, f.look).await,
         _ => {
             return Err(ApiError::NotFound(
                 "charts: gpu.svg, busy.svg, memory.svg, gpumem.svg, pending.svg, waits.svg, pod.svg, quota.svg".into(),
@@ -258,6 +274,32 @@ pub async fn chart(
         }
     };
     out.map(svg).map_err(|e| ApiError::internal("chart", e))
+}
+
+/// Each GPU's busy % beside the resource's allocation chart (recorded by the agent).
+async fn busy_chart(pool: &SqlitePool, f: &Frame, node: &str, resource: &str) -> Result<String, ChartError> {
+    let devices = query::resources_like(pool, node, "gpu_busy", &format!("{resource}|")).await?;
+    let labels: Vec<(String, String)> = devices
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let id = d.rsplit('|').next().unwrap_or(d);
+            (d.clone(), format!("GPU {i} · {}", id.chars().take(12).collect::<String>()))
+        })
+        .collect();
+    let metrics: Vec<(&str, &str, &str)> = labels.iter().map(|(d, l)| ("gpu_busy", d.as_str(), l.as_str())).collect();
+    let title = format!("{node} · {resource} · {}", f.look.lang.s().chart_busy);
+    f.lines(pool, &title, Unit::Percent, node, &metrics).await
+}
+
+/// GPU memory of each pod on a Jetson (the agent's nvmap reading), and nvmap's total.
+async fn gpumem_chart(pool: &SqlitePool, f: &Frame, node: &str) -> Result<String, ChartError> {
+    let s = f.look.lang.s();
+    let pods = query::resources_like(pool, node, "gpu_mem", "").await?;
+    let mut metrics: Vec<(&str, &str, &str)> =
+        pods.iter().take(12).map(|p| ("gpu_mem", p.as_str(), p.as_str())).collect();
+    metrics.push(("gpu_mem_nvmap", "", s.chart_nvmap));
+    f.lines(pool, &format!("{node} · {}", s.chart_gpumem), Unit::Bytes, node, &metrics).await
 }
 
 /// Wait times: each pending interval drawn at its start with its length (still waiting: up to now).
@@ -292,8 +334,8 @@ const MAX_REPORT_SECONDS: i64 = 367 * 86_400;
 /// A report's window and time zone from the query: `month=YYYY-MM`, or `from=`/`to=` (RFC 3339
 /// or Unix seconds), the current month when neither is given; `tz=` minutes east of UTC for
 /// months and days (0 when not given).
-pub fn report_window(q: &HashMap<String, String>, now: i64) -> Result<(i64, i64, i32), ApiError> {
-    let tz: i32 = match q.get("tz").filter(|t| !t.is_empty()) {
+pub fn report_window(q: &ReportParams, now: i64) -> Result<(i64, i64, i32), ApiError> {
+    let tz: i32 = match Some(q.tz.as_str()).filter(|t| !t.is_empty()) {
         None => 0,
         Some(t) => t
             .parse()
@@ -309,8 +351,8 @@ pub fn report_window(q: &HashMap<String, String>, now: i64) -> Result<(i64, i64,
         ((1970..=9999).contains(&y) && (1..=12).contains(&m) && s.len() == 7)
             .then(|| (month_start(y, m), if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) }))
     };
-    let time = |k: &str| -> Result<Option<i64>, ApiError> {
-        match q.get(k).filter(|v| !v.is_empty()) {
+    let time = |k: &str, v: &str| -> Result<Option<i64>, ApiError> {
+        match Some(v).filter(|v| !v.is_empty()) {
             None => Ok(None),
             Some(v) => v
                 .parse::<i64>()
@@ -320,16 +362,17 @@ pub fn report_window(q: &HashMap<String, String>, now: i64) -> Result<(i64, i64,
                 .ok_or_else(|| ApiError::bad(k, format!("{k} is RFC 3339 (2026-11-01T00:00:00Z) or Unix seconds"))),
         }
     };
-    let (from, to) = match (q.get("month").filter(|m| !m.is_empty()), time("from")?, time("to")?) {
-        (Some(m), _, _) => month(m).ok_or_else(|| ApiError::bad("month", "month is YYYY-MM (2026-11)"))?,
-        (None, Some(f), Some(t)) => (f, t),
-        (None, Some(f), None) => (f, now),
-        (None, None, Some(_)) => return Err(ApiError::bad("from", "from is required with to")),
-        (None, None, None) => {
-            let (y, m, _) = app::time::civil_from_days((now + off).div_euclid(86_400));
-            (month_start(y, m), if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) })
-        }
-    };
+    let (from, to) =
+        match (Some(q.month.as_str()).filter(|m| !m.is_empty()), time("from", &q.from)?, time("to", &q.to)?) {
+            (Some(m), _, _) => month(m).ok_or_else(|| ApiError::bad("month", "month is YYYY-MM (2026-11)"))?,
+            (None, Some(f), Some(t)) => (f, t),
+            (None, Some(f), None) => (f, now),
+            (None, None, Some(_)) => return Err(ApiError::bad("from", "from is required with to")),
+            (None, None, None) => {
+                let (y, m, _) = app::time::civil_from_days((now + off).div_euclid(86_400));
+                (month_start(y, m), if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) })
+            }
+        };
     if to <= from {
         return Err(ApiError::bad("to", "to must be after from"));
     }
@@ -340,18 +383,15 @@ pub fn report_window(q: &HashMap<String, String>, now: i64) -> Result<(i64, i64,
 }
 
 /// The report a query asks for (shared by the API and the page).
-pub async fn load_report(h: &History, q: &HashMap<String, String>) -> Result<report::Report, ApiError> {
+pub async fn load_report(h: &History, q: &ReportParams) -> Result<report::Report, ApiError> {
     let now = jiff::Timestamp::now().as_second();
     let (from, to, tz) = report_window(q, now)?;
-    let by = report::By::parse(q.get("by").map_or("", String::as_str))
-        .ok_or_else(|| ApiError::bad("by", "by is namespace, workload or pod"))?;
+    let by = report::By::parse(&q.by).ok_or_else(|| ApiError::bad("by", "by is namespace, workload or pod"))?;
     let pool = pool(h)?;
-    let max_step = (h.cfg.heartbeat.as_secs() + 2 * h.cfg.resolution.as_secs().max(1)) as i64;
-    let max_step = max_step.max(h.cfg.rollup_width.as_secs() as i64 * 2);
-    let mut r = report::report(pool, from, to, now, by, tz, max_step)
+    let mut r = report::report(pool, from, to, now, by, tz, max_step(&h.cfg))
         .await
         .map_err(|e| ApiError::internal("history query", e))?;
-    if let Some(column) = q.get("sort") {
+    if let Some(column) = &q.sort {
         app::model::report::sort_rows(&mut r.rows, column);
     }
     Ok(r)
@@ -359,12 +399,12 @@ pub async fn load_report(h: &History, q: &HashMap<String, String>) -> Result<rep
 
 /// `GET /api/v1/reports?month=|from=&to=&by=&tz=` — JSON, or CSV with `format=csv` (headers in
 /// `lang=`'s language).
-pub async fn reports(State(h): State<History>, Query(q): Q) -> Result<Response, ApiError> {
+pub async fn reports(State(h): State<History>, Params(q): Params<ReportParams>) -> Result<Response, ApiError> {
     let r = load_report(&h, &q).await?;
-    if q.get("format").is_some_and(|f| f == "csv") {
-        let lang = q.get("lang").and_then(|l| app::i18n::Lang::parse(l)).unwrap_or_default();
-        let heads = report::csv_heads(lang);
-        let name = format!("gpudash-gpu-hours-{}.csv", q.get("by").map_or("namespace", String::as_str));
+    if q.format == "csv" {
+        let heads = report::csv_heads(lang_of(q.lang.as_deref()).unwrap_or_default());
+        let by = if q.by.is_empty() { "namespace" } else { q.by.as_str() };
+        let name = format!("gpudash-gpu-hours-{by}.csv");
         return Ok((
             [
                 (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),

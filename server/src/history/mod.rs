@@ -8,7 +8,7 @@ pub mod recorder;
 pub mod report;
 pub mod retention;
 
-pub use gpudash_web::series::{range_seconds, Config, RANGES};
+pub use gpudash_web::series::Config;
 
 /// Who reports on history's health. Each writer has its own slot: one that recovers clears
 /// its own problem and no other's.

@@ -589,9 +589,10 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
 
 #[test]
 fn report_windows_from_months_ranges_and_time_zones() {
-    use std::collections::HashMap;
-    let q =
-        |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<HashMap<_, _>>();
+    let q = |pairs: &[(&str, &str)]| -> super::http::ReportParams {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        gpudash_web::query::from_pairs(&pairs).unwrap_or_else(|e| panic!("{e}"))
+    };
     let w = |pairs: &[(&str, &str)]| super::http::report_window(&q(pairs), 1_796_378_400);
     // 2026-11 in UTC and in Japan.
     assert_eq!(w(&[("month", "2026-11")]).ok(), Some((1_793_491_200, 1_796_083_200, 0)));

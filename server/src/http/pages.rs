@@ -15,26 +15,8 @@ pub async fn fit_form(State(st): State<AppState>, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "too large\n").into_response(),
     };
-    let mut input = app::model::FitInput::default();
-    for pair in String::from_utf8_lossy(&bytes).split('&') {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        let v = app::boot::percent_decode(v);
-        match k {
-            "yaml" => input.yaml = v,
-            "gpu_resource" => input.gpu_resource = v,
-            "gpu_count" => input.gpu_count = v,
-            "cpu_request" => input.cpu_request = v,
-            "cpu_limit" => input.cpu_limit = v,
-            "memory_request" => input.memory_request = v,
-            "memory_limit" => input.memory_limit = v,
-            "node_selector" => input.node_selector = v,
-            "tolerations" => input.tolerations = v,
-            "runtime_class" => input.runtime_class = v,
-            "replicas" => input.replicas = v,
-            "namespace" => input.namespace = v,
-            _ => {}
-        }
-    }
+    // Fields not sent stay empty; a body that is not the form's is an empty form.
+    let input: app::model::FitInput = gpudash_web::query::form(&bytes).unwrap_or_default();
     let result = match st.fit.clone() {
         Some(src) => {
             let i = input.clone();
@@ -74,14 +56,16 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
         page_the_overview(&mut boot);
     }
     if boot.page == Page::Reports {
-        let mut q: std::collections::HashMap<String, String> = boot.report_query.iter().cloned().collect();
         // Days and months in the reader's zone unless the query names another offset.
-        if !q.contains_key("tz") {
+        if !boot.report_query.iter().any(|(k, _)| k == "tz") {
             let minutes = boot.zone.at(jiff::Timestamp::now().as_second()).0 / 60;
-            q.insert("tz".into(), minutes.to_string());
             boot.report_query.push(("tz".into(), minutes.to_string()));
         }
-        boot.report = Some(crate::history::http::load_report(&st.history, &q).await.map_err(|e| e.to_string()));
+        let report = match gpudash_web::query::from_pairs(&boot.report_query) {
+            Ok(q) => crate::history::http::load_report(&st.history, &q).await,
+            Err(e) => Err(e),
+        };
+        boot.report = Some(report.map_err(|e| e.to_string()));
     }
     let status = StatusCode::OK;
     let opts = st.leptos.clone();

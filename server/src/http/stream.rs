@@ -10,6 +10,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use gpudash_web::query::Params;
 use tokio_stream::wrappers::WatchStream;
 
 use super::AppState;
@@ -26,11 +27,23 @@ impl Drop for ClientGuard {
     }
 }
 
+/// `?nodes=cards&lang=`
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct StreamParams {
+    /// `cards`: nodes as the browser's live views read them (the browser asks for it).
+    nodes: String,
+}
+
 /// The handler.
-pub async fn stream(State(st): State<AppState>, headers: axum::http::HeaderMap, uri: axum::http::Uri) -> Response {
+pub async fn stream(
+    State(st): State<AppState>,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+    Params(q): Params<StreamParams>,
+) -> Response {
     let lang = super::answer_lang(st.lang, &headers, uri.query());
-    // `nodes=cards`: nodes as the browser's live views read them (the browser asks for it).
-    let cards = uri.query().unwrap_or("").split('&').any(|p| p == "nodes=cards");
+    let cards = q.nodes == "cards";
     let form = crate::publish::Form { lang, cards };
     let mut shutdown = st.shutdown.clone();
     st.stream_clients.fetch_add(1, Ordering::Relaxed);
