@@ -3,7 +3,7 @@
 
 use super::tests::{load, scenario_text};
 use super::*;
-use app::model::{Severity, Sharing};
+use app::model::{NodeView, Severity, Sharing};
 
 fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
     v.nodes.iter().find(|n| n.name == name).unwrap_or_else(|| panic!("node {name}"))

@@ -1,7 +1,9 @@
 //! Derivation tests on the built-in edge scenario's real object shapes and on targeted fixtures.
 
 use super::*;
-use app::model::{Severity, Sharing, SourceMode};
+use app::model::{GpuRequest, NodeView, Severity, Sharing, SourceMode};
+use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 /// Loads `kubectl get -o yaml`-shaped documents (objects and Lists) into typed inputs.
 pub(crate) fn load(text: &str) -> Inputs {

@@ -1,0 +1,435 @@
+//! One node's view from its object, the pods it holds, their memory use and what the DRA
+//! driver and the node's agent say — and the memo that rebuilds it only when one of those
+//! changed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use app::model::{GpuUser, Holder, MemoryView, NodeView, PodMemory};
+use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+
+use super::{agent, dra, memory, node, pending_targets, pods, ts, Inputs, Map, NodeMetrics, Options, PodMetrics};
+use crate::pod::Pod;
+use crate::quantity::Bytes;
+
+fn metric_bytes(usage: &BTreeMap<String, K8sQuantity>) -> Option<u64> {
+    usage.get("memory").and_then(|q| Bytes::parse(&q.0).ok()).map(|b| b.0)
+}
+
+/// Memory use from one poll of metrics.k8s.io, by node and by pod (namespace, then name), made
+/// again only when a new poll arrives (the metrics are the same `Arc` until then).
+#[derive(Debug, Default)]
+pub(super) struct Use {
+    read_nodes: Option<Arc<Vec<NodeMetrics>>>,
+    read_pods: Option<Arc<Vec<PodMetrics>>>,
+    nodes: Map<String, Option<u64>>,
+    pods: Map<String, Map<String, u64>>,
+}
+
+impl Use {
+    /// Takes in the metrics of this run; true when they are not the last run's.
+    pub(super) fn update(&mut self, inputs: &Inputs) -> bool {
+        fn same<T>(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
+            match (a, b) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+        }
+        let nodes_same = same(self.read_nodes.as_ref(), inputs.node_metrics.as_ref());
+        let pods_same = same(self.read_pods.as_ref(), inputs.pod_metrics.as_ref());
+        if !nodes_same {
+            self.nodes = inputs
+                .node_metrics
+                .iter()
+                .flat_map(|v| v.iter())
+                .map(|m| (m.metadata.name.clone().unwrap_or_default(), metric_bytes(&m.usage)))
+                .collect();
+            self.read_nodes = inputs.node_metrics.clone();
+        }
+        if !pods_same {
+            self.pods = Map::default();
+            for m in inputs.pod_metrics.iter().flat_map(|v| v.iter()) {
+                let used = m.containers.iter().filter_map(|c| metric_bytes(&c.usage)).sum();
+                let ns = m.metadata.namespace.clone().unwrap_or_default();
+                self.pods.entry(ns).or_default().insert(m.metadata.name.clone().unwrap_or_default(), used);
+            }
+            self.read_pods = inputs.pod_metrics.clone();
+        }
+        !(nodes_same && pods_same)
+    }
+
+    /// The node's memory use, then each held pod's.
+    pub(super) fn of(&self, node: &str, held: &[Held]) -> Vec<Option<u64>> {
+        std::iter::once(self.nodes.get(node).copied().flatten())
+            .chain(held.iter().map(|(p, _)| {
+                let (ns, name) = (p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref());
+                self.pods.get(ns).and_then(|m| m.get(name.unwrap_or(""))).copied()
+            }))
+            .collect()
+    }
+}
+
+/// A pod a node holds, with its facts.
+pub(super) type Held = (Arc<Pod>, Arc<pods::Facts>);
+
+/// A node's view and what it was built from.
+#[derive(Debug)]
+pub(super) struct NodeMemo {
+    node: Arc<Node>,
+    /// The version of the set of pods it holds ([`pods::NodePods`]; 0: none).
+    held: u64,
+    /// The node's memory use, then each held pod's, in `held`'s order.
+    usage: Vec<Option<u64>>,
+    pending: u32,
+    unified: bool,
+    extra: Extra,
+    view: Arc<NodeView>,
+}
+
+/// What other sources than the node object and its pods say about a node: the DRA devices and
+/// claims on it, and its agent's last report with whether that is stale.
+#[derive(Debug, Default)]
+pub(super) struct Extra {
+    /// The node's DRA objects, shared with [`dra::Split`] (none: no slice on the node).
+    dra: Option<Arc<dra::NodeDra>>,
+    agent: Option<(Arc<crate::agent::AgentSeen>, bool)>,
+}
+
+impl Extra {
+    fn same(&self, other: &Extra) -> bool {
+        let none = dra::NodeDra::default();
+        let (a, b) = (self.dra.as_deref().unwrap_or(&none), other.dra.as_deref().unwrap_or(&none));
+        a.same(b)
+            && match (&self.agent, &other.agent) {
+                (None, None) => true,
+                (Some((a, sa)), Some((b, sb))) => Arc::ptr_eq(a, b) && sa == sb,
+                _ => false,
+            }
+    }
+}
+
+impl NodeMemo {
+    pub(super) fn same(
+        &self,
+        node: &Arc<Node>,
+        held: u64,
+        usage: &[Option<u64>],
+        pending: u32,
+        unified: bool,
+        extra: &Extra,
+    ) -> bool {
+        Arc::ptr_eq(&self.node, node)
+            && self.extra.same(extra)
+            && self.pending == pending
+            && self.unified == unified
+            && self.usage == usage
+            && self.held == held
+    }
+}
+
+/// One node's view from its object and the pods it holds.
+pub(super) fn node_view(
+    n: &Node,
+    held: &[Held],
+    usage: &[Option<u64>],
+    pending_pods: u32,
+    unified: bool,
+    extra: &Extra,
+    rs: &pods::RsOwners<'_>,
+) -> NodeView {
+    let Extra { dra, agent } = extra;
+    let gpu_resources = gpu_resources(n, held, dra.as_deref(), rs);
+    let name = n.metadata.name.clone().unwrap_or_default();
+    let st = n.status.as_ref();
+    let unified_memory = node::unified_memory(n, unified);
+    let (memory, pod_mem, namespaces) = memory_of(n, held, usage, unified_memory, rs);
+    let (ready, conditions) = node::conditions(n);
+    let default_runtime = node::default_runtime(n);
+    let gpu_users_outside = gpu_users_outside(held, default_runtime.as_deref());
+    let bound: Vec<&Pod> = held.iter().map(|(p, _)| p.as_ref()).collect();
+    let mut view = NodeView {
+        name,
+        ready,
+        unified_memory,
+        memory,
+        gpu_resources,
+        pending_pods,
+        conditions,
+        unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
+        arch: st.and_then(|s| s.node_info.as_ref()).map(|i| i.architecture.clone()).unwrap_or_default(),
+        gpu_labels: node::gpu_labels(n),
+        labels: node::labels(n).iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        pods: pod_mem,
+        namespaces,
+        default_runtime,
+        gpu_users_outside,
+        gpu_users_outside_more: 0,
+        down: node::down(n, &bound),
+        agent: None,
+        problems: Vec::new(),
+    };
+    if let Some((seen, stale)) = agent {
+        let uids: Vec<(&str, &str, &str)> = held
+            .iter()
+            .map(|(p, _)| {
+                let m = &p.metadata;
+                (m.uid.as_deref().unwrap_or(""), m.namespace.as_deref().unwrap_or(""), m.name.as_deref().unwrap_or(""))
+            })
+            .collect();
+        self::agent::enrich(&mut view, seen, *stale, &uids);
+    }
+    view
+}
+
+/// The node's GPU resources with who holds each: the device plugins' extended resources (and
+/// any accelerator a held pod asks for that the node does not list), then the DRA driver's
+/// devices, whose claims name their pods.
+fn gpu_resources(
+    n: &Node,
+    held: &[Held],
+    dra: Option<&dra::NodeDra>,
+    rs: &pods::RsOwners<'_>,
+) -> Vec<app::model::GpuResource> {
+    let no_dra = dra::NodeDra::default();
+    let dra = dra.unwrap_or(&no_dra);
+    let mut resources = node::accelerator_resources(n);
+    for (p, f) in held {
+        for (k, v) in f.requests.iter() {
+            // An extended resource a DRA DeviceClass stands for is shown on the driver's devices.
+            if *v > 0 && node::is_accelerator(k) && !resources.iter().any(|r| r == k) && !p.dra_mapped(k) {
+                resources.push(k.to_string());
+            }
+        }
+    }
+    resources.sort();
+    let plugin = resources.iter().map(|r| {
+        let mut holders: Vec<Holder> = held
+            .iter()
+            .filter(|(p, _)| !p.dra_mapped(r))
+            .filter_map(|(p, f)| {
+                let c = pods::units(*f.requests.get(r)?);
+                (c > 0).then(|| {
+                    let (namespace, name) = pods::key(p);
+                    Holder {
+                        namespace,
+                        name,
+                        count: c,
+                        since: p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0)),
+                        runtime_class: p.spec.as_ref().and_then(|s| s.runtime_class_name.clone()),
+                        terminating: p.metadata.deletion_timestamp.is_some(),
+                        workload: pods::workload(p, rs),
+                    }
+                })
+            })
+            .collect();
+        holders.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        node::gpu_resource(n, r, holders)
+    });
+    let driver = dra::resources(dra).into_iter().map(|mut g| {
+        // Claims name their pods; the pods on the node say since when and how they run.
+        for h in &mut g.holders {
+            let named = |p: &Pod| {
+                p.metadata.namespace.as_deref().unwrap_or("") == h.namespace
+                    && p.metadata.name.as_deref().unwrap_or("") == h.name
+            };
+            if let Some((p, _)) = held.iter().find(|(p, _)| named(p)) {
+                h.since = p.metadata.creation_timestamp.as_ref().map(|t| ts(&t.0));
+                h.runtime_class = p.spec.as_ref().and_then(|s| s.runtime_class_name.clone());
+                h.terminating = p.metadata.deletion_timestamp.is_some();
+            }
+        }
+        g
+    });
+    plugin.chain(driver).collect()
+}
+
+/// The node's memory (its board, requests, limits, use and their bars), each held pod's, and
+/// the namespaces of its pods.
+fn memory_of(
+    n: &Node,
+    held: &[Held],
+    usage: &[Option<u64>],
+    unified_memory: bool,
+    rs: &pods::RsOwners<'_>,
+) -> (MemoryView, Vec<PodMemory>, Vec<String>) {
+    let st = n.status.as_ref();
+    let mem = |m: Option<&BTreeMap<String, K8sQuantity>>| {
+        m.and_then(|m| m.get("memory")).and_then(|q| Bytes::parse(&q.0).ok()).map_or(0, |b| b.0)
+    };
+    let mut memory = MemoryView {
+        capacity_bytes: mem(st.and_then(|s| s.capacity.as_ref())),
+        allocatable_bytes: mem(st.and_then(|s| s.allocatable.as_ref())),
+        used_bytes: usage.first().copied().flatten(),
+        ..MemoryView::default()
+    };
+    let mut pod_mem = Vec::new();
+    let mut namespaces: Vec<String> = Vec::new();
+    for (i, (p, f)) in held.iter().enumerate() {
+        let req = f.requests.get("memory").map_or(0, |m| pods::units(*m));
+        let (lim, unbounded) = f.memory_limit;
+        memory.requested_bytes = memory.requested_bytes.saturating_add(req);
+        memory.limits_bytes = memory.limits_bytes.saturating_add(lim);
+        memory.unbounded_containers += unbounded;
+        let (namespace, pname) = pods::key(p);
+        if !namespaces.contains(&namespace) {
+            namespaces.push(namespace.clone());
+        }
+        pod_mem.push(PodMemory {
+            namespace,
+            name: pname,
+            requested_bytes: req,
+            limit_bytes: (unbounded == 0).then_some(lim),
+            used_bytes: usage.get(i + 1).copied().flatten(),
+            gpu_memory_bytes: None,
+            workload: pods::workload(p, rs),
+        });
+    }
+    pod_mem.sort_by(|a, b| b.requested_bytes.cmp(&a.requested_bytes).then_with(|| a.name.cmp(&b.name)));
+    memory::bars(&mut memory, unified_memory);
+    namespaces.sort();
+    (memory, pod_mem, namespaces)
+}
+
+/// What every node's view is built from beside its object: the pods by node, their memory
+/// use (and whether a new poll came), the pods still waiting, the DRA objects by node, the
+/// ReplicaSets' owners.
+#[derive(Clone, Copy)]
+pub(super) struct OnNodes<'a> {
+    pub(super) index: &'a pods::PodIndex,
+    pub(super) usage: &'a Use,
+    pub(super) new_use: bool,
+    pub(super) waiting: &'a [&'a Pod],
+    pub(super) dra: &'a Map<String, Arc<dra::NodeDra>>,
+    pub(super) rs: &'a pods::RsOwners<'a>,
+}
+
+/// Every node's view, sorted by name: a node whose inputs did not change keeps the memo's
+/// `Arc`; the memo is updated and forgets the nodes that are gone.
+pub(super) fn node_views(
+    inputs: &Inputs,
+    opts: &Options,
+    on: &OnNodes<'_>,
+    now: jiff::Timestamp,
+    memo: &mut Map<String, NodeMemo>,
+) -> Vec<Arc<NodeView>> {
+    let stale_after =
+        if opts.agent_stale_after.is_zero() { agent::DEFAULT_STALE_AFTER } else { opts.agent_stale_after };
+    let mut agents: Map<&str, (Arc<crate::agent::AgentSeen>, bool)> =
+        inputs.agents.iter().map(|a| (a.node.as_str(), (a.clone(), agent::is_stale(a, now, stale_after)))).collect();
+    let OnNodes { index, usage: usage_of, new_use, waiting, dra: dra_nodes, rs: rs_owners } = *on;
+    // Kept in place: a node nothing touched costs a lookup, no copy of its name.
+    let mut nodes: Vec<Arc<NodeView>> = inputs
+        .nodes
+        .iter()
+        .map(|n| {
+            let name = n.metadata.name.as_deref().unwrap_or("");
+            let on = index.on(name);
+            let held_pods = on.map_or(&[][..], |o| o.held.as_slice());
+            let held = on.map_or(0, |o| o.version);
+            let kept = memo.get_mut(name);
+            // Memory use moves only with a new poll or with the pods held.
+            let usage = match kept.as_ref() {
+                Some(m) if !new_use && m.held == held => None,
+                _ => Some(usage_of.of(name, held_pods)),
+            };
+            let pending_pods =
+                u32::try_from(waiting.iter().filter(|p| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
+            let unified = opts.matches(n);
+            let extra = Extra { dra: dra_nodes.get(name).cloned(), agent: agents.remove(name) };
+            if let Some(m) = kept
+                .as_ref()
+                .filter(|m| m.same(n, held, usage.as_deref().unwrap_or(&m.usage), pending_pods, unified, &extra))
+            {
+                return m.view.clone();
+            }
+            let usage = match (usage, kept.as_ref()) {
+                (Some(u), _) => u,
+                (None, Some(m)) => m.usage.clone(),
+                (None, None) => usage_of.of(name, held_pods),
+            };
+            let view = Arc::new(node_view(n, held_pods, &usage, pending_pods, unified, &extra, rs_owners));
+            let m =
+                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, extra, view: view.clone() };
+            match kept {
+                Some(k) => *k = m,
+                None => {
+                    memo.insert(name.to_string(), m);
+                }
+            }
+            view
+        })
+        .collect();
+    if memo.len() > inputs.nodes.len() {
+        let present: std::collections::HashSet<&str> =
+            inputs.nodes.iter().map(|n| n.metadata.name.as_deref().unwrap_or("")).collect();
+        memo.retain(|name, _| present.contains(name.as_str()));
+    }
+    nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    nodes
+}
+
+/// Pods on a node that use its GPU without requesting a GPU resource: sure when they name an
+/// NVIDIA RuntimeClass, or set `NVIDIA_VISIBLE_DEVICES` where the default runtime is NVIDIA's;
+/// possible when the node's default runtime is NVIDIA's (then any container whose image asks
+/// for the GPU gets it, and the API cannot tell). System pods and the device plugin are left out.
+fn gpu_users_outside(held: &[Held], default_runtime: Option<&str>) -> Vec<GpuUser> {
+    let nvidia_default = default_runtime.is_some_and(node::is_nvidia_runtime);
+    let mut out: Vec<GpuUser> = held
+        .iter()
+        .filter(|(p, f)| {
+            !p.is_device_plugin()
+                && !p.is_agent()
+                && !f.requests.iter().any(|(k, v)| *v > 0 && node::is_nvidia_gpu(k))
+                // A pod with DRA claims gets its devices through the scheduler.
+                && p.spec.as_ref().is_none_or(|s| s.resource_claims.is_empty())
+                && p.metadata.namespace.as_deref() != Some("kube-system")
+        })
+        .filter_map(|(p, _)| {
+            let spec = p.spec.as_ref()?;
+            let class = spec.runtime_class_name.as_deref().filter(|c| !c.is_empty());
+            let env = spec
+                .containers
+                .iter()
+                .any(|c| c.env.0.as_deref().is_some_and(|v| !matches!(v.trim(), "" | "void" | "none")));
+            let (sure, evidence) = match class {
+                Some(c) if node::is_nvidia_runtime(c) => (true, "runtime-class"),
+                Some(_) => return None,
+                None if nvidia_default && env => (true, "env"),
+                None if nvidia_default => (false, "default-runtime"),
+                None => return None,
+            };
+            let (namespace, name) = pods::key(p);
+            Some(GpuUser { namespace, name, sure, evidence: evidence.to_string() })
+        })
+        .collect();
+    out.sort_by(|a, b| b.sure.cmp(&a.sure).then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))));
+    out
+}
+
+/// Gives each node view the diagnoses about it (its card shows them without looking anything
+/// up). Diagnoses are computed from the node views, so this comes after; a node whose
+/// diagnoses did not change keeps its `Arc` (and the memo keeps the final one).
+pub(super) fn attach_problems(
+    nodes: &mut [Arc<NodeView>],
+    diagnoses: &[Arc<app::model::Diagnosis>],
+    memo: &mut Map<String, NodeMemo>,
+) {
+    let mut by_node: Map<&str, Vec<Arc<app::model::Diagnosis>>> = Map::default();
+    for d in diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node) {
+        by_node.entry(d.name.as_str()).or_default().push(d.clone());
+    }
+    for n in nodes.iter_mut() {
+        let problems = by_node.remove(n.name.as_str()).unwrap_or_default();
+        // A diagnosis that goes on is the same `Arc`: `Arc`'s equality compares pointers first.
+        if n.problems != problems {
+            let mut v = NodeView::clone(n);
+            v.problems = problems;
+            *n = Arc::new(v);
+            if let Some(m) = memo.get_mut(&n.name) {
+                m.view = n.clone();
+            }
+        }
+    }
+}

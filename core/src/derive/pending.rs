@@ -1,0 +1,122 @@
+//! A Pending pod as the derivation first reads it: since when, the scheduler's message (from
+//! its condition, else its newest FailedScheduling event) parsed, what GPU it asks for, its
+//! DRA claims; and which nodes a pending pod names.
+
+use std::sync::Arc;
+
+use app::model::{GpuRequest, PendingPod};
+use k8s_openapi::api::core::v1::{Event, Node};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::{dra, node, pods, scheduler, ts, Inputs, Map};
+use crate::pod::Pod;
+
+/// Does a pending pod name this node (nodeSelector that the node matches, or nominated)?
+pub(crate) fn pending_targets(pod: &Pod, node: &Node) -> bool {
+    let name = node.metadata.name.as_deref().unwrap_or("");
+    if pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()) == Some(name) {
+        return true;
+    }
+    let sel = pod.spec.as_ref().and_then(|s| s.node_selector.as_ref());
+    match sel {
+        Some(sel) if !sel.is_empty() => {
+            let l = node::labels(node);
+            sel.iter().all(|(k, v)| l.get(k) == Some(v))
+        }
+        _ => false,
+    }
+}
+
+/// The newest scheduling event message for a pod (matching uid when both carry one).
+fn newest_event<'a>(events: &'a [Arc<Event>], pod: &Pod, reasons: &[&str]) -> Option<&'a Event> {
+    let (ns, name) = pods::key(pod);
+    let uid = pod.metadata.uid.as_deref();
+    events
+        .iter()
+        .filter(|e| {
+            let o = &e.involved_object;
+            o.kind.as_deref() == Some("Pod")
+                && o.name.as_deref() == Some(name.as_str())
+                && o.namespace.as_deref().unwrap_or("") == ns
+                && (uid.is_none() || o.uid.is_none() || o.uid.as_deref() == uid)
+                && e.reason.as_deref().is_some_and(|r| reasons.contains(&r))
+        })
+        .max_by_key(|e| event_time(e))
+        .map(AsRef::as_ref)
+}
+
+/// The most recent time an event says it happened.
+pub fn event_time(e: &Event) -> Option<jiff::Timestamp> {
+    e.last_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .or(e.event_time.as_ref().map(|t| t.0))
+        .or(e.first_timestamp.as_ref().map(|t| t.0))
+        .or(e.metadata.creation_timestamp.as_ref().map(|t| t.0))
+}
+
+/// Claims and templates by namespace and name.
+pub(crate) struct ClaimIndex<'a> {
+    pub(crate) claims: Map<(&'a str, &'a str), &'a crate::dra::ResourceClaim>,
+    pub(crate) templates: Map<(&'a str, &'a str), &'a crate::dra::ResourceClaimTemplate>,
+}
+
+impl<'a> ClaimIndex<'a> {
+    /// Empty: for when no pod names a claim.
+    pub(crate) fn empty() -> Self {
+        Self { claims: Map::default(), templates: Map::default() }
+    }
+
+    pub(crate) fn new(inputs: &'a Inputs) -> Self {
+        let key = |m: &'a ObjectMeta| (m.namespace.as_deref().unwrap_or(""), m.name.as_deref().unwrap_or(""));
+        Self {
+            claims: inputs.claims.iter().map(|c| (key(&c.metadata), c.as_ref())).collect(),
+            templates: inputs.claim_templates.iter().map(|t| (key(&t.metadata), t.as_ref())).collect(),
+        }
+    }
+}
+
+pub(super) fn pending_pod(pod: &Pod, events: &[Arc<Event>], claims: &ClaimIndex<'_>) -> PendingPod {
+    let (namespace, name) = pods::key(pod);
+    let cond = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| c.iter().find(|c| c.type_ == "PodScheduled" && c.status != "True"));
+    let since = cond
+        .and_then(|c| c.last_transition_time.as_ref())
+        .or(pod.metadata.creation_timestamp.as_ref())
+        .map(|t| ts(&t.0));
+    let message = cond
+        .and_then(|c| c.message.clone())
+        .filter(|m| !m.is_empty())
+        .or_else(|| newest_event(events, pod, &["FailedScheduling"]).and_then(|e| e.message.clone()));
+    let scheduler =
+        pod.spec.as_ref().and_then(|s| s.scheduler_name.clone()).filter(|s| s != "default-scheduler" && !s.is_empty());
+    let parsed = match (&message, &scheduler) {
+        (Some(m), None) => scheduler::parse(m),
+        _ => scheduler::Parsed::default(),
+    };
+    let req = pods::effective_requests(pod);
+    let gpu_request = req
+        .iter()
+        .filter(|(k, v)| node::is_accelerator(k) && **v > 0)
+        .max_by_key(|(k, _)| node::is_nvidia_gpu(k))
+        .map(|(k, v)| GpuRequest { resource: k.clone(), count: pods::units(*v) });
+    PendingPod {
+        namespace,
+        name,
+        pending_since: since,
+        gpu_request,
+        message,
+        nodes_total: parsed.nodes_total,
+        reasons: parsed.reasons,
+        diagnoses: Vec::new(),
+        problems: Vec::new(),
+        scheduler,
+        memory_request_bytes: req.get("memory").map(|m| pods::units(*m)),
+        owner: None,
+        workload: None,
+        claims: dra::pending_claims(pod, claims),
+    }
+}
