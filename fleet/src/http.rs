@@ -80,7 +80,9 @@ async fn page_handler(
     let range = Range::parse(&q.range).unwrap_or_default();
     let zone = reader_zone(&st, &headers);
     let (kiosk, embed) = (PageParams::flag(&q.kiosk), PageParams::flag(&q.embed));
-    let html = page::page(&v, &st.base, kiosk, embed, range.name(), lang(&headers, &uri), &zone);
+    let shown =
+        page::Shown { base: st.base.clone(), kiosk, embed, range: range.name(), lang: lang(&headers, &uri), zone };
+    let html = page::page(&v, &shown);
     ([(header::VARY, "Accept-Language, Cookie")], Html(html)).into_response()
 }
 

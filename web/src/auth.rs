@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use app::views::plain::Plain;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
@@ -351,15 +352,7 @@ pub async fn login_form(
     uri: axum::http::Uri,
 ) -> Response {
     let lang = crate::answer_lang(app::i18n::Lang::En, &headers, uri.query());
-    let s = lang.s();
-    let action = format!("{}/login", access.base);
-    let body = format!(
-        "<h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{action}\" class=\"filters\">\
-<label>{} <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label>\
-<button type=\"submit\">{}</button></form>",
-        s.login_token, s.login_submit
-    );
-    Html(crate::plain_page(&access.base, lang, s.login_title, &body)).into_response()
+    Html(app::views::plain::page(&access.base, lang, Plain::SignIn)).into_response()
 }
 
 /// The login form's fields.
@@ -407,13 +400,7 @@ pub async fn login_submit(
             let failures = access.throttle.fail(&who, now());
             tokio::time::sleep(std::time::Duration::from_millis(250 * u64::from(failures.min(16)))).await;
             let lang = crate::answer_lang(app::i18n::Lang::En, &headers, None);
-            let s = lang.s();
-            let html = format!(
-                "<!DOCTYPE html><html lang=\"{}\"><p>{} <a href=\"login\">{}</a></p></html>",
-                lang.code(),
-                s.login_wrong,
-                s.login_again
-            );
+            let html = app::views::plain::page(&access.base, lang, Plain::WrongToken);
             (StatusCode::UNAUTHORIZED, Html(html)).into_response()
         }
     }
@@ -426,13 +413,7 @@ pub async fn logout_form(
     uri: axum::http::Uri,
 ) -> Response {
     let lang = crate::answer_lang(app::i18n::Lang::En, &headers, uri.query());
-    let s = lang.s();
-    let body = format!(
-        "<h1 class=\"page-title\">gpudash</h1><form method=\"post\" action=\"{}/logout\" class=\"filters\">\
-<button type=\"submit\">{}</button></form>",
-        access.base, s.logout_submit
-    );
-    Html(crate::plain_page(&access.base, lang, s.logout_title, &body)).into_response()
+    Html(app::views::plain::page(&access.base, lang, Plain::SignOut)).into_response()
 }
 
 /// `POST /logout`: ends the session and clears the cookie.

@@ -28,14 +28,3 @@ pub fn answer_lang(default: app::i18n::Lang, headers: &axum::http::HeaderMap, qu
     };
     from_query.or_else(from_header).unwrap_or(default)
 }
-
-/// A small document outside the app (not found, sign-in, sign-out): the stylesheet, a title,
-/// and `body` inside the app's frame. `title` and `body` are markup written by gpudash.
-pub fn plain_page(base: &str, lang: app::i18n::Lang, title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html><html lang=\"{}\"><head><meta charset=\"utf-8\"><title>{title}</title>\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"stylesheet\" href=\"{base}/pkg/gpudash.css\"></head>\
-<body><main class=\"app\">{body}</main></body></html>",
-        lang.code()
-    )
-}

@@ -2,12 +2,14 @@
 //! the JSON API v1 types (`GET /api/v1/cluster`); their field names are a stable interface.
 //! Rooms: the whole view ([`cluster`]), nodes ([`node`]), pending pods ([`pending`]),
 //! diagnoses ([`diagnosis`]), GPU quotas ([`quota`]), the live stream's deltas ([`delta`]), the
-//! what-if check ([`fit`]), a large site's paged overview ([`overview`]).
+//! what-if check ([`fit`]), a large site's paged overview ([`overview`]), the fleet's view
+//! ([`fleet`]).
 
 pub mod cluster;
 pub mod delta;
 pub mod diagnosis;
 pub mod fit;
+pub mod fleet;
 pub mod node;
 pub mod overview;
 pub mod pending;

@@ -368,7 +368,15 @@ fn the_fleet_page_speaks_the_language_it_was_asked_for() {
     let mut problems = Vec::new();
     for (kiosk, embed) in [(false, false), (true, false), (false, true)] {
         for lang in [app::i18n::Lang::Ja, app::i18n::Lang::En] {
-            let html = crate::fleet::page::page(&v, "", kiosk, embed, "24h", lang, &app::time::Zone::default());
+            let shown = crate::fleet::page::Shown {
+                base: String::new(),
+                kiosk,
+                embed,
+                range: "24h",
+                lang,
+                zone: app::time::Zone::default(),
+            };
+            let html = crate::fleet::page::page(&v, &shown);
             speaks(&html, lang.code(), &format!("fleet kiosk={kiosk} embed={embed}"), &data, &mut problems);
         }
     }

@@ -155,17 +155,8 @@ pub fn not_found_for(base: &str, sub: &str, lang: app::i18n::Lang) -> Response {
     not_found_page(base, lang)
 }
 
-pub use gpudash_web::plain_page;
-
 fn not_found_page(base: &str, lang: app::i18n::Lang) -> Response {
-    let t = lang.t();
-    let (title, back) = (t.not_found, t.not_found_back);
-    let html = plain_page(
-        base,
-        lang,
-        &format!("gpudash · {title}"),
-        &format!("<h1 class=\"page-title\">{title}</h1><p><a href=\"{base}/\">{back}</a></p>"),
-    );
+    let html = app::views::plain::page(base, lang, app::views::plain::Plain::NotFound);
     let mut r = (StatusCode::NOT_FOUND, html).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
