@@ -113,18 +113,20 @@ pub struct Boot {
     #[cfg(not(feature = "hydrate"))]
     #[serde(default)]
     pub range: Option<crate::model::Range>,
-    /// A pod (`namespace/name`) whose timeline the history page shows.
+    /// A pod (`?pod=namespace/name`: namespace, name) whose timeline the history page shows
+    /// (the server's page).
+    #[cfg(not(feature = "hydrate"))]
     #[serde(default)]
-    pub pod: Option<String>,
+    pub pod: Option<(String, String)>,
     /// The what-if form as submitted and its answer (server only: `/fit` does not hydrate).
     #[cfg(not(feature = "hydrate"))]
     #[serde(default)]
     pub fit: Option<(crate::model::FitInput, crate::model::FitResult)>,
-    /// The GPU-hours report and the query it answers, or why there is none (server only:
-    /// `/reports` does not hydrate).
+    /// The GPU-hours report with what the page shows of it, or why there is none (server
+    /// only: `/reports` does not hydrate).
     #[cfg(not(feature = "hydrate"))]
     #[serde(skip)]
-    pub report: Option<Result<crate::model::report::Report, String>>,
+    pub report: Option<Result<(crate::model::report::Report, crate::model::report::Sheet), String>>,
     /// The overview's GPU group (`?group=`, a product; the paged overview's, server only).
     #[cfg(not(feature = "hydrate"))]
     #[serde(skip)]
@@ -227,7 +229,8 @@ impl Boot {
                 "page" => b.page_no = v.parse().unwrap_or(1).clamp(1, 100_000),
                 #[cfg(not(feature = "hydrate"))]
                 "range" => b.range = crate::model::Range::parse(&v),
-                "pod" if v.contains('/') => b.pod = Some(v),
+                #[cfg(not(feature = "hydrate"))]
+                "pod" => b.pod = v.split_once('/').map(|(ns, name)| (ns.to_string(), name.to_string())),
                 "month" | "by" | "tz" | "from" | "to" | "sort" if v.len() <= 40 => {
                     b.report_query.push((k.to_string(), v))
                 }

@@ -122,6 +122,12 @@ pub fn is_japanese(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}' | '\u{3000}'..='\u{303f}')
 }
 
+/// How long it has been from `since` to `now` (Unix seconds), as [`duration`] says it: what
+/// the live pages show as their clock ticks ("waiting 4m 2s").
+pub fn elapsed(since: i64, now: i64, lang: Lang) -> String {
+    duration(now - since, lang)
+}
+
 /// `2m 5s` / `2分5秒`: a duration in two units at most.
 pub fn duration(secs: i64, lang: Lang) -> String {
     let s = secs.max(0);

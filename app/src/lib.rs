@@ -7,6 +7,8 @@ pub mod i18n;
 #[cfg(feature = "hydrate")]
 mod live;
 pub mod model;
+#[cfg(feature = "hydrate")]
+pub mod scope;
 pub mod time;
 pub mod units;
 pub mod views;

@@ -12,6 +12,16 @@ pub fn tenths(n: u64, d: u64) -> String {
     format!("{}.{}", t / 10, t % 10)
 }
 
+/// A thousandth as a percentage (`12.3%`): the view model's `*_permille` fields as shown.
+pub fn percent(permille: u32) -> String {
+    format!("{}.{}%", permille / 10, permille % 10)
+}
+
+/// The first `n` characters of an opaque id (a share id, a UUID), as a label shows it.
+pub fn short(id: &str, n: usize) -> String {
+    id.chars().take(n).collect()
+}
+
 /// Human bytes in binary units.
 pub fn bytes(b: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];

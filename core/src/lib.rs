@@ -10,4 +10,5 @@ pub mod fit;
 pub mod overview;
 pub mod pod;
 pub mod quantity;
+pub mod reports;
 pub mod series;

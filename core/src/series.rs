@@ -16,13 +16,8 @@ pub fn gpu_share_per_unit(g: &app::model::GpuResource) -> f64 {
     match g.sharing {
         Sharing::TimeSlicing | Sharing::Mps => 1.0 / g.replicas_per_gpu.max(1) as f64,
         Sharing::Mig => {
-            let slices = g
-                .resource
-                .rsplit('/')
-                .next()
-                .and_then(|r| r.strip_prefix("mig-"))
-                .and_then(|r| r.split('g').next())
-                .and_then(|n| n.parse::<u32>().ok());
+            // `1g.5gb`: one compute slice.
+            let slices = g.profile.as_deref().and_then(|p| p.split('g').next()).and_then(|n| n.parse::<u32>().ok());
             let per_gpu = if g.product.as_deref().is_some_and(|p| p.contains("A30")) { 4.0 } else { 7.0 };
             slices.map_or(1.0, |s| (f64::from(s) / per_gpu).min(1.0))
         }

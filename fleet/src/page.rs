@@ -25,7 +25,8 @@ pub fn status_line(v: &FleetView, lang: Lang, zone: &Zone) -> String {
 
 /// The whole page, in `shown.lang`.
 pub fn page(v: &FleetView, shown: &Shown) -> String {
-    app::views::fleet::page(v, shown, &status_line(v, shown.lang, &shown.zone))
+    let title = fill(shown.lang.s().fleet_title, &[&v.sites.len().to_string()]);
+    app::views::fleet::page(v, shown, &title, &status_line(v, shown.lang, &shown.zone))
 }
 
 /// The script that keeps the cards live (no framework: a stream; the whole list at first, then

@@ -9,6 +9,8 @@ use std::process::Command;
 
 use anyhow::{bail, Context};
 
+mod views_lint;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
@@ -147,7 +149,8 @@ fn precompress(path: &Path) -> anyhow::Result<(usize, usize)> {
 fn main() -> anyhow::Result<()> {
     match std::env::args().nth(1).as_deref() {
         Some("site") => site(),
-        _ => bail!("usage: cargo xtask site"),
+        Some("views-lint") => views_lint::run(&root().join("app/src/views")),
+        _ => bail!("usage: cargo xtask site | cargo xtask views-lint"),
     }
 }
 

@@ -106,6 +106,13 @@ pub struct ClusterView {
     pub totals: Totals,
 }
 
+impl ClusterView {
+    /// The node named `name`, if the view has it (its page's).
+    pub fn node(&self, name: &str) -> Option<&std::sync::Arc<NodeView>> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+}
+
 /// A view written with each node as its card reads it ([`NodeView::card`]) — what the browser's
 /// stream carries — without copying the nodes. Every field is named: one added to
 /// `ClusterView` must be placed here too.

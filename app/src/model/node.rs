@@ -165,6 +165,9 @@ pub struct GpuResource {
     #[serde(default)]
     #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub devices: Vec<DeviceView>,
+    /// The MIG profile each unit is (`1g.5gb` for `nvidia.com/mig-1g.5gb`); none otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 /// One device a DRA driver publishes on a node.
@@ -508,9 +511,10 @@ impl Serialize for ResourceCard<'_> {
             slots,
             rows,
             devices: _,
+            profile,
         } = self.0;
         let none: [(); 0] = [];
-        let mut m = s.serialize_struct("GpuResource", 14)?;
+        let mut m = s.serialize_struct("GpuResource", 15)?;
         m.serialize_field("resource", resource)?;
         m.serialize_field("product", product)?;
         m.serialize_field("physical_gpus", physical_gpus)?;
@@ -525,6 +529,10 @@ impl Serialize for ResourceCard<'_> {
         m.serialize_field("slots", slots)?;
         m.serialize_field("rows", rows)?;
         m.serialize_field("devices", &none)?;
+        match profile {
+            Some(p) => m.serialize_field("profile", p)?,
+            None => m.skip_field("profile")?,
+        }
         m.end()
     }
 }

@@ -42,3 +42,10 @@ pub struct QuotaView {
     #[serde(default)]
     pub pods: Vec<String>,
 }
+
+impl QuotaView {
+    /// Whether the quota page's namespace filter (`?ns=`) keeps it.
+    pub fn in_namespace(&self, ns: Option<&str>) -> bool {
+        ns.is_none_or(|n| self.namespace == n)
+    }
+}

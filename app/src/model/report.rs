@@ -135,3 +135,69 @@ pub fn sort_rows(rows: &mut [Row], column: &str) {
         rows.sort_by(|a, b| key(&b.figures).total_cmp(&key(&a.figures)));
     }
 }
+
+/// What the reports page shows of a [`Report`] beyond its rows, worked out by the core
+/// (`gpudash_core::reports::sheet`): the range in words, the months either side, and the
+/// stacked chart laid out.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sheet {
+    /// First and last day (`2026-11-01`, `2026-11-30`) and the zone they are in
+    /// (`JST (+09:00)`, or the offset alone).
+    pub range: (String, String, String),
+    /// The month before and after the one shown (`2026-10`, `2026-12`).
+    pub months: (String, String),
+    /// The `by=` name of the grouping.
+    pub by_name: &'static str,
+    /// Workload and pod columns shown.
+    pub workload_column: bool,
+    /// The pod column shown.
+    pub pod_column: bool,
+    /// Columns the totals' label spans.
+    pub label_columns: usize,
+    /// The chart.
+    pub chart: DailyChart,
+}
+
+/// GPU-hours held per day, stacked by namespace, laid out in SVG units.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DailyChart {
+    /// The SVG's `viewBox` size.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+    /// Where the plot starts (room for the y labels).
+    pub left: f64,
+    /// The baseline's y.
+    pub baseline: f64,
+    /// Where the y labels end (left of the plot).
+    pub label_x: f64,
+    /// Where the date labels sit (below the baseline).
+    pub label_y: f64,
+    /// The top's label (`3.5 h`).
+    pub top_label: String,
+    /// The first and last day's dates.
+    pub first: String,
+    /// The last day's date.
+    pub last: String,
+    /// The bars.
+    pub bars: Vec<Bar>,
+    /// The legend: a namespace (or `…` for the rest) and its colour.
+    pub legend: Vec<(String, &'static str)>,
+}
+
+/// One namespace's part of one day's bar.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bar {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+    /// Fill.
+    pub colour: &'static str,
+    /// Its tooltip: the day, the namespace, the hours.
+    pub title: String,
+}

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::boot::{percent_encode, Boot};
 use crate::i18n::{fill, Say, T};
 use crate::model::{GpuResource, MemoryView, NodeView, Severity, Sharing, Slot, SlotState};
-use crate::units::bytes;
+use crate::units::{bytes, percent};
 
 /// One drawn slot: its class, its label (a MIG profile, a share), its text, and the full name
 /// for screen readers.
@@ -25,7 +25,7 @@ fn cell(g: &GpuResource, s: &Slot, t: &T, lang: crate::i18n::Lang) -> Cell {
     };
     let full = holder.map(|h| format!("{}/{}", h.namespace, h.name)).unwrap_or_else(|| text.clone());
     let label = s.label.as_ref().map(|l| l.say(lang).to_string());
-    let profile = label.clone().or_else(|| g.resource.strip_prefix("nvidia.com/mig-").map(str::to_string));
+    let profile = label.clone().or_else(|| g.profile.clone());
     let text = if holder.is_none() && s.label.is_some() && s.state != SlotState::Free { String::new() } else { text };
     let full = match &label {
         Some(l) => format!("{l} {full}"),
@@ -131,11 +131,6 @@ fn slot_rows(rows: Vec<(String, Vec<Cell>)>) -> impl IntoView {
             }
         })
         .collect_view()
-}
-
-/// A thousandth as a percentage (`12.3%`).
-pub(super) fn percent(permille: u32) -> String {
-    format!("{}.{}%", permille / 10, permille % 10)
 }
 
 /// The memory bars: use, requests and limits against the board (or node) total.

@@ -102,8 +102,9 @@ pub fn cards(v: &FleetView, kiosk: bool, lang: Lang, zone: &Zone) -> String {
     v.sites.iter().map(|s| card(s, kiosk, lang, zone)).collect()
 }
 
-/// The whole page. `status` is the line above the cards (the fleet's words for the counts).
-pub fn page(v: &FleetView, shown: &Shown, status: &str) -> String {
+/// The whole page. `title` and `status` (the line above the cards) are the fleet's words for
+/// its counts.
+pub fn page(v: &FleetView, shown: &Shown, title: &str, status: &str) -> String {
     let Shown { base, kiosk, embed, range, lang, zone } = shown.clone();
     let t = lang.s();
     let class = match (kiosk, embed) {
@@ -128,7 +129,7 @@ pub fn page(v: &FleetView, shown: &Shown, status: &str) -> String {
         });
         view! { <h2 class="page-title">{t.fleet_history}</h2><section class="charts">{figures.collect_view()}</section> }
     });
-    let title = fill(t.fleet_title, &[&v.sites.len().to_string()]);
+    let title = title.to_string();
     let cards =
         v.sites.iter().map(|s| view! { <SiteCard site=s.clone() kiosk lang zone=zone.clone()/> }).collect_view();
     let status = status.to_string();

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::boot::{Boot, Page};
-use crate::i18n::{duration, fill, Lang};
+use crate::i18n::{elapsed, fill, Lang};
 use crate::model::SourceMode;
 use crate::time::{parse_rfc3339, Zone};
 
@@ -59,7 +59,7 @@ pub fn status(live: &Live, lang: Lang, zone: &Zone) -> Status {
     let now = live.now.get();
     let conn = live.conn.get();
     live.view.with(|v| {
-        let ago = |s: i64| fill(t.status_since, &[&zone.clock(s), &duration(now - s, lang)]);
+        let ago = |s: i64| fill(t.status_since, &[&zone.clock(s), &elapsed(s, now, lang)]);
         if let Conn::Lost(s) = conn {
             return Status { state: State::Stale, text: fill(t.status_conn_lost, &[&ago(s)]) };
         }

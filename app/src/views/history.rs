@@ -31,7 +31,7 @@ pub fn HistoryPage() -> impl IntoView {
             .map(|n| (n.name.clone(), n.gpu_resources.iter().map(|g| g.resource.clone()).collect(), n.agent.is_some()))
             .collect()
     });
-    let pod = boot.pod.clone().and_then(|p| p.split_once('/').map(|(a, b)| (a.to_string(), b.to_string())));
+    let pod = boot.pod.clone();
     view! {
         <h1 class="page-title">{s.history_title}</h1>
         {boot.history_problem.clone().map(|p| view! { <p class="status" data-state="stale" role="alert">"▲ " {p}</p> })}

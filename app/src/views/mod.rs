@@ -24,5 +24,5 @@ mod reports;
 mod sheet;
 
 #[cfg(feature = "hydrate")]
-pub use app::scope;
+pub use crate::scope;
 pub use app::{shell, App, Conn, Live, Seed};

@@ -7,13 +7,13 @@ use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
-use crate::i18n::{duration, fill};
+use crate::i18n::{elapsed, fill};
 use crate::model::{BoardSplit, Sharing};
 use crate::time::parse_rfc3339;
-use crate::units::bytes;
+use crate::units::{bytes, percent, short};
 
 use super::app::Live;
-use super::cards::{percent, MemoryBars, NodeCard};
+use super::cards::{MemoryBars, NodeCard};
 
 /// `/nodes/{name}`.
 #[component]
@@ -23,7 +23,7 @@ pub fn NodePage(name: String) -> impl IntoView {
     let lang = boot.lang;
     let s = lang.s();
     let n2 = name.clone();
-    let node = move || live.view.with(|v| v.nodes.iter().find(|n| n.name == n2).cloned());
+    let node = move || live.view.with(|v| v.node(&n2).cloned());
     let now = live.now;
     view! {
         {move || match node() {
@@ -44,7 +44,7 @@ pub fn NodePage(name: String) -> impl IntoView {
                                     let since = h.since.as_deref().and_then(parse_rfc3339);
                                     view! { <tr>
                                         <td>{h.namespace.clone()}</td><td class="mono">{h.name.clone()}</td><td class="mono">{r}</td><td>{h.count}</td>
-                                        <td>{move || since.map(|s| duration(now.get() - s, lang)).unwrap_or_else(|| "?".into())}</td>
+                                        <td>{move || since.map(|s| elapsed(s, now.get(), lang)).unwrap_or_else(|| "?".into())}</td>
                                         <td>{h.runtime_class.clone().unwrap_or_else(|| s.none.into())}</td>
                                     </tr> }
                                 }).collect_view()}
@@ -67,7 +67,7 @@ pub fn NodePage(name: String) -> impl IntoView {
                                         <td class="num">{d.memory_used_bytes.map(bytes).unwrap_or_else(|| "—".into())}</td>
                                         <td class="mono">{if g.sharing != Sharing::Dra { "—".to_string() } else if d.claims.is_empty() { s.free.to_string() } else {
                                             d.claims.iter().map(|c| match &c.share_id {
-                                                Some(id) => fill(s.share, &[&c.namespace, &c.name, &id.chars().take(8).collect::<String>()]),
+                                                Some(id) => fill(s.share, &[&c.namespace, &c.name, &short(id, 8)]),
                                                 None => format!("{}/{}", c.namespace, c.name),
                                             }).collect::<Vec<_>>().join(", ")
                                         }}</td>

@@ -4,7 +4,7 @@ use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
-use crate::i18n::{duration, fill, Say, T};
+use crate::i18n::{elapsed, fill, Say, T};
 use crate::model::{ClusterView, Severity};
 use crate::time::parse_rfc3339;
 use crate::units::bytes;
@@ -125,7 +125,7 @@ pub fn PendingPage() -> impl IntoView {
                     <article class="card pending" id=id data-pod=p.name.clone() data-blocked=p.workload.is_some().to_string()>
                         <header class="card-head">
                             <h2><span class="ns">{prefix}</span>{p.name.clone()}</h2>
-                            <span class="badge warn">{move || fill(state, &[&since.map(|s| duration(now.get() - s, lang)).unwrap_or_else(|| "?".into())])}</span>
+                            <span class="badge warn">{move || fill(state, &[&since.map(|s| elapsed(s, now.get(), lang)).unwrap_or_else(|| "?".into())])}</span>
                         </header>
                         <p class="request">
                             {p.gpu_request.clone().map(|g| view! { <span class="chip want">{g.count} " × " {g.resource}</span> })}
@@ -194,7 +194,7 @@ pub fn DiagnosesPage() -> impl IntoView {
                         <b class="mono code">{d.code.to_string()}</b>
                         {match href { Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }), None => Either::Right(view! { <span class="obj">{obj}</span> }) }}
                         {at.map(|s| {
-                            let age = move || fill(t.diagnosis_since, &[&duration(now.get() - s, lang)]);
+                            let age = move || fill(t.diagnosis_since, &[&elapsed(s, now.get(), lang)]);
                             view! { <time class="since muted" datetime=since.clone() title=since>{age}</time> }
                         })}
                         <p>{d.message.say(lang).to_string()}</p>

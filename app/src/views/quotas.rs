@@ -20,10 +20,7 @@ pub fn QuotasPage() -> impl IntoView {
     let lang = boot.lang.code();
     let ns = boot.ns.clone();
     let (quotas, blocked): (Vec<QuotaView>, u32) = live.view.with_untracked(|v| {
-        (
-            v.quotas.iter().filter(|q| ns.as_deref().is_none_or(|n| q.namespace == n)).cloned().collect(),
-            v.totals.blocked,
-        )
+        (v.quotas.iter().filter(|q| q.in_namespace(ns.as_deref())).cloned().collect(), v.totals.blocked)
     });
     let mut namespaces: Vec<String> =
         live.view.with_untracked(|v| v.quotas.iter().map(|q| q.namespace.clone()).collect());
@@ -60,7 +57,7 @@ pub fn QuotasPage() -> impl IntoView {
         {quotas.is_empty().then(|| view! { <p class="muted big">{s.quotas_none}</p> })}
         <section class="quota-list">
             {quotas.into_iter().map(|q| {
-                let width = format!("width: {}", super::cards::percent(q.used_permille));
+                let width = format!("width: {}", crate::units::percent(q.used_permille));
                 let src = chart(&q);
                 let free = match (q.cluster_free, q.device_class) {
                     (Some(f), _) => fill(s.quotas_free, &[&f.to_string(), &q.gpu_resource]),

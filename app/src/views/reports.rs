@@ -6,91 +6,22 @@ use leptos::prelude::*;
 
 use crate::boot::{percent_encode, Boot};
 use crate::i18n::fill;
-use crate::model::report::{hours, By, Report};
-use crate::time::civil_from_days;
+use crate::model::report::{hours, By, DailyChart};
 
-/// Okabe–Ito, colour-blind safe, as the history charts use.
-const PALETTE: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
-
-/// `YYYY-MM-DD` of a Unix time at `tz` minutes east.
-fn date(t: i64, tz: i32) -> String {
-    let (y, m, d) = civil_from_days((t + i64::from(tz) * 60).div_euclid(86_400));
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// `JST (+09:00)` where the offset is the reader's zone's at `at`, else `+09:00`.
-fn zone(tz: i32, reader: &crate::time::Zone, at: i64) -> String {
-    let sign = if tz < 0 { '-' } else { '+' };
-    let offset = format!("{sign}{:02}:{:02}", tz.abs() / 60, tz.abs() % 60);
-    match reader.at(at) {
-        (o, abbr) if o == i64::from(tz) * 60 => format!("{abbr} ({offset})"),
-        _ => offset,
-    }
-}
-
-/// The stacked bars: GPU-hours held per day, one colour per namespace (the eight most held,
-/// the rest as one grey band), with a legend.
-fn chart(r: &Report, alt: &str) -> impl IntoView {
-    let mut totals: Vec<(String, f64)> = Vec::new();
-    for d in &r.days {
-        match totals.iter_mut().find(|(n, _)| *n == d.namespace) {
-            Some(t) => t.1 += d.held_gpu_seconds,
-            None => totals.push((d.namespace.clone(), d.held_gpu_seconds)),
-        }
-    }
-    totals.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let shown: Vec<String> = totals.iter().take(PALETTE.len() - 1).map(|(n, _)| n.clone()).collect();
-    let colour = |ns: &str| shown.iter().position(|n| n == ns).map_or(PALETTE[PALETTE.len() - 1], |i| PALETTE[i]);
-    // Every day of the range has its slot, so that a month reads as a month.
-    let tz = i64::from(r.tz_minutes) * 60;
-    let first_day = (r.from + tz).div_euclid(86_400) * 86_400 - tz;
-    let day_starts: Vec<i64> = (0..400).map(|i| first_day + i * 86_400).take_while(|d| *d < r.to).collect();
-    let per_day = |s: i64| r.days.iter().filter(|d| d.start == s).map(|d| d.held_gpu_seconds).sum::<f64>();
-    let max = day_starts.iter().map(|s| per_day(*s)).fold(0.0_f64, f64::max).max(1.0) / 3600.0;
-    let (w, h, left, bottom) = (960.0_f64, 160.0_f64, 56.0_f64, 22.0_f64);
-    let top_label = if max < 1.0 { format!("{max:.2} h") } else { format!("{max:.1} h") };
-    let n = day_starts.len().max(1) as f64;
-    let bw = ((w - left) / n).max(1.0);
-    let mut bars = Vec::new();
-    for (i, s) in day_starts.iter().enumerate() {
-        let mut y = h - bottom;
-        let mut parts: Vec<(&str, f64)> = r
-            .days
-            .iter()
-            .filter(|d| d.start == *s)
-            .map(|d| (d.namespace.as_str(), d.held_gpu_seconds / 3600.0))
-            .collect();
-        parts.sort_by_key(|(ns, _)| shown.iter().position(|n| n == ns).unwrap_or(usize::MAX));
-        for (ns, v) in parts {
-            let bh = v / max * (h - bottom - 8.0);
-            y -= bh;
-            bars.push((
-                left + i as f64 * bw + 1.0,
-                y,
-                (bw - 2.0).max(0.5),
-                bh,
-                colour(ns),
-                format!("{} {ns}: {:.2}", date(*s, r.tz_minutes), v),
-            ));
-        }
-    }
-    let first = day_starts.first().map(|s| date(*s, r.tz_minutes)).unwrap_or_default();
-    let last = day_starts.last().map(|s| date(*s, r.tz_minutes)).unwrap_or_default();
-    let mut legend: Vec<(String, &str)> = shown.iter().map(|n| (n.clone(), colour(n))).collect();
-    if totals.len() > shown.len() {
-        legend.push(("…".into(), PALETTE[PALETTE.len() - 1]));
-    }
+/// The stacked daily chart, as the core laid it out.
+fn chart(c: DailyChart, alt: &str) -> impl IntoView {
+    let DailyChart { width, height, left, baseline, label_x, label_y, top_label, first, last, bars, legend } = c;
     view! {
         <figure class="panel chart report-chart">
-            <svg viewBox=format!("0 0 {w} {h}") role="img" aria-label=alt.to_string()>
+            <svg viewBox=format!("0 0 {width} {height}") role="img" aria-label=alt.to_string()>
                 <title>{alt.to_string()}</title>
-                <line x1=left y1=h - bottom x2=w y2=h - bottom class="axis"/>
-                <text x=left - 4.0 y=14 text-anchor="end" class="tick">{top_label}</text>
-                <text x=left - 4.0 y=h - bottom text-anchor="end" class="tick">"0"</text>
-                <text x=left y=h - 4.0 class="tick">{first}</text>
-                <text x=w y=h - 4.0 text-anchor="end" class="tick">{last}</text>
-                {bars.into_iter().map(|(x, y, bw, bh, c, title)| view! {
-                    <rect x=x y=y width=bw height=bh fill=c><title>{title}</title></rect>
+                <line x1=left y1=baseline x2=width y2=baseline class="axis"/>
+                <text x=label_x y=14 text-anchor="end" class="tick">{top_label}</text>
+                <text x=label_x y=baseline text-anchor="end" class="tick">"0"</text>
+                <text x=left y=label_y class="tick">{first}</text>
+                <text x=width y=label_y text-anchor="end" class="tick">{last}</text>
+                {bars.into_iter().map(|b| view! {
+                    <rect x=b.x y=b.y width=b.width height=b.height fill=b.colour><title>{b.title}</title></rect>
                 }).collect_view()}
             </svg>
             <figcaption class="legend">
@@ -136,17 +67,9 @@ pub fn ReportsPage() -> impl IntoView {
     let body = match report {
         None => view! { <p class="muted">{s.reports_none}</p> }.into_any(),
         Some(Err(e)) => view! { <p class="status" data-state="stale" role="alert">"▲ " {e}</p> }.into_any(),
-        Some(Ok(r)) => {
-            let by_name = match r.by {
-                By::Namespace => "namespace",
-                By::Workload => "workload",
-                By::Pod => "pod",
-            };
-            // The month shown (its first day at the report's offset), and the ones either side.
-            let (y, m, _) = civil_from_days((r.from + i64::from(r.tz_minutes) * 60).div_euclid(86_400));
-            let months = [if m == 1 { (y - 1, 12) } else { (y, m - 1) }, if m == 12 { (y + 1, 1) } else { (y, m + 1) }]
-                .map(|(y, m)| format!("{y:04}-{m:02}"));
-            let [prev, next] = months;
+        Some(Ok((r, sheet))) => {
+            let by_name = sheet.by_name;
+            let (prev, next) = sheet.months.clone();
             let groups = [
                 (By::Namespace, "namespace", s.reports_by_namespace),
                 (By::Workload, "workload", s.reports_by_workload),
@@ -165,16 +88,13 @@ pub fn ReportsPage() -> impl IntoView {
                 h.push_str(&format!("&format=csv&lang={lang}"));
                 h
             };
-            let range = fill(
-                s.reports_range,
-                &[&date(r.from, r.tz_minutes), &date(r.to - 1, r.tz_minutes), &zone(r.tz_minutes, &boot.zone, r.from)],
-            );
+            let (first, last, zone) = &sheet.range;
+            let range = fill(s.reports_range, &[first, last, zone]);
             let gaps = (r.gap_seconds > 0).then(|| {
                 let d = crate::i18n::duration(r.gap_seconds, boot.lang);
                 view! { <p class="status" data-state="stale" role="note">"▲ " {fill(s.reports_gaps, &[&d])}</p> }
             });
-            let show_ws = r.by != By::Namespace;
-            let show_pod = r.by == By::Pod;
+            let (show_ws, show_pod) = (sheet.workload_column, sheet.pod_column);
             let empty = r.rows.is_empty();
             let alt = s.reports_chart.to_string();
             // Sorted by the server as `sort=` asks.
@@ -199,7 +119,7 @@ pub fn ReportsPage() -> impl IntoView {
                     view! { <p class="muted big">{s.reports_none}</p> }.into_any()
                 } else {
                     view! {
-                        {chart(&r, &alt)}
+                        {chart(sheet.chart.clone(), &alt)}
                         <p><a class="button" href=csv download="">{s.reports_csv}</a></p>
                         <div class="table-wrap">
                         <table class="report">
@@ -231,7 +151,7 @@ pub fn ReportsPage() -> impl IntoView {
                                 }).collect_view()}
                             </tbody>
                             <tfoot><tr>
-                                <th scope="row" colspan=1 + usize::from(show_ws) + usize::from(show_pod)>{s.reports_total}</th>
+                                <th scope="row" colspan=sheet.label_columns>{s.reports_total}</th>
                                 <td class="num">{hours(Some(totals.held_gpu_seconds))}</td>
                                 <td class="num">{hours(Some(totals.measured_gpu_seconds))}</td>
                                 <td class="num">{hours(totals.used_gpu_seconds)}</td>

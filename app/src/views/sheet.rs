@@ -49,7 +49,7 @@ pub fn SheetPage(sheet: Sheet) -> impl IntoView {
             }
         })
         .collect_view();
-    let pager = (!boot.kiosk && sheet.pages > 1).then(|| {
+    let pager = (!boot.kiosk && (sheet.prev.is_some() || sheet.next.is_some())).then(|| {
         let prev =
             sheet.prev.map(|p| view! { <a rel="prev" href=boot.overview_link(group.as_deref(), p)>{s.sheet_prev}</a> });
         let next =

@@ -441,6 +441,7 @@ fn driver_resource(dra: &NodeDra, driver: &str) -> GpuResource {
         slots,
         rows,
         devices,
+        profile: None,
     }
 }
 

@@ -234,9 +234,15 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         slots: Vec::new(),
         rows: Vec::new(),
         devices: Vec::new(),
+        profile: mig_profile(resource),
     };
     g.slots = slots(&g);
     g
+}
+
+/// The MIG profile a resource's units are (`1g.5gb` for `nvidia.com/mig-1g.5gb`).
+pub fn mig_profile(resource: &str) -> Option<String> {
+    resource.strip_prefix("nvidia.com/mig-").filter(|p| !p.is_empty()).map(str::to_string)
 }
 
 /// The most slots drawn for one resource (a node advertising thousands of units is drawn by

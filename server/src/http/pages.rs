@@ -65,7 +65,15 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
             Ok(q) => crate::history::http::load_report(&st.history, &q).await,
             Err(e) => Err(e),
         };
-        boot.report = Some(report.map_err(|e| e.to_string()));
+        let zone = &boot.zone;
+        boot.report = Some(
+            report
+                .map(|r| {
+                    let sheet = gpudash_core::reports::sheet(&r, zone);
+                    (r, sheet)
+                })
+                .map_err(|e| e.to_string()),
+        );
     }
     let status = StatusCode::OK;
     let opts = st.leptos.clone();
