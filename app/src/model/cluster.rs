@@ -141,7 +141,8 @@ impl Serialize for WithCards<'_> {
 mod tests {
     use super::*;
 
-    /// Writing a view with cards gives the same bytes as writing the view made of `card()`s.
+    /// Writing a view with cards writes the view made of `card()`s: the browser reads back
+    /// exactly what `card()` holds.
     #[test]
     fn with_cards_writes_what_the_cards_are() {
         let node = NodeView {
@@ -151,6 +152,15 @@ mod tests {
             gpu_resources: vec![super::super::GpuResource {
                 resource: "nvidia.com/gpu".into(),
                 capacity: 4,
+                holders: vec![super::super::Holder {
+                    namespace: "ml".into(),
+                    name: "m".into(),
+                    count: 1,
+                    since: Some("2026-12-05T08:00:00Z".into()),
+                    runtime_class: Some("nvidia".into()),
+                    workload: Some("Deployment/m".into()),
+                    terminating: false,
+                }],
                 ..Default::default()
             }],
             pending_pods: 2,
@@ -163,18 +173,31 @@ mod tests {
             namespaces: vec!["ml".into()],
             default_runtime: Some("nvidia".into()),
             down: Some(super::super::NodeDown { status: "Unknown".into(), ..Default::default() }),
-            problems: vec![Arc::new(Diagnosis {
-                code: "gpu-node-down".into(),
-                name: "orin-01".into(),
-                ..Default::default()
-            })],
+            problems: vec![
+                Arc::new(Diagnosis { code: "gpu-node-down".into(), name: "orin-01".into(), ..Default::default() }),
+                Arc::new(Diagnosis {
+                    code: "device-plugin-missing".into(),
+                    severity: super::super::Severity::Critical,
+                    kind: "Node".into(),
+                    name: "orin-01".into(),
+                    message: "no device plugin".into(),
+                    link: Some("/nodes/orin-01".into()),
+                    ..Default::default()
+                }),
+            ],
             ..NodeView::default()
         };
         let view = ClusterView { revision: 9, nodes: vec![Arc::new(node.clone())], ..ClusterView::default() };
         let cards = ClusterView { nodes: vec![Arc::new(node.card())], ..view.clone() };
-        let (a, b) = (serde_json::to_string(&WithCards(&view)), serde_json::to_string(&cards));
-        assert!(a.is_ok());
-        assert_eq!(a.ok(), b.ok());
+        let a = serde_json::to_string(&WithCards(&view)).unwrap_or_default();
+        let read: ClusterView = serde_json::from_str(&a).unwrap_or_else(|e| panic!("{e}: {a}"));
+        assert_eq!(read, cards);
+        // A card's problems: the critical and warning ones, by code, severity and sentence.
+        assert_eq!(read.nodes[0].problems.len(), 1, "{a}");
+        assert!(a.contains(r#""holders":[{"namespace":"ml","name":"m","count":1}]"#), "{a}");
+        assert!(a.contains(
+            r#""problems":[{"code":"device-plugin-missing","severity":"critical","message":"no device plugin"}]"#
+        ));
         assert!(node.card().pods.is_empty() && node.card().gpu_labels.is_empty() && !node.card().labels.is_empty());
     }
 }

@@ -22,11 +22,14 @@ pub struct Diagnosis {
     pub code: Code,
     /// Severity.
     pub severity: Severity,
-    /// Kind of the object (`Pod`, `Node`, `ReplicaSet`, `Cluster`, …).
+    /// Kind of the object (`Pod`, `Node`, `ReplicaSet`, `Cluster`, …). A node card's problems
+    /// leave it out (they are the node's).
+    #[serde(default)]
     pub kind: Kind,
     /// Namespace of the object.
     pub namespace: Option<String>,
-    /// Name of the object.
+    /// Name of the object (left out on a node card: the node's).
+    #[serde(default)]
     pub name: String,
     /// One sentence that says what is wrong and what to do (in the answer's language).
     pub message: crate::i18n::Said,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Diagnosis;
+use super::{Diagnosis, Severity};
 
 /// Memory of one node (bytes). On unified-memory boards this pool is also the GPU's memory.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -462,7 +462,39 @@ impl Serialize for AsCard<'_> {
         m.serialize_field("gpu_users_outside_more", &more)?;
         m.serialize_field("down", down)?;
         m.serialize_field("agent", agent)?;
-        m.serialize_field("problems", problems)?;
+        let shown: Vec<ProblemCard<'_>> =
+            problems.iter().filter(|d| d.severity != Severity::Info).map(|d| ProblemCard(d)).collect();
+        m.serialize_field("problems", &shown)?;
+        m.end()
+    }
+}
+
+/// A holder as a card reads it: who, and how many units (its slots are laid out already;
+/// since when, its runtime class and workload are the node page's).
+struct HolderCard<'a>(&'a Holder);
+
+impl Serialize for HolderCard<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut m = s.serialize_struct("Holder", 3)?;
+        m.serialize_field("namespace", &self.0.namespace)?;
+        m.serialize_field("name", &self.0.name)?;
+        m.serialize_field("count", &self.0.count)?;
+        m.end()
+    }
+}
+
+/// A problem as a card reads it: its code, severity and sentence (the card shows critical and
+/// warning ones; the object is the card's node, its link and time are the diagnoses page's).
+struct ProblemCard<'a>(&'a Diagnosis);
+
+impl Serialize for ProblemCard<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut m = s.serialize_struct("Diagnosis", 3)?;
+        m.serialize_field("code", &self.0.code)?;
+        m.serialize_field("severity", &self.0.severity)?;
+        m.serialize_field("message", &self.0.message)?;
         m.end()
     }
 }
@@ -523,7 +555,8 @@ impl Serialize for ResourceCard<'_> {
         m.serialize_field("capacity", capacity)?;
         m.serialize_field("allocatable", allocatable)?;
         m.serialize_field("allocated", allocated)?;
-        m.serialize_field("holders", holders)?;
+        let holders: Vec<HolderCard<'_>> = holders.iter().map(HolderCard).collect();
+        m.serialize_field("holders", &holders)?;
         m.serialize_field("placement_known", placement_known)?;
         m.serialize_field("out_of_service", out_of_service)?;
         m.serialize_field("slots", slots)?;
@@ -555,8 +588,17 @@ impl NodeView {
     /// 1,000 nodes of 30 pods those are most of the stream's bytes). [`AsCard`] writes the
     /// same without the copy.
     pub fn card(&self) -> NodeView {
-        let gpu_resources =
-            self.gpu_resources.iter().map(|g| GpuResource { devices: Vec::new(), ..g.clone() }).collect();
+        let holder = |h: &Holder| Holder {
+            namespace: h.namespace.clone(),
+            name: h.name.clone(),
+            count: h.count,
+            ..Holder::default()
+        };
+        let gpu_resources = self
+            .gpu_resources
+            .iter()
+            .map(|g| GpuResource { devices: Vec::new(), holders: g.holders.iter().map(holder).collect(), ..g.clone() })
+            .collect();
         NodeView {
             gpu_labels: Vec::new(),
             pods: Vec::new(),
@@ -566,6 +608,15 @@ impl NodeView {
             gpu_users_outside: card_outside(&self.gpu_users_outside, 0).0.to_vec(),
             #[cfg(not(feature = "hydrate"))]
             gpu_users_outside_more: card_outside(&self.gpu_users_outside, self.gpu_users_outside_more).1,
+            problems: self
+                .problems
+                .iter()
+                .filter(|d| d.severity != Severity::Info)
+                .map(|d| {
+                    let (code, severity, message) = (d.code.clone(), d.severity, d.message.clone());
+                    std::sync::Arc::new(Diagnosis { code, severity, message, ..Diagnosis::default() })
+                })
+                .collect(),
             ..self.clone()
         }
     }
