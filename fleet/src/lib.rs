@@ -76,20 +76,13 @@ fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(s.clamp(0.2, 86_400.0))
 }
 
-/// Runs the fleet service until SIGTERM or Ctrl-C.
-pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
-    let sites = sites::load(&args.sites).map_err(|e| anyhow!("{e}"))?;
-    let base = gpudash_web::cli::base_path(&args.base_path)?;
-    let access = Arc::new(args.auth.access(&base)?);
-    let pool = store::open(&args.database_url)
-        .await
-        .map_err(|e| anyhow!("fleet database: {e} — check --database-url (postgres://user:password@host:port/db)"))?;
-    let limits = Limits { stale_after: secs(args.stale_after), unreachable_after: secs(args.unreachable_after) };
-    let shared: subscribe::Shared =
-        Arc::new(Mutex::new(sites.iter().map(|s| (s.name.clone(), s.url.clone(), Known::default())).collect()));
-    let changed = Arc::new(tokio::sync::Notify::new());
-    // One follower per site, in a JoinSet watched by a supervisor: a follower that ends (it
-    // only could by panicking) is logged, said on its card and started again.
+/// One follower per site, in a JoinSet watched by a supervisor: a follower that ends (it only
+/// could by panicking) is logged, said on its card and started again.
+fn follow_sites(
+    sites: &[sites::Site],
+    shared: &subscribe::Shared,
+    changed: &Arc<tokio::sync::Notify>,
+) -> anyhow::Result<()> {
     let mut followers = tokio::task::JoinSet::new();
     let mut by_task = std::collections::HashMap::new();
     for (i, s) in sites.iter().enumerate() {
@@ -116,6 +109,65 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
             by_task.insert(h.id(), (i, site, c));
         }
     });
+    Ok(())
+}
+
+/// The recorder's loop: every site's series each `resolution`, retention every ten minutes,
+/// and a last tick when `stopping` is set.
+async fn record(
+    mut recorder: store::Recorder,
+    resolution: Duration,
+    sh: subscribe::Shared,
+    rx2: tokio::sync::watch::Receiver<Arc<FleetView>>,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) {
+    let snapshot = |shared: &subscribe::Shared| shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut tick = tokio::time::interval(resolution);
+    let mut last_retain = 0i64;
+    loop {
+        let last = tokio::select! {
+            _ = tick.tick() => false,
+            _ = stopping.wait_for(|s| *s) => true,
+        };
+        let now = jiff::Timestamp::now().as_second();
+        let fv = rx2.borrow().clone();
+        let known = snapshot(&sh);
+        let rows: Vec<(String, Option<Arc<app::model::ClusterView>>, bool)> = known
+            .into_iter()
+            .map(|(name, _, k)| {
+                let live = fv.sites.iter().any(|s| s.name == name && s.state == SiteState::Live);
+                (name, k.view, live)
+            })
+            .collect();
+        if let Err(e) = recorder.record(&rows, now).await {
+            tracing::error!(error = %e, "fleet history: a tick was not written (the next one retries)");
+        }
+        if last {
+            tracing::info!("fleet history: last tick written, stopping");
+            return;
+        }
+        if now - last_retain >= 600 {
+            if let Err(e) = recorder.retain(now).await {
+                tracing::error!(error = %e, "fleet history retention failed");
+            }
+            last_retain = now;
+        }
+    }
+}
+
+/// Runs the fleet service until SIGTERM or Ctrl-C.
+pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
+    let sites = sites::load(&args.sites).map_err(|e| anyhow!("{e}"))?;
+    let base = gpudash_web::cli::base_path(&args.base_path)?;
+    let access = Arc::new(args.auth.access(&base)?);
+    let pool = store::open(&args.database_url)
+        .await
+        .map_err(|e| anyhow!("fleet database: {e} — check --database-url (postgres://user:password@host:port/db)"))?;
+    let limits = Limits { stale_after: secs(args.stale_after), unreachable_after: secs(args.unreachable_after) };
+    let shared: subscribe::Shared =
+        Arc::new(Mutex::new(sites.iter().map(|s| (s.name.clone(), s.url.clone(), Known::default())).collect()));
+    let changed = Arc::new(tokio::sync::Notify::new());
+    follow_sites(&sites, &shared, &changed)?;
     let snapshot = |shared: &subscribe::Shared| shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let first = view::fleet(&snapshot(&shared), jiff::Timestamp::now(), limits);
     let (tx, rx) = tokio::sync::watch::channel(Arc::new(first));
@@ -138,46 +190,13 @@ pub async fn run(args: FleetArgs) -> anyhow::Result<()> {
             heartbeat: std::time::Duration::from_secs(300),
             ..gpudash_web::series::Config::default()
         };
-    let mut recorder = store::Recorder::open(pool.clone(), hcfg, jiff::Timestamp::now().as_second())
+    let recorder = store::Recorder::open(pool.clone(), hcfg, jiff::Timestamp::now().as_second())
         .await
         .map_err(|e| anyhow!("fleet database: {e}"))?;
-    let (sh, rx2) = (shared.clone(), rx.clone());
     // Set on SIGTERM or Ctrl-C: the recorder writes a last tick (so that the next start's gap
     // begins where this run really stopped) and ends; the service waits for it.
-    let (stop, mut stopping) = tokio::sync::watch::channel(false);
-    let recording = tokio::spawn(async move {
-        let mut tick = tokio::time::interval(hcfg.resolution);
-        let mut last_retain = 0i64;
-        loop {
-            let last = tokio::select! {
-                _ = tick.tick() => false,
-                _ = stopping.wait_for(|s| *s) => true,
-            };
-            let now = jiff::Timestamp::now().as_second();
-            let fv = rx2.borrow().clone();
-            let known = snapshot(&sh);
-            let rows: Vec<(String, Option<Arc<app::model::ClusterView>>, bool)> = known
-                .into_iter()
-                .map(|(name, _, k)| {
-                    let live = fv.sites.iter().any(|s| s.name == name && s.state == SiteState::Live);
-                    (name, k.view, live)
-                })
-                .collect();
-            if let Err(e) = recorder.record(&rows, now).await {
-                tracing::error!(error = %e, "fleet history: a tick was not written (the next one retries)");
-            }
-            if last {
-                tracing::info!("fleet history: last tick written, stopping");
-                return;
-            }
-            if now - last_retain >= 600 {
-                if let Err(e) = recorder.retain(now).await {
-                    tracing::error!(error = %e, "fleet history retention failed");
-                }
-                last_retain = now;
-            }
-        }
-    });
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let recording = tokio::spawn(record(recorder, hcfg.resolution, shared.clone(), rx.clone(), stopping));
     let max_step = i64::try_from(hcfg.heartbeat.as_secs() + 2 * hcfg.resolution.as_secs().max(1)).unwrap_or(320);
     let zone = gpudash_web::zone::at_start(None)?.into();
     let st = http::FleetState { view: rx, pool, base: base.clone(), max_step, zone };

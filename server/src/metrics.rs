@@ -59,6 +59,16 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     let mut o = Out(String::with_capacity(8192));
     o.head("gpudash_build_info", "gpudash version.");
     o.sample("gpudash_build_info", &[("version", env!("CARGO_PKG_VERSION"))], 1.0);
+    gpu_series(&mut o, v);
+    node_series(&mut o, v);
+    pending_series(&mut o, v, &h);
+    down_series(&mut o, v);
+    process_series(&mut o, v, &h);
+    o.0
+}
+
+/// Each node's GPU units by resource: capacity, allocatable, held, out of service.
+fn gpu_series(o: &mut Out, v: &ClusterView) {
     type Get = fn(&app::model::GpuResource) -> u64;
     let gauges: [(&str, &str, Get); 4] = [
         ("gpudash_gpu_capacity", "GPU units in the node's status.capacity.", |g| g.capacity),
@@ -78,6 +88,10 @@ pub fn render(v: &ClusterView, h: Health) -> String {
             }
         }
     }
+}
+
+/// Each node's state, GPU users outside the scheduler, holders and memory.
+fn node_series(o: &mut Out, v: &ClusterView) {
     o.head("gpudash_node_down", "1 when the node's Ready condition is Unknown or False.");
     for n in &v.nodes {
         o.sample("gpudash_node_down", &[("node", &n.name)], if n.down.is_some() { 1.0 } else { 0.0 });
@@ -126,6 +140,10 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     for n in &v.nodes {
         o.sample("gpudash_node_ready", &[("node", &n.name)], if n.ready { 1.0 } else { 0.0 });
     }
+}
+
+/// Pending pods by reason and age, diagnoses, blocked workloads.
+fn pending_series(o: &mut Out, v: &ClusterView, h: &Health) {
     o.head("gpudash_pending_pods", "Unscheduled Pending pods.");
     o.sample("gpudash_pending_pods", &[], v.pending.len() as f64);
     o.head("gpudash_pending_pods_by_reason", "Pending pods whose scheduler message gives this (normalised) reason.");
@@ -141,7 +159,7 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     for ((c, s), n) in diags {
         o.sample("gpudash_diagnoses", &[("code", c), ("severity", s)], n as f64);
     }
-    diagnosis_series(&mut o, v);
+    diagnosis_series(o, v);
     o.head(
         "gpudash_pending_oldest_seconds",
         "How long the longest-waiting Pending pod with this (normalised) reason has waited.",
@@ -157,6 +175,10 @@ pub fn render(v: &ClusterView, h: Health) -> String {
     for (ns, n) in blocked {
         o.sample("gpudash_blocked_workloads", &[("namespace", ns)], n as f64);
     }
+}
+
+/// Down nodes (since when, the pods they took down with them) and stale agents.
+fn down_series(o: &mut Out, v: &ClusterView) {
     o.head("gpudash_node_down_since_timestamp_seconds", "When a down node's Ready condition last changed (Unix time).");
     for n in &v.nodes {
         if let Some(t) = n.down.as_ref().and_then(|d| d.since.as_deref()).and_then(app::time::parse_rfc3339) {
@@ -186,6 +208,10 @@ pub fn render(v: &ClusterView, h: Health) -> String {
             o.sample("gpudash_agent_stale", &[("node", &n.name)], if a.stale { 1.0 } else { 0.0 });
         }
     }
+}
+
+/// The watch, the view, the derivation, the streams and the process.
+fn process_series(o: &mut Out, v: &ClusterView, h: &Health) {
     o.head("gpudash_watch_synced", "1 once every watcher finished its first list.");
     o.sample("gpudash_watch_synced", &[], if v.source.synced { 1.0 } else { 0.0 });
     o.head("gpudash_watch_stale", "1 while the cluster watch is down.");
@@ -202,7 +228,6 @@ pub fn render(v: &ClusterView, h: Health) -> String {
         o.head("process_resident_memory_bytes", "Resident memory size in bytes.");
         o.sample("process_resident_memory_bytes", &[], rss as f64);
     }
-    o.0
 }
 
 /// Open diagnoses written as `gpudash_diagnosis` series at most; beyond, the rest are counted in

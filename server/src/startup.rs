@@ -116,62 +116,8 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     if demo && !args.demo && !args.demo_if_no_cluster {
         return Err(anyhow!("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster — pass --kubeconfig, or run with --demo to watch the built-in simulated cluster"));
     }
-    let mut sim = None;
-    let mut demo_agents = None;
-    let (cfg, mode) = match cfg {
-        Some(c) => {
-            tracing::info!(server = %c.cluster_url, "gpudash {}: cluster mode, watching {}", env!("CARGO_PKG_VERSION"), c.cluster_url);
-            (c, SourceMode::Cluster)
-        }
-        None => {
-            let scenario = if args.scenarios.is_empty() {
-                gpudash_sim::demo_scenario()
-            } else {
-                gpudash_sim::Scenario::from_files(&args.scenarios).map_err(|e| anyhow!("scenario: {e}"))?
-            };
-            let simulator = gpudash_sim::Simulator::new(scenario);
-            simulator.set_timeline_speed(args.demo_speed);
-            let running = gpudash_sim::start(simulator, ([127, 0, 0, 1], 0).into(), gpudash_sim::TimelineMode::Auto)
-                .await
-                .context("starting the in-process simulator")?;
-            let why = if args.demo { "--demo" } else { "no kubeconfig found" };
-            tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
-            let url = running.url().parse().context("simulator URL")?;
-            if args.demo_agents {
-                match crate::demo_agents::start(&running.sim, &running.url(), args.scenarios.is_empty()) {
-                    Ok(a) => demo_agents = Some(a),
-                    Err(e) => tracing::info!("demo runs without node agents: {e:#}"),
-                }
-            }
-            sim = Some(running);
-            (kube::Config::new(url), SourceMode::Demo)
-        }
-    };
-    let db_path =
-        args.db.clone().unwrap_or_else(|| crate::db::default_path(if demo { "demo.db" } else { "history.db" }));
-    let hcfg = crate::history::Config {
-        resolution: Duration::from_secs_f64(args.history_resolution.clamp(0.05, 3600.0)),
-        full_window: Duration::from_secs(args.history_full_days.max(1) * 86_400),
-        keep: Duration::from_secs(args.history_keep_days.max(args.history_full_days).max(1) * 86_400),
-        max_bytes: args.history_max_mb.max(1) << 20,
-        ..crate::history::Config::default()
-    };
-    let health = Arc::new(crate::history::Health::default());
-    // A path that cannot be created or opened is a configuration error; a file that is corrupt
-    // or from a newer gpudash is left untouched and the live view runs without history.
-    let pool = match crate::db::open(&db_path).await {
-        Ok(p) => Some(p),
-        Err(e @ (crate::db::DbError::Migrate(..) | crate::db::DbError::Corrupt(..))) => {
-            let msg = crate::error::logged(
-                "history disabled: the database file is damaged or from a newer gpudash — it was left untouched; \
-                 move it aside or pass another --db",
-                &e,
-            );
-            health.set(crate::history::Writer::Open, Some(msg));
-            None
-        }
-        Err(e) => return Err(anyhow!("database: {e} — choose a writable path with --db")),
-    };
+    let Watched { cfg, mode, sim, agents: demo_agents } = source(args, cfg).await?;
+    let (hcfg, health, pool) = open_history(args, demo).await?;
     let listener = crate::http::serve::bind(args.listen).map_err(|e| {
         anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
     })?;
@@ -194,23 +140,7 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     let opts = Options { unified_selector, agent_stale_after };
     let (stop, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
-    // Diagnoses that held when gpudash last stopped keep their first time if they still hold
-    // (read before the recorder closes them at its start).
-    let carried = match &pool {
-        Some(p) => crate::history::query::open_diagnoses(p, jiff::Timestamp::now().as_second(), CARRY_SINCE_WITHIN)
-            .await
-            .unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "cannot read the open diagnoses from history; their times start now");
-                Vec::new()
-            }),
-        None => Vec::new(),
-    };
-    let carried = carried.into_iter().filter_map(|(code, kind, ns, name, raised)| {
-        let at = jiff::Timestamp::from_second(raised).ok()?;
-        Some(((code, kind, ns, name), crate::derive::ts(&at)))
-    });
-    let mut cache = crate::derive::Cache::default();
-    cache.carry_since(carried);
+    let cache = carried_since(pool.as_ref()).await;
     let readers = crate::publish::Readers::default();
     tasks.spawn(publish::run(stores.clone(), opts.clone(), tx, stop_rx.clone(), cache, readers.clone()));
     if let Some(p) = pool.clone() {
@@ -245,6 +175,101 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
         max_connections: args.max_connections.max(16),
     };
     Ok(App { listener, router, tasks, stop, pool, sim, agents: demo_agents, addr, limits })
+}
+
+/// What gpudash watches: a cluster, or the in-process simulator with its demo agents.
+struct Watched {
+    cfg: kube::Config,
+    mode: SourceMode,
+    sim: Option<gpudash_sim::RunningSim>,
+    agents: Option<crate::demo_agents::DemoAgents>,
+}
+
+/// The cluster of `cfg`, or (none) the in-process simulator.
+async fn source(args: &ServeArgs, cfg: Option<kube::Config>) -> anyhow::Result<Watched> {
+    let mut demo_agents = None;
+    match cfg {
+        Some(c) => {
+            tracing::info!(server = %c.cluster_url, "gpudash {}: cluster mode, watching {}", env!("CARGO_PKG_VERSION"), c.cluster_url);
+            Ok(Watched { cfg: c, mode: SourceMode::Cluster, sim: None, agents: None })
+        }
+        None => {
+            let scenario = if args.scenarios.is_empty() {
+                gpudash_sim::demo_scenario()
+            } else {
+                gpudash_sim::Scenario::from_files(&args.scenarios).map_err(|e| anyhow!("scenario: {e}"))?
+            };
+            let simulator = gpudash_sim::Simulator::new(scenario);
+            simulator.set_timeline_speed(args.demo_speed);
+            let running = gpudash_sim::start(simulator, ([127, 0, 0, 1], 0).into(), gpudash_sim::TimelineMode::Auto)
+                .await
+                .context("starting the in-process simulator")?;
+            let why = if args.demo { "--demo" } else { "no kubeconfig found" };
+            tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
+            let url = running.url().parse().context("simulator URL")?;
+            if args.demo_agents {
+                match crate::demo_agents::start(&running.sim, &running.url(), args.scenarios.is_empty()) {
+                    Ok(a) => demo_agents = Some(a),
+                    Err(e) => tracing::info!("demo runs without node agents: {e:#}"),
+                }
+            }
+            Ok(Watched { cfg: kube::Config::new(url), mode: SourceMode::Demo, sim: Some(running), agents: demo_agents })
+        }
+    }
+}
+
+/// History's settings, health and database: a path that cannot be created or opened is a
+/// configuration error; a file that is corrupt or from a newer gpudash is left untouched and the
+/// live view runs without history.
+async fn open_history(
+    args: &ServeArgs,
+    demo: bool,
+) -> anyhow::Result<(crate::history::Config, Arc<crate::history::Health>, Option<sqlx::SqlitePool>)> {
+    let db_path =
+        args.db.clone().unwrap_or_else(|| crate::db::default_path(if demo { "demo.db" } else { "history.db" }));
+    let hcfg = crate::history::Config {
+        resolution: Duration::from_secs_f64(args.history_resolution.clamp(0.05, 3600.0)),
+        full_window: Duration::from_secs(args.history_full_days.max(1) * 86_400),
+        keep: Duration::from_secs(args.history_keep_days.max(args.history_full_days).max(1) * 86_400),
+        max_bytes: args.history_max_mb.max(1) << 20,
+        ..crate::history::Config::default()
+    };
+    let health = Arc::new(crate::history::Health::default());
+    let pool = match crate::db::open(&db_path).await {
+        Ok(p) => Some(p),
+        Err(e @ (crate::db::DbError::Migrate(..) | crate::db::DbError::Corrupt(..))) => {
+            let msg = crate::error::logged(
+                "history disabled: the database file is damaged or from a newer gpudash — it was left untouched; \
+                 move it aside or pass another --db",
+                &e,
+            );
+            health.set(crate::history::Writer::Open, Some(msg));
+            None
+        }
+        Err(e) => return Err(anyhow!("database: {e} — choose a writable path with --db")),
+    };
+    Ok((hcfg, health, pool))
+}
+
+/// The derivation's cache, handed the diagnoses that held when gpudash last stopped: those
+/// that still hold keep their first time (read before the recorder closes them at its start).
+async fn carried_since(pool: Option<&sqlx::SqlitePool>) -> crate::derive::Cache {
+    let carried = match pool {
+        Some(p) => crate::history::query::open_diagnoses(p, jiff::Timestamp::now().as_second(), CARRY_SINCE_WITHIN)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "cannot read the open diagnoses from history; their times start now");
+                Vec::new()
+            }),
+        None => Vec::new(),
+    };
+    let carried = carried.into_iter().filter_map(|(code, kind, ns, name, raised)| {
+        let at = jiff::Timestamp::from_second(raised).ok()?;
+        Some(((code, kind, ns, name), crate::derive::ts(&at)))
+    });
+    let mut cache = crate::derive::Cache::default();
+    cache.carry_since(carried);
+    cache
 }
 
 impl App {
