@@ -4,6 +4,7 @@
 pub mod agent;
 mod diagnose;
 pub mod dra;
+mod dra_devices;
 mod inputs;
 mod load;
 pub mod memory;
