@@ -203,6 +203,7 @@ impl Split {
     }
 }
 
+#[cfg(test)]
 use super::dra_devices::natural;
 pub use super::dra_devices::resources;
 
