@@ -152,67 +152,15 @@ struct Physical<'a> {
 /// replica slot held by the pod the kubelet gave it to.
 fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy: Option<u32>) {
     let Some(alloc) = kubelet.allocatable.iter().find(|d| d.resource == g.resource) else { return };
-    // Pod → the IDs of this resource it holds.
-    let held: Vec<(&str, &str, &str)> = kubelet
-        .pods
-        .iter()
-        .flat_map(|p| {
-            p.devices
-                .iter()
-                .filter(|d| d.resource == g.resource)
-                .flat_map(move |d| d.ids.iter().map(move |id| (p.namespace.as_str(), p.name.as_str(), id.as_str())))
-        })
-        .collect();
-    // Physical devices in the kubelet's order; IDs a pod holds that are no longer allocatable
-    // (a GPU taken out of service under it) are kept with their device.
-    let mut phys: Vec<Physical<'_>> = Vec::new();
-    for id in alloc.ids.iter().map(String::as_str).chain(held.iter().map(|h| h.2)) {
-        let (dev, rep) = split_replica(id);
-        match phys.iter_mut().find(|p| p.id == dev) {
-            Some(p) if !p.replicas.contains(&rep) => p.replicas.push(rep),
-            Some(_) => {}
-            None => phys.push(Physical { id: dev, replicas: vec![rep] }),
-        }
-    }
-    let holder_of = |ns: &str, name: &str| g.holders.iter().position(|h| h.namespace == ns && h.name == name);
+    let held = held_ids(kubelet, &g.resource);
+    let mut phys = physical(&alloc.ids, &held);
     let mut rows: Vec<Vec<Slot>> = Vec::new();
     let mut labels: Vec<app::i18n::Said> = Vec::new();
     let mut devices = Vec::new();
     let mut placed = vec![0u64; g.holders.len()];
     for (i, p) in phys.iter_mut().enumerate() {
         p.replicas.sort();
-        let mut row = Vec::new();
-        let mut holders: Vec<PodRef> = Vec::new();
-        for rep in &p.replicas {
-            let id_holder = held.iter().find(|h| split_replica(h.2) == (p.id, *rep));
-            let slot = match id_holder {
-                Some((ns, name, _)) => {
-                    match holders.iter_mut().find(|r| r.namespace == *ns && r.name == *name) {
-                        Some(r) => r.replicas.extend(*rep),
-                        None => holders.push(PodRef {
-                            namespace: (*ns).to_string(),
-                            name: (*name).to_string(),
-                            replicas: rep.iter().copied().collect(),
-                        }),
-                    }
-                    match holder_of(ns, name) {
-                        Some(h) => {
-                            placed[h] += 1;
-                            let state = if g.holders[h].terminating { SlotState::Terminating } else { SlotState::Held };
-                            Slot { state, holder: u32::try_from(h).ok(), label: None }
-                        }
-                        // The kubelet still lists a pod the API no longer has (being removed).
-                        None => Slot {
-                            state: SlotState::Terminating,
-                            holder: None,
-                            label: Some(format!("{ns}/{name}").into()),
-                        },
-                    }
-                }
-                None => Slot { state: SlotState::Free, holder: None, label: None },
-            };
-            row.push(slot);
-        }
+        let (row, holders) = device_row(g, p, &held, &mut placed);
         // A MIG device is a slice of a GPU, not a GPU: its row says so.
         let unit = if p.id.starts_with("MIG-") { "MIG" } else { "GPU" };
         let use_ = dcgm.iter().find(|u| u.uuid.as_deref() == Some(p.id));
@@ -242,7 +190,95 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
             memory_used_bytes: used,
         });
     }
-    // Units the API says a pod holds that the kubelet has not reported yet (it was just bound).
+    unreported_rows(g, &placed, &phys, &mut rows, &mut labels);
+    g.physical_gpus = Some(phys.len() as u64);
+    g.placement_known = true;
+    g.slots = rows;
+    g.rows = labels;
+    g.devices = devices;
+}
+
+/// Each pod the kubelet handed IDs of `resource`: (namespace, name, ID).
+fn held_ids<'a>(kubelet: &'a Allocation, resource: &str) -> Vec<(&'a str, &'a str, &'a str)> {
+    kubelet
+        .pods
+        .iter()
+        .flat_map(|p| {
+            p.devices
+                .iter()
+                .filter(move |d| d.resource == resource)
+                .flat_map(move |d| d.ids.iter().map(move |id| (p.namespace.as_str(), p.name.as_str(), id.as_str())))
+        })
+        .collect()
+}
+
+/// Physical devices in the kubelet's order; IDs a pod holds that are no longer allocatable (a
+/// GPU taken out of service under it) are kept with their device.
+fn physical<'a>(allocatable: &'a [String], held: &[(&'a str, &'a str, &'a str)]) -> Vec<Physical<'a>> {
+    let mut phys: Vec<Physical<'_>> = Vec::new();
+    for id in allocatable.iter().map(String::as_str).chain(held.iter().map(|h| h.2)) {
+        let (dev, rep) = split_replica(id);
+        match phys.iter_mut().find(|p| p.id == dev) {
+            Some(p) if !p.replicas.contains(&rep) => p.replicas.push(rep),
+            Some(_) => {}
+            None => phys.push(Physical { id: dev, replicas: vec![rep] }),
+        }
+    }
+    phys
+}
+
+/// One physical device's replica slots, each held by the pod the kubelet gave it to (counted
+/// in `placed` by holder), and the pods on it with their replicas.
+fn device_row(
+    g: &GpuResource,
+    p: &Physical<'_>,
+    held: &[(&str, &str, &str)],
+    placed: &mut [u64],
+) -> (Vec<Slot>, Vec<PodRef>) {
+    let holder_of = |ns: &str, name: &str| g.holders.iter().position(|h| h.namespace == ns && h.name == name);
+    let mut row = Vec::new();
+    let mut holders: Vec<PodRef> = Vec::new();
+    for rep in &p.replicas {
+        let id_holder = held.iter().find(|h| split_replica(h.2) == (p.id, *rep));
+        let slot = match id_holder {
+            Some((ns, name, _)) => {
+                match holders.iter_mut().find(|r| r.namespace == *ns && r.name == *name) {
+                    Some(r) => r.replicas.extend(*rep),
+                    None => holders.push(PodRef {
+                        namespace: (*ns).to_string(),
+                        name: (*name).to_string(),
+                        replicas: rep.iter().copied().collect(),
+                    }),
+                }
+                match holder_of(ns, name) {
+                    Some(h) => {
+                        placed[h] += 1;
+                        let state = if g.holders[h].terminating { SlotState::Terminating } else { SlotState::Held };
+                        Slot { state, holder: u32::try_from(h).ok(), label: None }
+                    }
+                    // The kubelet still lists a pod the API no longer has (being removed).
+                    None => {
+                        Slot { state: SlotState::Terminating, holder: None, label: Some(format!("{ns}/{name}").into()) }
+                    }
+                }
+            }
+            None => Slot { state: SlotState::Free, holder: None, label: None },
+        };
+        row.push(slot);
+    }
+    (row, holders)
+}
+
+/// The rows after the devices: units the API says a pod holds that the kubelet has not
+/// reported yet (it was just bound), and units the node advertises that the kubelet does not
+/// offer (the device plugin marked them unhealthy).
+fn unreported_rows(
+    g: &GpuResource,
+    placed: &[u64],
+    phys: &[Physical<'_>],
+    rows: &mut Vec<Vec<Slot>>,
+    labels: &mut Vec<app::i18n::Said>,
+) {
     let unplaced: Vec<Slot> = g
         .holders
         .iter()
@@ -256,17 +292,10 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
         rows.push(unplaced);
         labels.push(app::say!("not yet reported by the kubelet", "kubelet の報告待ち"));
     }
-    // Units the node advertises that the kubelet does not offer (the device plugin marked them
-    // unhealthy).
     let listed: u64 = phys.iter().map(|p| p.replicas.len() as u64).sum();
     let out = g.capacity.saturating_sub(listed).min(64);
     if out > 0 {
         rows.push((0..out).map(|_| Slot { state: SlotState::Out, holder: None, label: None }).collect());
         labels.push(app::say!("out of service", "使用不可"));
     }
-    g.physical_gpus = Some(phys.len() as u64);
-    g.placement_known = true;
-    g.slots = rows;
-    g.rows = labels;
-    g.devices = devices;
 }
