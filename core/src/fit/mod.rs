@@ -514,5 +514,6 @@ mod quota;
 #[cfg(test)]
 mod tests;
 mod update;
+mod update_said;
 #[cfg(test)]
 mod update_tests;
