@@ -8,6 +8,7 @@ mod dra;
 mod nodes;
 mod quota;
 mod rollout;
+mod rollout_said;
 mod runtime;
 mod waiting;
 

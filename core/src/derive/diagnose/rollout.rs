@@ -6,12 +6,12 @@
 
 use app::i18n::Said;
 use app::model::GpuResource;
-use app::say;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::rollout_said as said;
 use super::{list, Ctx};
 use crate::pod::Pod;
 
@@ -161,44 +161,68 @@ pub(super) fn rollout_deadlock(
         return None;
     }
     let since = pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
-    if let Some(o) = controller(pod.metadata.owner_references.as_ref()).filter(|o| o.kind == "DaemonSet") {
-        let node = pinned?.to_string();
-        let old_pods: Vec<String> = holders(cx, ns, res, &on, pod)
-            .filter(|h| controller(h.metadata.owner_references.as_ref()).is_some_and(|c| c.uid == o.uid))
-            .filter_map(|h| h.metadata.name.clone())
-            .collect();
-        let ds = find::<DaemonSet>(&cx.inputs.daemon_sets, ns, &o.name, &o.uid);
-        let strategy = ds.and_then(|d| d.spec.as_ref()).map(|s| s.update_strategy.clone().unwrap_or_default());
-        if strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("OnDelete") {
-            return None;
-        }
-        let strategy = strategy.map(|s| {
-            let of = ds.and_then(|d| d.status.as_ref()).map_or(0, |s| i64::from(s.desired_number_scheduled));
-            let ru = s.rolling_update.unwrap_or_default();
-            Strategy {
-                surge: scaled(ru.max_surge.as_ref(), "0", of, true),
-                unavailable: scaled(ru.max_unavailable.as_ref(), "1", of, true),
-                of,
-            }
-        });
-        // Without surge the controller deletes the old pod first.
-        if old_pods.is_empty() || strategy.as_ref().is_some_and(|s| s.surge.value == 0) {
-            return None;
-        }
-        return Some(Rollout {
-            namespace: ns.to_string(),
-            name: o.name.clone(),
-            old_pods,
-            owner: Owner::DaemonSet { node },
-            strategy,
-            since,
-        });
+    let holding = holders(cx, ns, res, &on, pod);
+    match controller(pod.metadata.owner_references.as_ref()).filter(|o| o.kind == "DaemonSet") {
+        Some(o) => daemonset_rollout(cx, ns, o, pinned?, holding, since),
+        None => deployment_rollout(cx, ns, pod, holding, since),
     }
+}
+
+/// A DaemonSet's surging update on the node its new pod is pinned to.
+fn daemonset_rollout<'a>(
+    cx: &Ctx<'a>,
+    ns: &str,
+    o: &OwnerReference,
+    node: &str,
+    holding: impl Iterator<Item = &'a std::sync::Arc<Pod>>,
+    since: Option<jiff::Timestamp>,
+) -> Option<Rollout> {
+    let node = node.to_string();
+    let old_pods: Vec<String> = holding
+        .filter(|h| controller(h.metadata.owner_references.as_ref()).is_some_and(|c| c.uid == o.uid))
+        .filter_map(|h| h.metadata.name.clone())
+        .collect();
+    let ds = find::<DaemonSet>(&cx.inputs.daemon_sets, ns, &o.name, &o.uid);
+    let strategy = ds.and_then(|d| d.spec.as_ref()).map(|s| s.update_strategy.clone().unwrap_or_default());
+    if strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("OnDelete") {
+        return None;
+    }
+    let strategy = strategy.map(|s| {
+        let of = ds.and_then(|d| d.status.as_ref()).map_or(0, |s| i64::from(s.desired_number_scheduled));
+        let ru = s.rolling_update.unwrap_or_default();
+        Strategy {
+            surge: scaled(ru.max_surge.as_ref(), "0", of, true),
+            unavailable: scaled(ru.max_unavailable.as_ref(), "1", of, true),
+            of,
+        }
+    });
+    // Without surge the controller deletes the old pod first.
+    if old_pods.is_empty() || strategy.as_ref().is_some_and(|s| s.surge.value == 0) {
+        return None;
+    }
+    Some(Rollout {
+        namespace: ns.to_string(),
+        name: o.name.clone(),
+        old_pods,
+        owner: Owner::DaemonSet { node },
+        strategy,
+        since,
+    })
+}
+
+/// A Deployment's rolling update whose new pod waits for what its old pods hold.
+fn deployment_rollout<'a>(
+    cx: &Ctx<'a>,
+    ns: &str,
+    pod: &Pod,
+    holding: impl Iterator<Item = &'a std::sync::Arc<Pod>>,
+    since: Option<jiff::Timestamp>,
+) -> Option<Rollout> {
     let (new_rs, deployment, uid) = rs_owner(cx, ns, pod)?;
     let new_name = new_rs.metadata.name.clone().unwrap_or_default();
     let mut old_rs = Vec::new();
     let mut old_pods = Vec::new();
-    for holder in holders(cx, ns, res, &on, pod) {
+    for holder in holding {
         let Some((rs, _, d_uid)) = rs_owner(cx, ns, holder) else { continue };
         let rs_name = rs.metadata.name.clone().unwrap_or_default();
         if d_uid == uid && rs_name != new_name {
@@ -283,25 +307,8 @@ impl Rollout {
         let olds = list(&self.old_pods);
         let workload = format!("{}/{}", self.namespace, self.name);
         match &self.owner {
-            Owner::Deployment { .. } => say!("Waiting for {want} {res} that the old pods of its own Deployment hold \
-                ({olds}): the rolling update of {workload} starts this new pod before it takes an old one down, \
-                and there is no other unit — it will not finish by itself; see gpu-rollout-deadlock for the fix \
-                (strategy Recreate, or maxSurge 0 with maxUnavailable 1). Scaling down or adding replicas will \
-                not help.",
-                "自分の Deployment の古い Pod（{olds}）が持つ {res} を {want} 個待っています。\
-                {workload} のローリングアップデートは古い Pod を止める前にこの新しい \
-                Pod を起動し、ほかにユニットがありません — \
-                このままでは終わりません。直し方は gpu-rollout-deadlock を参照（strategy \
-                を Recreate に、または maxSurge 0・maxUnavailable 1）。\
-                スケールダウンやレプリカ追加では解決しません。"; olds),
-            Owner::DaemonSet { node } => say!("Waiting for {want} {res} on {node} that the old pod of its own \
-                DaemonSet holds there ({olds}): the update of {workload} surges (maxSurge) — it starts this new \
-                pod on the node before it deletes the old one — and there is no other unit; it will not finish \
-                by itself. See gpu-rollout-deadlock for the fix (maxSurge 0 with maxUnavailable 1).",
-                "{node} で自分の DaemonSet の古い Pod（{olds}）が持つ {res} を {want} 個待っています。\
-                {workload} の更新は maxSurge で、古い Pod を削除する前にこの Node \
-                で新しい Pod を起動し、ほかにユニットがありません — このままでは終わりません。\
-                直し方は gpu-rollout-deadlock を参照（maxSurge 0・maxUnavailable 1）。"; olds),
+            Owner::Deployment { .. } => said::waiting_deployment(want, res, olds, &workload),
+            Owner::DaemonSet { node } => said::waiting_daemonset(want, res, node, olds, &workload),
         }
     }
 
@@ -312,120 +319,42 @@ impl Rollout {
 
     /// The diagnosis on the workload.
     pub(super) fn text(&self, now: jiff::Timestamp, pod: &str, res: &str, want: u64) -> Said {
-        let (ns, d) = (&self.namespace, &self.name);
+        let who = said::Who { ns: &self.namespace, d: &self.name, pod, res, want };
         let olds = list(&self.old_pods);
         match &self.owner {
             Owner::Deployment { new_rs, revision, old_rs, desired, max, progress } => {
-                let old_rs = list(old_rs);
-                let revision: Said =
-                    revision.as_ref().map(|r| say!(", revision {r}", "、リビジョン {r}")).unwrap_or_default();
-                let surge: Said = match (&self.strategy, desired, max) {
-                    (Some(s), _, _) => {
-                        let (sw, sv, uw, uv, of) =
-                            (&s.surge.written, s.surge.value, &s.unavailable.written, s.unavailable.value, s.of);
-                        say!(" Its strategy is RollingUpdate with maxSurge {sw} → {sv} and maxUnavailable {uw} → \
-                            {uv} for {of} replica(s) (surge rounds up, unavailable rounds down): the controller \
-                            starts new pods first and takes no old pod down before a new one is ready.",
-                            "strategy は RollingUpdate で、{of} レプリカに対し maxSurge {sw} → {sv}、\
-                            maxUnavailable {uw} → {uv}（surge は切り上げ、unavailable は切り捨て）\
-                            です。コントローラーは先に新しい Pod を起動し、新しい Pod が Ready \
-                            になるまで古い Pod を止めません。")
-                    }
-                    (None, Some(desired), Some(max)) => {
-                        let s = max - desired;
-                        say!(
-                            " The ReplicaSet says {desired} replica(s) may grow to {max} (maxSurge {s}); \
-                            maxUnavailable, 25 % by default, rounds down to 0 for so few replicas, so no old pod \
-                            is taken down before the new one is ready.",
-                            "ReplicaSet によれば {desired} レプリカが {max} まで増えられます（maxSurge {s}）\
-                            。maxUnavailable（既定 25 %）はこの少ないレプリカ数では 0 \
-                            に切り捨てられるため、新しい Pod が Ready になるまで古い Pod \
-                            は止められません。"
-                        )
-                    }
-                    _ => say!(
-                        " The rolling update surges first and takes no old pod down before the new one is ready.",
-                        "ローリングアップデートはまず Pod を増やし、新しい Pod が Ready になるまで古い Pod を止めません。"
+                let revision: Said = revision.as_deref().map(said::revision).unwrap_or_default();
+                let surge = match (&self.strategy, desired, max) {
+                    (Some(s), _, _) => said::deployment_strategy(
+                        &s.surge.written,
+                        s.surge.value,
+                        &s.unavailable.written,
+                        s.unavailable.value,
+                        s.of,
                     ),
+                    (None, Some(desired), Some(max)) => said::replicaset_surge(*desired, *max, max - desired),
+                    _ => said::surges_first(),
                 };
-                let deadline: Said = match progress {
+                let deadline = match progress {
                     Some(Progress { deadline_s, exceeded_at: Some(t) }) => {
-                        let t = t.to_string();
-                        say!(
-                            " It passed its progress deadline ({deadline_s} s) at {t}: the Deployment reports \
-                            ProgressDeadlineExceeded and still waits.",
-                            "進行期限（{deadline_s} 秒）を {t} に過ぎ、Deployment は \
-                            ProgressDeadlineExceeded になりましたが、待ち続けます。"
-                        )
+                        said::deadline_passed(*deadline_s, &t.to_string())
                     }
-                    Some(Progress { deadline_s, exceeded_at: None }) => say!(
-                        " After its progress deadline ({deadline_s} s) the Deployment reports \
-                        ProgressDeadlineExceeded and still waits.",
-                        "進行期限（{deadline_s} 秒）を過ぎると Deployment は \
-                        ProgressDeadlineExceeded になりますが、待ち続けます。"
-                    ),
-                    None => say!(
-                        " After the progress deadline (spec.progressDeadlineSeconds, 600 s by default) the \
-                        Deployment reports ProgressDeadlineExceeded and still waits.",
-                        "進行期限（spec.progressDeadlineSeconds、既定 600 秒）\
-                        を過ぎると Deployment は ProgressDeadlineExceeded になりますが、\
-                        待ち続けます。"
-                    ),
+                    Some(Progress { deadline_s, exceeded_at: None }) => said::deadline_ahead(*deadline_s),
+                    None => said::deadline_default(),
                 };
-                let waited: Said = self
-                    .waited(now)
-                    .map(|m| say!(" It has waited {m} min.{deadline}", "{m} 分待っています。{deadline}"; deadline))
-                    .unwrap_or(deadline);
-                say!("The rollout of {ns}/{d} cannot finish: its new pod {pod} (ReplicaSet {new_rs}{revision}) \
-                    waits for {want} {res} that its old pods {olds} (ReplicaSet {old_rs}) hold on every node it \
-                    could use.{surge}{waited} For a model that holds a whole GPU, replace the old pod instead of \
-                    surging: kubectl patch deployment -n {ns} {d} -p \
-                    '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — or keep \
-                    rolling updates but take one old pod down first: kubectl patch deployment -n {ns} {d} -p \
-                    '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'.",
-                    "{ns}/{d} のロールアウトは終わりません。新しい Pod {pod}（ReplicaSet \
-                    {new_rs}{revision}）が {res} を {want} 個待っていますが、行けるすべての Node \
-                    でそれを古い Pod {olds}（ReplicaSet {old_rs}）が持っています。{surge}{waited}GPU \
-                    を丸ごと持つモデルでは増やさずに置き換えてください：kubectl patch \
-                    deployment -n {ns} {d} -p \
-                    '{{\"spec\":{{\"strategy\":{{\"type\":\"Recreate\",\"rollingUpdate\":null}}}}}}' — \
-                    ローリングアップデートのままにするなら先に古い Pod を1つ止めます：\
-                    kubectl patch deployment -n {ns} {d} -p \
-                    '{{\"spec\":{{\"strategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\":1}}}}}}}}'。";
-                    olds, old_rs, revision, surge, waited)
+                let waited = match self.waited(now) {
+                    Some(m) => said::waited(m, deadline),
+                    None => deadline,
+                };
+                said::deployment_stuck(&who, new_rs, revision, olds, list(old_rs), surge, waited)
             }
             Owner::DaemonSet { node } => {
-                let surge: Said = match &self.strategy {
-                    Some(s) => {
-                        let (sw, sv, of) = (&s.surge.written, s.surge.value, s.of);
-                        say!(
-                            " Its updateStrategy is RollingUpdate with maxSurge {sw} → {sv} of {of} node(s): the \
-                            controller starts the new pod on a node before it deletes the old one there.",
-                            "updateStrategy は RollingUpdate で、{of} 個の Node に対し maxSurge {sw} → {sv} \
-                            です。コントローラーは Node で新しい Pod を起動してから古い Pod を削除します。"
-                        )
-                    }
-                    None => say!(
-                        " The update surges: the controller starts the new pod on a node before it deletes the \
-                        old one there.",
-                        "更新は surge します。コントローラーは Node で新しい Pod を起動してから古い Pod を削除します。"
-                    ),
+                let surge = match &self.strategy {
+                    Some(s) => said::daemonset_strategy(&s.surge.written, s.surge.value, s.of),
+                    None => said::daemonset_surges(),
                 };
-                let waited: Said = self
-                    .waited(now)
-                    .map(|m| say!(" It has waited {m} min.", "{m} 分待っています。"))
-                    .unwrap_or_default();
-                say!("The update of DaemonSet {ns}/{d} cannot finish on {node}: its new pod {pod} waits for {want} \
-                    {res} that its old pod {olds} holds there, and the node has no other unit.{surge}{waited} For \
-                    a DaemonSet whose pods hold a GPU, delete the old pod first: kubectl patch daemonset -n {ns} \
-                    {d} -p '{{\"spec\":{{\"updateStrategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\
-                    \":1}}}}}}}}'.",
-                    "DaemonSet {ns}/{d} の更新は {node} で終わりません。新しい Pod {pod} が {res} を \
-                    {want} 個待っていますが、そこでは古い Pod {olds} がそれを持ち、Node \
-                    にほかのユニットがありません。{surge}{waited}GPU を持つ DaemonSet \
-                    では先に古い Pod を削除してください：kubectl patch daemonset -n {ns} {d} -p \
-                    '{{\"spec\":{{\"updateStrategy\":{{\"rollingUpdate\":{{\"maxSurge\":0,\"maxUnavailable\
-                    \":1}}}}}}}}'。"; olds, surge, waited)
+                let waited: Said = self.waited(now).map(said::waited_min).unwrap_or_default();
+                said::daemonset_stuck(&who, node, olds, surge, waited)
             }
         }
     }
