@@ -5,8 +5,8 @@
 
 use app::model::{Code, Diagnosis, Kind, NodeView, Severity, Sharing};
 
+use super::agent_said as said;
 use app::i18n::Said;
-use app::say;
 
 use super::{diag, Ctx};
 
@@ -19,13 +19,26 @@ pub(super) fn agent_missing_or_stale(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
     for v in cx.nodes.iter().filter(|v| v.down.is_none()) {
         let name = v.name.as_str();
         match &v.agent {
-            None if !v.gpu_resources.is_empty() => out.push(diag(Code::AgentMissing, Severity::Info, Kind::Node, None, name,
-                say!("No gpudash-agent runs on {name}: which pod holds which GPU replica, and how busy its GPUs are, are not known here — check that the agent DaemonSet tolerates and selects this node.", "{name} で gpudash-agent が動いていません。どの Pod がどの GPU レプリカを持つか、GPU の使用率はここでは分かりません — agent の DaemonSet がこの Node を選び、許容しているか確認してください。"))),
+            None if !v.gpu_resources.is_empty() => out.push(diag(
+                Code::AgentMissing,
+                Severity::Info,
+                Kind::Node,
+                None,
+                name,
+                said::no_gpudash_agent_runs_which(&name),
+            )),
             Some(a) if a.stale => {
-                let since: Said = a.seen_at.as_deref().map_or_else(|| say!("it never answered", "一度も応答がありません"), |t| say!("last heard at {t}", "最後の応答は {t}"));
+                let since: Said =
+                    a.seen_at.as_deref().map_or_else(said::never_answered, |t| said::last_heard_at(&t));
                 let why = a.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
-                out.push(diag(Code::AgentStale, Severity::Info, Kind::Node, None, name,
-                    say!("The gpudash-agent on {name} is silent, {since}{why}: its GPU use and replica map are shown as last known, marked stale — check the agent pod's logs.", "{name} の gpudash-agent が応答しません（{since}{why}）。GPU の使用状況とレプリカの対応は最後に分かった値を「更新停止」として表示しています — agent の Pod のログを確認してください。"; since)));
+                out.push(diag(
+                    Code::AgentStale,
+                    Severity::Info,
+                    Kind::Node,
+                    None,
+                    name,
+                    said::gpudash_agent_silent_gpu_use(&name, &since, &why),
+                ));
             }
             _ => {}
         }
@@ -50,11 +63,10 @@ pub(super) fn measured(view: &NodeView, g: &app::model::GpuResource, out: &mut V
         let (Some(busy), holders) = (d.busy_percent, d.holders.len()) else { continue };
         if holders > 1 && busy >= CONTENDED_PERCENT {
             let pods: Vec<String> = d.holders.iter().map(|h| format!("{}/{}", h.namespace, h.name)).collect();
-            out.push(diag(Code::GpuTimeSliceContention, Severity::Warning, Kind::Node, None, name,
-                {
-                    let (r, pods) = (&g.resource, pods.join(", "));
-                    say!("GPU {i} of {r} on {name} is {busy}% busy, shared by time-slicing between {holders} pods ({pods}): each gets a slice of its time, none its full speed — move a model to a free GPU or give it a whole one.", "{name} の {r} の GPU {i} は使用率 {busy}% で、{holders} 個の Pod がタイムスライスで共有しています（{pods}）。各 Pod は時間の一部しか得られず、全速では動きません — モデルを空いている GPU に移すか、GPU を専有させてください。")
-                }));
+            out.push(diag(Code::GpuTimeSliceContention, Severity::Warning, Kind::Node, None, name, {
+                let (r, pods) = (&g.resource, pods.join(", "));
+                said::gpu_busy_shared_time_slicing(&i, &r, &name, &busy, &holders, &pods)
+            }));
         }
     }
     true

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use app::model::{Code, Diagnosis, Kind, PendingPod, Severity, Sharing};
 use k8s_openapi::api::core::v1::Node;
 
+use super::dra_said as said;
 use app::i18n::Said;
-use app::say;
 
 use super::{diag, list, Ctx};
 use crate::dra::ClaimSpec;
@@ -40,10 +40,7 @@ pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[Pend
         (Severity::Warning, Said::default())
     } else {
         let who = list(&waiting);
-        (
-            Severity::Critical,
-            say!(" Pods waiting for a GPU claim: {who}.", "GPU の claim を待っている Pod：{who}。"; who),
-        )
+        (Severity::Critical, said::pods_waiting_gpu_claim(&who))
     };
     out.push(diag(
         Code::DraDriverMissing,
@@ -51,11 +48,7 @@ pub(super) fn driver_missing(cx: &Ctx<'_>, n: &Node, name: &str, pending: &[Pend
         Kind::Node,
         None,
         name,
-        say!(
-            "{name} looks like a GPU node but publishes no GPU ResourceSlice, while the cluster hands out GPUs through DRA (DeviceClass {classes}) and runs no device plugin: the DRA driver's kubelet plugin is not running there — check its DaemonSet's pods on this node (kubectl get pods -A -o wide --field-selector spec.nodeName={name}) and kubectl get resourceslices --field-selector spec.nodeName={name}.{stakes}",
-            "{name} は GPU Node に見えますが GPU の ResourceSlice を公開していません。クラスターは DRA で GPU を配り（DeviceClass {classes}）、device plugin は動いていません。DRA ドライバーの kubelet プラグインがそこで動いていません — この Node の DaemonSet の Pod（kubectl get pods -A -o wide --field-selector spec.nodeName={name}）と kubectl get resourceslices --field-selector spec.nodeName={name} を確認してください。{stakes}";
-            stakes
-        ),
+        said::looks_like_gpu_node_but(&name, &classes, &stakes),
     ));
 }
 
@@ -85,25 +78,15 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
                 told.insert((ns.clone(), format!("template/{t}")));
             }
             let via = match (claim, template) {
-                (_, Some(t)) => say!("its ResourceClaimTemplate {ns}/{t}", "ResourceClaimTemplate {ns}/{t}"),
-                (Some(c), None) => say!("its ResourceClaim {ns}/{c}", "ResourceClaim {ns}/{c}"),
-                (None, None) => say!("its claim", "その claim"),
+                (_, Some(t)) => said::resourceclaimtemplate(&ns, &t),
+                (Some(c), None) => said::resourceclaim(&ns, &c),
+                (None, None) => said::claim(),
             };
             p.diagnoses.push(Code::DraDeviceclassMissing);
-            out.push(diag(Code::DraDeviceclassMissing,
-                Severity::Critical,
-                Kind::Pod,
-                Some(&ns),
-                &p.name,
-                {
-                    let pn = &p.name;
-                    say!(
-                        "{ns}/{pn} cannot be scheduled: {via} asks for DeviceClass {class}, which does not exist (kubectl get deviceclasses lists those that do) — fix the class name in the template, or install the DRA driver that provides it.",
-                        "{ns}/{pn} はスケジュールできません。{via} が求める DeviceClass {class} は存在しません（あるものは kubectl get deviceclasses で一覧できます）— テンプレートのクラス名を直すか、それを提供する DRA ドライバーを入れてください。";
-                        via
-                    )
-                },
-            ));
+            out.push(diag(Code::DraDeviceclassMissing, Severity::Critical, Kind::Pod, Some(&ns), &p.name, {
+                let pn = &p.name;
+                said::cannot_scheduled_asks_deviceclass_which(&ns, &pn, &via, &class)
+            }));
         }
     }
     for c in &inputs.claims {
@@ -112,12 +95,13 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             continue;
         }
         if let Some(class) = missing(&c.spec) {
-            out.push(diag(Code::DraDeviceclassMissing,
+            out.push(diag(
+                Code::DraDeviceclassMissing,
                 Severity::Warning,
                 Kind::ResourceClaim,
                 Some(ns),
                 name,
-                say!("ResourceClaim {ns}/{name} asks for DeviceClass {class}, which does not exist: it can never be allocated, and pods that use it will wait — fix the class name or install the DRA driver that provides it.", "ResourceClaim {ns}/{name} が求める DeviceClass {class} は存在しません。割り当てられることはなく、使う Pod は待ち続けます — クラス名を直すか、それを提供する DRA ドライバーを入れてください。"),
+                said::resourceclaim_asks_deviceclass_which_does(&ns, &name, &class),
             ));
         }
     }
@@ -127,12 +111,13 @@ pub(super) fn deviceclass_missing(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             continue;
         }
         if let Some(class) = missing(&t.spec.spec) {
-            out.push(diag(Code::DraDeviceclassMissing,
+            out.push(diag(
+                Code::DraDeviceclassMissing,
                 Severity::Warning,
                 Kind::ResourceClaimTemplate,
                 Some(ns),
                 name,
-                say!("ResourceClaimTemplate {ns}/{name} asks for DeviceClass {class}, which does not exist: every pod made from it will wait — fix the class name or install the DRA driver that provides it.", "ResourceClaimTemplate {ns}/{name} が求める DeviceClass {class} は存在しません。これから作られる Pod はすべて待ち続けます — クラス名を直すか、それを提供する DRA ドライバーを入れてください。"),
+                said::resourceclaimtemplate_asks_deviceclass_which_does(&ns, &name, &class),
             ));
         }
     }
@@ -149,20 +134,10 @@ pub(super) fn claim_unreserved(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let results = c.results();
         let on: Vec<String> = results.iter().map(|r| format!("{} on {}", r.device, r.pool)).collect();
         let no: Vec<String> = results.iter().map(|r| format!("{} の {}", r.pool, r.device)).collect();
-        out.push(diag(Code::DraClaimUnreserved,
-            Severity::Warning,
-            Kind::ResourceClaim,
-            Some(ns),
-            name,
-            {
-                let devs = Said { en: list(&on).en, ja: list(&no).ja };
-                say!(
-                    "ResourceClaim {ns}/{name} holds {devs} but no pod uses it: the device stays allocated and no other claim can get it — delete the claim (kubectl -n {ns} delete resourceclaim {name}) if nothing will use it.",
-                    "ResourceClaim {ns}/{name} は {devs} を持っていますが、使っている Pod がありません。デバイスは割り当てられたままで、ほかの claim は得られません — 使う予定がなければ claim を削除してください（kubectl -n {ns} delete resourceclaim {name}）。";
-                    devs
-                )
-            },
-        ));
+        out.push(diag(Code::DraClaimUnreserved, Severity::Warning, Kind::ResourceClaim, Some(ns), name, {
+            let devs = Said { en: list(&on).en, ja: list(&no).ja };
+            said::resourceclaim_holds_but_no_pod(&ns, &name, &devs)
+        }));
     }
 }
 
@@ -174,19 +149,10 @@ pub(super) fn dual_allocator(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let plugin = n.gpu_resources.iter().find(|g| g.resource == "nvidia.com/gpu" && g.capacity > 0);
         let dra = n.gpu_resources.iter().find(|g| g.sharing == Sharing::Dra && g.resource.ends_with("nvidia.com"));
         if let (Some(p), Some(d)) = (plugin, dra) {
-            out.push(diag(Code::GpuDualAllocator,
-                Severity::Warning,
-                Kind::Node,
-                None,
-                &n.name,
-                {
-                    let (nn, pc, dr, dc) = (&n.name, p.capacity, &d.resource, d.capacity);
-                    say!(
-                        "{nn} offers its GPUs twice: the device plugin advertises {pc} nvidia.com/gpu and the DRA driver {dr} publishes {dc} device(s); the two allocators do not know of each other and can give one GPU to two pods — run one of them on this node (disable the device plugin where the DRA driver runs).",
-                        "{nn} は GPU を二重に提供しています。device plugin が nvidia.com/gpu を {pc} 個公開し、DRA ドライバー {dr} がデバイスを {dc} 個公開しています。2つの割り当て機構は互いを知らず、1つの GPU を2つの Pod に渡しうるので — この Node ではどちらか一方だけを動かしてください（DRA ドライバーが動く所では device plugin を無効に）。"
-                    )
-                },
-            ));
+            out.push(diag(Code::GpuDualAllocator, Severity::Warning, Kind::Node, None, &n.name, {
+                let (nn, pc, dr, dc) = (&n.name, p.capacity, &d.resource, d.capacity);
+                said::offers_gpus_twice_device_plugin(&nn, &pc, &dr, &dc)
+            }));
         }
     }
 }

@@ -4,13 +4,19 @@
 //! RuntimeClasses ([`runtime`]).
 
 mod agent;
+mod agent_said;
 mod dra;
+mod dra_said;
 mod nodes;
+mod nodes_said;
 mod quota;
+mod quota_said;
 mod rollout;
 mod rollout_said;
 mod runtime;
+mod runtime_said;
 mod waiting;
+mod waiting_said;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use app::model::{Code, Diagnosis, GpuRequest, Kind, PendingPod, QuotaView, Severity};
 
+use super::quota_said as said;
 use app::i18n::Said;
-use app::say;
 
 use super::{diag, list, Ctx};
 use crate::derive::quota::gpu_key;
@@ -105,25 +105,23 @@ pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut 
             Said::default()
         } else {
             let who = list(&q.pods);
-            say!(" (held by {who})", "（使用中：{who}）"; who)
+            said::held(&who)
         };
         let cluster = match q.cluster_free {
-            Some(free) if free >= asked => say!("The cluster has {free} free {res}: only the quota stands in the way — raise the quota (kubectl -n {ns} edit resourcequota {qn}), free a replica in {ns}, or move the workload to a namespace with room.", "クラスターには空きの {res} が {free} 個あり、妨げているのはクォータだけです — クォータを上げる（kubectl -n {ns} edit resourcequota {qn}）、{ns} でレプリカを空ける、または余裕のある namespace にワークロードを移してください。"),
-            Some(free) if free > 0 => say!("The cluster has only {free} free {res}, fewer than one pod asks — free a replica in {ns}, or add GPU capacity and raise the quota.", "クラスターの空きの {res} は {free} 個だけで、1つの Pod が求める数に足りません — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。"),
-            Some(_) => say!("The cluster has no free {res} either: the quota and the cluster are both full — free a replica in {ns}, or add GPU capacity and raise the quota.", "クラスターにも空きの {res} がありません。クォータもクラスターも満杯です — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。"),
-            None => say!("Raise the quota (kubectl -n {ns} edit resourcequota {qn}) or free a device of {res} in {ns}.", "クォータを上げる（kubectl -n {ns} edit resourcequota {qn}）か、{ns} で {res} のデバイスを空けてください。"),
+            Some(free) if free >= asked => said::cluster_has_free_only_quota(&free, &res, &ns, &qn),
+            Some(free) if free > 0 => said::cluster_has_only_free_fewer(&free, &res, &ns),
+            Some(_) => said::cluster_has_no_free_either(&res, &ns),
+            None => said::raise_quota_kubectl_n_edit(&ns, &qn, &res),
         };
         let scoped: Said = if q.scopes.is_empty() {
             Said::default()
         } else {
             let sc = q.scopes.join("; ");
-            say!(" (scoped: {sc})", "（スコープ：{sc}）")
+            said::scoped(&sc)
         };
         let (hard, used) = (q.hard, q.used);
-        let text = say!(
-            "{kind} {ns}/{name} cannot create its pods: ResourceQuota {qn}{scoped} allows {ns} {hard} of {key} and {used} are in use{holding}; each pod asks {asked}. {cluster}",
-            "{kind} {ns}/{name} は Pod を作成できません。ResourceQuota {qn}{scoped} が {ns} に許す {key} は {hard} で、{used} が使用中です{holding}。各 Pod は {asked} を求めます。{cluster}";
-            scoped, holding, cluster
+        let text = said::cannot_create_pods_resourcequota_allows(
+            &kind, &ns, &name, &qn, &scoped, &hard, &key, &used, &holding, &asked, &cluster,
         );
         let d = diag(Code::GpuQuotaExhausted, Severity::Critical, Kind::from(kind), Some(ns), name, text);
         out.push(d.clone());

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use app::model::{Code, Diagnosis, Kind, Severity};
 
-use app::say;
+use super::runtime_said as said;
 
 use super::{diag, on_node, Ctx};
 use crate::derive::{node, pods};
@@ -27,13 +27,16 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         if classes.contains(class) || !seen.insert((kind.to_string(), ns.map(str::to_string), name.to_string())) {
             return;
         }
-        let have = if class_list.is_empty() {
-            say!("this cluster has no RuntimeClass", "このクラスターには RuntimeClass がありません")
-        } else {
-            say!("this cluster has {class_list}", "このクラスターにあるのは {class_list}")
-        };
-        out.push(diag(Code::RuntimeclassMissing, Severity::Critical, Kind::from(kind), ns, name,
-            say!("Pods cannot be created: RuntimeClass \"{class}\" does not exist ({have}) — fix runtimeClassName in the pod template or create the RuntimeClass.", "Pod を作成できません。RuntimeClass \"{class}\" が存在しません（{have}）— Pod テンプレートの runtimeClassName を直すか、RuntimeClass を作成してください。"; have)));
+        let have =
+            if class_list.is_empty() { said::cluster_has_no_runtimeclass() } else { said::cluster_has(&class_list) };
+        out.push(diag(
+            Code::RuntimeclassMissing,
+            Severity::Critical,
+            Kind::from(kind),
+            ns,
+            name,
+            said::pods_cannot_created_runtimeclass_does(&class, &have),
+        ));
     };
     for e in &cx.inputs.events {
         let Some(msg) = e.message.as_deref() else {
@@ -101,13 +104,7 @@ pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         }
         if seen.insert(key.clone()) {
             let kind = o.kind.as_deref().unwrap_or("Pod");
-            let text = say!(
-                "The node's containerd has no runtime handler \"{handler}\": install the NVIDIA container toolkit \
-                on that node and restart K3s so it registers the nvidia runtime.",
-                "Node の containerd にランタイムハンドラー \"{handler}\" がありません。その \
-                Node に NVIDIA Container Toolkit を入れ、K3s を再起動して nvidia \
-                ランタイムを登録させてください。"
-            );
+            let text = said::node_containerd_has_no_runtime(&handler);
             let d = diag(
                 Code::RuntimeHandlerMissing,
                 Severity::Critical,
@@ -150,15 +147,7 @@ pub(super) fn gpu_pod_without_runtimeclass(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
             Kind::Pod,
             Some(&ns),
             &name,
-            say!(
-                "Holds an NVIDIA GPU but has no runtimeClassName: on K3s, whose default runtime is runc, it may \
-                run on the CPU without any error — set runtimeClassName: nvidia (or start the K3s agent with \
-                --default-runtime nvidia).",
-                "NVIDIA GPU を持っていますが runtimeClassName がありません。\
-                既定のランタイムが runc の K3s では、エラーなしで CPU \
-                で動くことがあります — runtimeClassName: nvidia \
-                を設定してください（または K3s agent を --default-runtime nvidia で起動）。"
-            ),
+            said::holds_nvidia_gpu_but_has(),
         );
         out.push(on_node(d, pods::node_of(p)));
     }
@@ -169,12 +158,13 @@ pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
     for p in cx.index.notable() {
         if pods::refused_shared(p) {
             let (ns, name) = pods::key(p);
-            let d = diag(Code::SharedGpuRequestTooLarge,
+            let d = diag(
+                Code::SharedGpuRequestTooLarge,
                 Severity::Critical,
                 Kind::Pod,
                 Some(&ns),
                 &name,
-                say!("The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.", "kubelet がこの Pod を拒否しました。タイムスライスの GPU のレプリカを2つ以上要求しています — 1 を要求してください。"),
+                said::kubelet_refused_pod_requests_more(),
             );
             out.push(on_node(d, pods::node_of(p)));
         }
