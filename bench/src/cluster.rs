@@ -72,7 +72,8 @@ pub fn pod(ns: &str, name: &str, node: Option<&str>, gpu: Option<(&str, u64)>, m
         Some(n) => p["spec"]["nodeName"] = json!(n),
         None => {
             p["status"] = json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
-                "message": "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."}]});
+                "message": "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: \
+                    0/3 nodes are available: 3 Preemption is not helpful for scheduling."}]});
         }
     }
     p

@@ -268,7 +268,9 @@ pub async fn run(
     let wall = t0.elapsed().as_secs_f64();
     let grown = u64::try_from(db1.saturating_sub(db0)).unwrap_or(0);
     let per_site_day = grown as f64 / sites as f64 * (86_400.0 / wall) / (1024.0 * 1024.0);
-    println!("| fleet: {sites} sites × {nodes} nodes (view {:.0} KB), {:.1} changes/s/site | {} changes, {} seen | change→fleet page p50 / p95 / p99 **{:.0} / {:.0} / {:.0} ms** | fleet RSS idle {:.1} MiB, churn peak **{:.1} MiB** | PostgreSQL +{:.1} MiB in {wall:.0} s = **{per_site_day:.1} MiB per site per day** at this churn |",
+    println!("| fleet: {sites} sites × {nodes} nodes (view {:.0} KB), {:.1} changes/s/site | {} changes, {} seen | change→fleet page p50 / p95 / p99 \
+        **{:.0} / {:.0} / {:.0} ms** | fleet RSS idle {:.1} MiB, churn peak **{:.1} MiB** | PostgreSQL +{:.1} MiB in {wall:.0} s = **{per_site_day:.1} \
+        MiB per site per day** at this churn |",
         view_bytes as f64 / 1000.0, per_site_per_sec, n, l.len(), pct(0.5), pct(0.95), pct(0.99),
         idle_rss as f64 / 1024.0, peak_rss as f64 / 1024.0, grown as f64 / (1024.0 * 1024.0));
     Ok(())

@@ -34,7 +34,8 @@ pub async fn chart_30d() -> anyhow::Result<Duration> {
     let pool = gpudash::db::open(&dir.path().join("h.db")).await?;
     let now = jiff::Timestamp::now().as_second();
     let start = now - 30 * 86_400;
-    sqlx::query("INSERT INTO series (id, node, metric, resource) VALUES (1, 'n', 'gpu_allocated', 'nvidia.com/gpu'), (2, 'n', 'gpu_allocatable', 'nvidia.com/gpu'), (3, 'n', 'gpu_capacity', 'nvidia.com/gpu')").execute(&pool).await?;
+    sqlx::query("INSERT INTO series (id, node, metric, resource) VALUES (1, 'n', 'gpu_allocated', 'nvidia.com/gpu'), (2, 'n', 'gpu_allocatable', \
+        'nvidia.com/gpu'), (3, 'n', 'gpu_capacity', 'nvidia.com/gpu')").execute(&pool).await?;
     sqlx::query(
         "WITH RECURSIVE t(ts) AS (SELECT ?1 UNION ALL SELECT ts + 10 FROM t WHERE ts + 10 < ?2)
          INSERT INTO samples (series, ts, value) SELECT 1, ts, (ts / 10) % 5 FROM t",

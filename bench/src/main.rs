@@ -438,7 +438,8 @@ async fn main() -> anyhow::Result<()> {
     let clients = get("--clients", "1,200");
     let churn: u32 = get("--churn", "200").parse().unwrap_or(200);
     let secs: u64 = get("--seconds", "15").parse().unwrap_or(15);
-    println!("| size | objects | clients | initial sync | objects/s | idle RSS | idle CPU | churn RSS | churn CPU | derive | all clients' first view | change→client p50 / p95 / p99 | probes seen | bytes/push | pushes/s |");
+    println!("| size | objects | clients | initial sync | objects/s | idle RSS | idle CPU | churn RSS | churn CPU | derive | all clients' first view | \
+        change→client p50 / p95 / p99 | probes seen | bytes/push | pushes/s |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut weight = (0, 0);
     let mut growth = Vec::new();
@@ -454,7 +455,8 @@ async fn main() -> anyhow::Result<()> {
                 growth.push((size.to_string(), history::growth_per_day(&view, hours).await?, hours));
             }
             println!(
-                "| {} | {} | {} | {:.2} s | {:.0} | {:.1} MiB | {:.1} % | {:.1} MiB | {:.1} % | {:.1} ms | {:.2} s | {:.1} / {:.1} / {:.1} ms | {} | {:.0} | {:.1} |",
+                "| {} | {} | {} | {:.2} s | {:.0} | {:.1} MiB | {:.1} % | {:.1} MiB | {:.1} % | {:.1} ms | {:.2} s | {:.1} / {:.1} / {:.1} ms | {} | \
+                    {:.0} | {:.1} |",
                 r.size, r.objects, r.clients, r.sync_s, r.objects as f64 / r.sync_s, r.idle_rss, r.idle_cpu, r.churn_rss, r.churn_cpu, r.derive_ms, r.first_view_s, r.p50, r.p95, r.p99, r.seen, r.bytes_per_push, r.pushes_per_s
             );
         }
@@ -465,7 +467,8 @@ async fn main() -> anyhow::Result<()> {
         weight.1 as f64 / 1024.0
     );
     for (size, g, hours) in growth {
-        println!("SQLite growth, {size}: {:.2} MiB per simulated day ({:.1} MiB per 30 days; measured over {hours} simulated hours)", g / 1048576.0, g * 30.0 / 1048576.0);
+        println!("SQLite growth, {size}: {:.2} MiB per simulated day ({:.1} MiB per 30 days; measured over {hours} simulated \
+            hours)", g / 1048576.0, g * 30.0 / 1048576.0);
     }
     history::report().await?;
     Ok(())

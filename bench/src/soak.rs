@@ -97,7 +97,8 @@ pub async fn run(secs: u64, speed: f64) -> anyhow::Result<()> {
     println!("| demo speed | real time | simulated | gpudash RSS, first simulated hour | at the end | highest | growth | agents' RSS, first hour → end |");
     println!("|---|---|---|---|---|---|---|---|");
     println!(
-        "| {speed}× | {secs} s | {covered:.1} h | {first_hour:.1} MiB | {end:.1} MiB | {highest:.1} MiB | {growth:+.1} % | {agents_first:.1} → {agents_end:.1} MiB |"
+        "| {speed}× | {secs} s | {covered:.1} h | {first_hour:.1} MiB | {end:.1} MiB | {highest:.1} MiB | {growth:+.1} % | {agents_first:.1} → \
+            {agents_end:.1} MiB |"
     );
     anyhow::ensure!(growth <= 10.0, "gpudash grew {growth:.1} % over a soak of {covered:.1} simulated hours");
     Ok(())

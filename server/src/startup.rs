@@ -114,7 +114,8 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     let cfg = if args.demo { None } else { kube_config(args).await? };
     let demo = cfg.is_none();
     if demo && !args.demo && !args.demo_if_no_cluster {
-        return Err(anyhow!("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster — pass --kubeconfig, or run with --demo to watch the built-in simulated cluster"));
+        return Err(anyhow!("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster — pass --kubeconfig, or run with --demo to watch \
+            the built-in simulated cluster"));
     }
     let Watched { cfg, mode, sim, agents: demo_agents } = source(args, cfg).await?;
     let (hcfg, health, pool) = open_history(args, demo).await?;
@@ -205,7 +206,8 @@ async fn source(args: &ServeArgs, cfg: Option<kube::Config>) -> anyhow::Result<W
                 .await
                 .context("starting the in-process simulator")?;
             let why = if args.demo { "--demo" } else { "no kubeconfig found" };
-            tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at {}", env!("CARGO_PKG_VERSION"), running.url());
+            tracing::info!(simulator = %running.url(), "gpudash {}: demo mode ({why}), watching a SIMULATED K3s cluster at \
+                {}", env!("CARGO_PKG_VERSION"), running.url());
             let url = running.url().parse().context("simulator URL")?;
             if args.demo_agents {
                 match crate::demo_agents::start(&running.sim, &running.url(), args.scenarios.is_empty()) {

@@ -485,7 +485,9 @@ pub async fn start(sim: Simulator, addr: SocketAddr, mode: TimelineMode) -> std:
 /// A kubeconfig that points kubectl, kube-rs and the Python client at `server`.
 pub fn kubeconfig(server: &str) -> String {
     format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: gpudash-sim\n  cluster:\n    server: {server}\ncontexts:\n- name: gpudash-sim\n  context:\n    cluster: gpudash-sim\n    user: gpudash-sim\n    namespace: default\ncurrent-context: gpudash-sim\nusers:\n- name: gpudash-sim\n  user:\n    token: gpudash-sim-read-only\npreferences: {{}}\n"
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: gpudash-sim\n  cluster:\n    server: {server}\ncontexts:\n- name: gpudash-sim\n  \
+            context:\n    cluster: gpudash-sim\n    user: gpudash-sim\n    namespace: default\ncurrent-context: gpudash-sim\nusers:\n- name: \
+            gpudash-sim\n  user:\n    token: gpudash-sim-read-only\npreferences: {{}}\n"
     )
 }
 
@@ -514,7 +516,8 @@ mod tests {
 
     #[test]
     fn timelines_advance_and_loop() {
-        let text = "apiVersion: gpudash.dev/v1alpha1\nkind: Timeline\nloop: true\nsteps:\n- after: 1s\n  apply: [{apiVersion: v1, kind: Node, metadata: {name: n1}}]\n- after: 1s\n  delete: [{kind: Node, name: n1}]\n";
+        let text = "apiVersion: gpudash.dev/v1alpha1\nkind: Timeline\nloop: true\nsteps:\n- after: 1s\n  apply: [{apiVersion: v1, kind: Node, \
+            metadata: {name: n1}}]\n- after: 1s\n  delete: [{kind: Node, name: n1}]\n";
         let sim = Simulator::new(Scenario::from_text("t", text).unwrap_or_default());
         assert!(sim.advance());
         assert_eq!(sim.state("Node").len(), 1);

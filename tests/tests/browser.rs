@@ -98,7 +98,8 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
         assert!(status.contains("Snapshot"), "{status}");
         let t = Instant::now();
         loop {
-            let loaded = c.execute("const i = [...document.querySelectorAll('.chart img')]; return i.length > 3 && i.every(x => x.complete && x.naturalWidth > 0)", vec![]).await?;
+            let loaded = c.execute("const i = [...document.querySelectorAll('.chart img')]; return i.length > 3 && i.every(x => x.complete && \
+                x.naturalWidth > 0)", vec![]).await?;
             if loaded == true {
                 break;
             }

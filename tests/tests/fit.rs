@@ -34,7 +34,8 @@ async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
         "{v}"
     );
     // A pasted Deployment that fits on the MIG slices.
-    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: e}\nspec:\n  replicas: 2\n  template:\n    spec:\n      runtimeClassName: nvidia\n      containers: [{name: c, resources: {limits: {nvidia.com/mig-1g.5gb: \"1\"}}}]\n";
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: e}\nspec:\n  replicas: 2\n  template:\n    spec:\n      runtimeClassName: \
+        nvidia\n      containers: [{name: c, resources: {limits: {nvidia.com/mig-1g.5gb: \"1\"}}}]\n";
     let v: serde_json::Value =
         post(json!({"yaml": yaml})).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
     assert_eq!(v["placeable"], 2, "{v}");

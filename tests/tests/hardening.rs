@@ -152,7 +152,8 @@ async fn static_files_refuse_traversal_and_listing() {
     // still sending would see the connection close, so the request is written by hand).
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap_or_else(|e| panic!("{e}"));
-    s.write_all(b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 2097152\r\n\r\ntoken=").unwrap_or_else(|e| panic!("{e}"));
+    s.write_all(b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \
+        2097152\r\n\r\ntoken=").unwrap_or_else(|e| panic!("{e}"));
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap_or_else(|e| panic!("{e}"));
     let mut buf = [0u8; 64];
     let n = s.read(&mut buf).unwrap_or(0);
@@ -190,7 +191,12 @@ async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
     let f = dir.path().join("metrics.txt");
     std::fs::write(&f, &text).unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new("/usr/bin/python3")
-        .args(["-c", "import sys\nfrom prometheus_client.parser import text_string_to_metric_families as p\nfams = list(p(open(sys.argv[1]).read()))\nprint(len(fams), sum(len(f.samples) for f in fams))", &f.display().to_string()])
+        .args([
+            "-c",
+            "import sys\nfrom prometheus_client.parser import text_string_to_metric_families as p\nfams = \
+            list(p(open(sys.argv[1]).read()))\nprint(len(fams), sum(len(f.samples) for f in fams))",
+            &f.display().to_string(),
+        ])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(

@@ -157,7 +157,8 @@ async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
         .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
     wait_recorded(&url).await;
     drop(p);
-    let before = sqlite(&db, "c.execute(\"INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) VALUES (9999, 'from the future', CURRENT_TIMESTAMP, 1, x'00', 0)\")\nc.commit()\nprint(c.execute('SELECT COUNT(*) FROM samples').fetchone()[0])");
+    let before = sqlite(&db, "c.execute(\"INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) VALUES \
+        (9999, 'from the future', CURRENT_TIMESTAMP, 1, x'00', 0)\")\nc.commit()\nprint(c.execute('SELECT COUNT(*) FROM samples').fetchone()[0])");
     assert!(before.parse::<i64>().unwrap_or(0) > 0);
     let (p, url) = start(&db, &[]);
     wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))

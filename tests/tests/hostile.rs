@@ -81,7 +81,8 @@ async fn markup_in_every_fit_field_stays_text_in_chromium() {
         c.goto(&format!("{url}/fit")).await?;
         // Every field, then the paste, filled with markup and submitted as a person would.
         let fill = format!(
-            "const v = arguments[0]; for (const n of {fields:?}) {{ document.querySelector(`input[name=${{n}}]`).value = v; }} document.querySelector('textarea[name=yaml]').value = v; document.querySelector('form.fit-form').submit();"
+            "const v = arguments[0]; for (const n of {fields:?}) {{ document.querySelector(`input[name=${{n}}]`).value = v; }} \
+                document.querySelector('textarea[name=yaml]').value = v; document.querySelector('form.fit-form').submit();"
         );
         c.execute(&fill, vec![serde_json::json!(HOSTILE)]).await?;
         let t = Instant::now();

@@ -87,7 +87,8 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
     assert_eq!(v["totals"]["blocked"], 2);
 
     // The what-if check applies quota admission first, in the API server's words.
-    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: one-more, namespace: team-a}\nspec:\n  runtimeClassName: nvidia\n  containers:\n  - name: m\n    resources: {limits: {nvidia.com/gpu: \"1\"}}\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: one-more, namespace: team-a}\nspec:\n  runtimeClassName: nvidia\n  containers:\n  - name: \
+        m\n    resources: {limits: {nvidia.com/gpu: \"1\"}}\n";
     let r = reqwest::Client::new()
         .post(format!("{}/api/v1/fit", gd.url))
         .header("content-type", "application/yaml")
@@ -99,7 +100,8 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
     let fit: Value = r.json().await.unwrap_or_default();
     assert_eq!(
         fit["summary"],
-        "pods \"one-more\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: requests.nvidia.com/gpu=1"
+        "pods \"one-more\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: \
+            requests.nvidia.com/gpu=1"
     );
 
     let url = gd.url.clone();

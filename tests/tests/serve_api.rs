@@ -183,7 +183,12 @@ fn start_up_problems_are_one_clear_line_and_a_non_zero_exit() {
         "wildcards are refused",
     );
     let bad_scenario = dir.path().join("bad.yaml");
-    std::fs::write(&bad_scenario, "apiVersion: v1\nkind: Node\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {labels: {a: b}}\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        &bad_scenario,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {labels: {a: \
+        b}}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     fails_with(&s(&["serve", "--demo", "--db", &db, &bad_scenario.display().to_string()]), "document 2: metadata.name");
     fails_with(
         &s(&["sim", "--scenario", &bad_scenario.display().to_string(), "--listen", "127.0.0.1:0"]),

@@ -158,7 +158,8 @@ fn main() -> anyhow::Result<()> {
 mod tests {
     #[test]
     fn css_minifies_without_changing_selectors_or_values() {
-        let css = "/* c */\nhtml.kiosk .slot:hover,\n.a > .b {\n  color: var(--x);\n  margin: 0 auto;\n}\n@media (prefers-color-scheme: dark) { :root { --x: #fff; } }\n";
+        let css = "/* c */\nhtml.kiosk .slot:hover,\n.a > .b {\n  color: var(--x);\n  margin: 0 auto;\n}\n@media (prefers-color-scheme: dark) { :root \
+            { --x: #fff; } }\n";
         assert_eq!(
             super::minify_css(css),
             "html.kiosk .slot:hover,.a > .b{color:var(--x);margin:0 auto}@media (prefers-color-scheme:dark){:root{--x:#fff}}"

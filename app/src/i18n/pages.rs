@@ -63,7 +63,8 @@ catalog! {
         alt_memory: "Memory use, requests and limits on {0} over time", "{0} のメモリ使用量・requests・limits の推移";
         // What-if page.
         fit_title: "Will my next model fit?", "次のモデルは配置できるか？";
-        fit_intro: "Checks a workload against the cluster's current allocation with the default scheduler's filters. Nothing is created in the cluster.", "ワークロードを、クラスターの現在の割り当てに対して既定のスケジューラーのフィルターで確かめます。クラスターには何も作成しません。";
+        fit_intro: "Checks a workload against the cluster's current allocation with the default scheduler's filters. Nothing is created in the \
+            cluster.", "ワークロードを、クラスターの現在の割り当てに対して既定のスケジューラーのフィルターで確かめます。クラスターには何も作成しません。";
         fit_gpu_resource: "GPU resource", "GPU リソース";
         fit_gpu_count: "GPUs per replica", "レプリカあたりの GPU";
         fit_cpu_request: "CPU request", "CPU request";
@@ -73,7 +74,8 @@ catalog! {
         fit_node_selector: "Node selector", "nodeSelector";
         fit_tolerations: "Tolerations", "tolerations";
         fit_replicas: "Replicas", "レプリカ数";
-        fit_yaml: "…or paste a Pod or Deployment (YAML or JSON; replaces the fields above), with the ResourceClaimTemplates it uses as further --- documents", "…または Pod か Deployment を貼り付け（YAML か JSON。上の項目の代わりに使います）。使う ResourceClaimTemplate は --- で区切って続けます";
+        fit_yaml: "…or paste a Pod or Deployment (YAML or JSON; replaces the fields above), with the ResourceClaimTemplates it uses as further --- \
+            documents", "…または Pod か Deployment を貼り付け（YAML か JSON。上の項目の代わりに使います）。使う ResourceClaimTemplate は --- で区切って続けます";
         fit_check: "Check", "確かめる";
         fit_yes: "✓ It fits", "✓ 配置できます";
         fit_no: "✗ It does not fit", "✗ 配置できません";

@@ -72,8 +72,10 @@ catalog! {
         caption_whole_n: "{0} whole GPUs · {1}", "GPU {0} 基（専有） · {1}";
         caption_units: "{0} units, GPU count unknown · {1}", "{0} ユニット、GPU 数不明 · {1}";
         caption_dra: "DRA devices · {0}/{1} allocated", "DRA デバイス · {0}/{1} 割り当て済み";
-        note_no_labels: "No GPU feature-discovery labels: whole GPUs or time-slicing replicas cannot be told apart.", "GPU feature-discovery のラベルがないため、専有 GPU かタイムスライスのレプリカかを区別できません。";
-        note_placement_unknown: "Kubernetes does not report which physical GPU each replica is on; placement shown as unknown.", "各レプリカがどの物理 GPU にあるかを Kubernetes は報告しないため、配置は不明として表示しています。";
+        note_no_labels: "No GPU feature-discovery labels: whole GPUs or time-slicing replicas cannot be told apart.", "GPU feature-discovery \
+            のラベルがないため、専有 GPU かタイムスライスのレプリカかを区別できません。";
+        note_placement_unknown: "Kubernetes does not report which physical GPU each replica is on; placement shown as unknown.", "各レプリカがどの物理 GPU にあるかを \
+            Kubernetes は報告しないため、配置は不明として表示しています。";
         // Memory bars.
         mem_unified: "Unified memory (CPU + GPU)", "ユニファイドメモリ（CPU + GPU）";
         mem_memory: "Memory", "メモリ";

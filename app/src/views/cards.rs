@@ -227,7 +227,8 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
                 {node.unified_memory.then(|| view! { <span class="badge info">{t.card_unified}</span> })}
                 <span class="badge plain">{platform}</span>
                 {(pending > 0).then(|| view! { <span class="badge warn pending-count">{fill(t.card_pending, &[&pending.to_string()])}</span> })}
-                {agent.map(|(stale, text)| view! { <span class=if stale { "badge warn agent" } else { "badge plain agent" } data-stale=stale.to_string()>{text}</span> })}
+                {agent.map(|(stale, text)| view! { <span class=if stale { "badge warn agent" } else { "badge plain \
+                    agent" } data-stale=stale.to_string()>{text}</span> })}
             </header>
             {if no_gpu {
                 Either::Left(view! { <p class="muted">{t.card_no_gpu}</p> })

@@ -36,7 +36,8 @@ pub fn HistoryPage() -> impl IntoView {
         <h1 class="page-title">{s.history_title}</h1>
         {boot.history_problem.clone().map(|p| view! { <p class="status" data-state="stale" role="alert">"▲ " {p}</p> })}
         <nav class="ranges" aria-label=s.history_ranges>
-            {ranges.into_iter().map(|(r, href, cur)| view! { <a class=if cur { "range current" } else { "range" } href=href aria-current=if cur { "page" } else { "false" }>{r}</a> }).collect_view()}
+            {ranges.into_iter().map(|(r, href, cur)| view! { <a class=if cur { "range \
+                current" } else { "range" } href=href aria-current=if cur { "page" } else { "false" }>{r}</a> }).collect_view()}
         </nav>
         {pod.map(|(ns, name)| {
             let src = chart("pod.svg", &format!("&namespace={}&name={}", percent_encode(&ns), percent_encode(&name)));
@@ -51,7 +52,8 @@ pub fn HistoryPage() -> impl IntoView {
                 view! {
                     {resources.into_iter().map(|r| {
                         let q = format!("&node={enc}&resource={}", percent_encode(&r));
-                        let busy = agent.then(|| view! { <figure class="panel chart"><img src=chart("busy.svg", &q) alt=fill(s.alt_busy, &[&r, &n])/></figure> });
+                        let busy = agent.then(|| view! { <figure class="panel \
+                            chart"><img src=chart("busy.svg", &q) alt=fill(s.alt_busy, &[&r, &n])/></figure> });
                         view! { <figure class="panel chart"><img src=chart("gpu.svg", &q) alt=fill(s.alt_gpu, &[&r, &n])/></figure> {busy} }
                     }).collect_view()}
                     <figure class="panel chart"><img src=chart("memory.svg", &format!("&node={enc}")) alt=fill(s.alt_memory, &[&n])/></figure>

@@ -110,7 +110,8 @@ pub fn NodePage(name: String) -> impl IntoView {
                             <h2>{s.node_conditions}</h2>
                             <ul class="conds">
                                 {n.conditions.iter().map(|c| view! { <li class=if c.bad { "bad" } else { "ok" }>
-                                    {if c.bad { "✗ " } else { "✓ " }}<b>{c.type_.clone()}</b>"=" {c.status.clone()} " " <span class="muted" lang="en">{c.message.clone().unwrap_or_default()}</span>
+                                    {if c.bad { "✗ " } else { "✓ " }}<b>{c.type_.clone()}</b>"=" {c.status.clone()} " \
+                                        " <span class="muted" lang="en">{c.message.clone().unwrap_or_default()}</span>
                                 </li> }).collect_view()}
                             </ul>
                             <h2>{s.node_labels}</h2>

@@ -149,7 +149,8 @@ pub fn PendingPage() -> impl IntoView {
                             }).collect_view()}
                         </ul>
                         {p.problems.iter().map(|d| { let (cls, lbl) = severity_label(d.severity, t); view! {
-                            <p class="diagnosis"><span class=cls>{lbl}</span> " " <b class="mono">{d.code.to_string()}</b> " " {d.message.say(lang).to_string()}</p>
+                            <p class="diagnosis"><span class=cls>{lbl}</span> " " <b class="mono">{d.code.to_string()}</b> " \
+                                " {d.message.say(lang).to_string()}</p>
                         }}).collect_view()}
                         {(!kiosk).then(|| p.message.clone().map(|m| view! {
                             <details class="raw"><summary>{t.pending_raw}</summary><pre lang="en">{m}</pre></details>

@@ -398,7 +398,8 @@ status:
 
     #[test]
     fn slots_put_holders_first_mark_units_held_beyond_allocatable_and_units_out_of_service() {
-        let n = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\"}}\nstatus: {capacity: {nvidia.com/gpu: \"3\"}, allocatable: {nvidia.com/gpu: \"1\"}}\n");
+        let n = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\"}}\nstatus: {capacity: {nvidia.com/gpu: \
+            \"3\"}, allocatable: {nvidia.com/gpu: \"1\"}}\n");
         let h = |name: &str, count: u64, terminating: bool| Holder {
             name: name.into(),
             count,
@@ -417,9 +418,11 @@ status:
 
     #[test]
     fn time_sliced_replicas_are_drawn_per_gpu_only_where_placement_is_known() {
-        let one = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"1\", nvidia.com/gpu.replicas: \"4\"}}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}}\n");
+        let one = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"1\", nvidia.com/gpu.replicas: \
+            \"4\"}}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}}\n");
         assert_eq!(res(&one, "nvidia.com/gpu").slots.iter().map(Vec::len).collect::<Vec<_>>(), vec![4]);
-        let two = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \"2\"}}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}}\n");
+        let two = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \
+            \"2\"}}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}}\n");
         let g = res(&two, "nvidia.com/gpu");
         assert!(!g.placement_known);
         assert_eq!(g.slots.len(), 1, "replicas of two GPUs, placement unknown: one row");
@@ -428,7 +431,8 @@ status:
     #[test]
     fn replicas_zero_or_one_mean_not_shared_never_zero_gpus() {
         for r in ["0", "1"] {
-            let n = node(&format!("apiVersion: v1\nkind: Node\nmetadata: {{name: a, labels: {{nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \"{r}\"}}}}\nstatus: {{capacity: {{nvidia.com/gpu: \"2\"}}, allocatable: {{nvidia.com/gpu: \"2\"}}}}\n"));
+            let n = node(&format!("apiVersion: v1\nkind: Node\nmetadata: {{name: a, labels: {{nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \
+                \"{r}\"}}}}\nstatus: {{capacity: {{nvidia.com/gpu: \"2\"}}, allocatable: {{nvidia.com/gpu: \"2\"}}}}\n"));
             let g = res(&n, "nvidia.com/gpu");
             assert_eq!((g.sharing, g.physical_gpus, g.replicas_per_gpu), (Sharing::None, Some(2), 1), "replicas {r}");
         }
@@ -436,36 +440,43 @@ status:
 
     #[test]
     fn sharing_is_inferred_without_the_strategy_label() {
-        let by_replicas = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \"3\"}}\nstatus: {capacity: {nvidia.com/gpu: \"6\"}}\n");
+        let by_replicas = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"2\", nvidia.com/gpu.replicas: \
+            \"3\"}}\nstatus: {capacity: {nvidia.com/gpu: \"6\"}}\n");
         let g = res(&by_replicas, "nvidia.com/gpu");
         assert_eq!((g.sharing, g.physical_gpus, g.placement_known), (Sharing::TimeSlicing, Some(2), false));
-        let renamed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"1\", nvidia.com/gpu.replicas: \"4\", nvidia.com/gpu.product: Tesla-T4-SHARED}}\nstatus: {capacity: {nvidia.com/gpu: \"0\", nvidia.com/gpu.shared: \"4\"}}\n");
+        let renamed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.count: \"1\", nvidia.com/gpu.replicas: \"4\", \
+            nvidia.com/gpu.product: Tesla-T4-SHARED}}\nstatus: {capacity: {nvidia.com/gpu: \"0\", nvidia.com/gpu.shared: \"4\"}}\n");
         assert_eq!(res(&renamed, "nvidia.com/gpu.shared").sharing, Sharing::TimeSlicing);
         assert_eq!(res(&renamed, "nvidia.com/gpu").capacity, 0);
-        let mps = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.replicas: \"2\", nvidia.com/gpu.sharing-strategy: mps}}\nstatus: {capacity: {nvidia.com/gpu: \"2\"}}\n");
+        let mps = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/gpu.replicas: \"2\", nvidia.com/gpu.sharing-strategy: \
+            mps}}\nstatus: {capacity: {nvidia.com/gpu: \"2\"}}\n");
         assert_eq!(res(&mps, "nvidia.com/gpu").sharing, Sharing::Mps);
     }
 
     #[test]
     fn mig_slices_are_mig_in_both_strategies() {
-        let mixed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: mixed, nvidia.com/gpu.product: NVIDIA-A100-PCIE-40GB}}\nstatus: {capacity: {nvidia.com/gpu: \"1\", nvidia.com/mig-1g.5gb: \"7\"}}\n");
+        let mixed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: mixed, nvidia.com/gpu.product: \
+            NVIDIA-A100-PCIE-40GB}}\nstatus: {capacity: {nvidia.com/gpu: \"1\", nvidia.com/mig-1g.5gb: \"7\"}}\n");
         assert_eq!(accelerator_resources(&mixed), vec!["nvidia.com/gpu", "nvidia.com/mig-1g.5gb"]);
         assert_eq!(res(&mixed, "nvidia.com/mig-1g.5gb").sharing, Sharing::Mig);
         assert_eq!(res(&mixed, "nvidia.com/gpu").sharing, Sharing::None);
-        let single = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: single, nvidia.com/gpu.count: \"1\", nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB-MIG-1g.5gb}}\nstatus: {capacity: {nvidia.com/gpu: \"7\"}}\n");
+        let single = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: single, nvidia.com/gpu.count: \"1\", \
+            nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB-MIG-1g.5gb}}\nstatus: {capacity: {nvidia.com/gpu: \"7\"}}\n");
         let g = res(&single, "nvidia.com/gpu");
         assert_eq!((g.sharing, g.capacity), (Sharing::Mig, 7));
     }
 
     #[test]
     fn whole_gpus_count_the_capacity_even_when_mixed_mig_counts_more() {
-        let mixed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: mixed, nvidia.com/gpu.count: \"2\", nvidia.com/gpu.product: NVIDIA-A100-PCIE-40GB}}\nstatus: {capacity: {nvidia.com/gpu: \"1\", nvidia.com/mig-1g.5gb: \"7\"}}\n");
+        let mixed = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {nvidia.com/mig.strategy: mixed, nvidia.com/gpu.count: \"2\", \
+            nvidia.com/gpu.product: NVIDIA-A100-PCIE-40GB}}\nstatus: {capacity: {nvidia.com/gpu: \"1\", nvidia.com/mig-1g.5gb: \"7\"}}\n");
         assert_eq!(res(&mixed, "nvidia.com/gpu").physical_gpus, Some(1));
     }
 
     #[test]
     fn other_vendors_are_listed_generically() {
-        let n = node("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {capacity: {amd.com/gpu: \"2\", gpu.intel.com/i915: \"1\", hugepages-2Mi: \"0\", cpu: \"4\", example.com/dongle: \"1\"}}\n");
+        let n = node("apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {capacity: {amd.com/gpu: \"2\", gpu.intel.com/i915: \"1\", \
+            hugepages-2Mi: \"0\", cpu: \"4\", example.com/dongle: \"1\"}}\n");
         assert_eq!(accelerator_resources(&n), vec!["amd.com/gpu", "gpu.intel.com/i915"]);
         assert_eq!(res(&n, "amd.com/gpu").physical_gpus, None);
     }
@@ -481,7 +492,8 @@ status:
         let plain = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {kubernetes.io/arch: arm64}}\n");
         assert!(!unified_memory(&plain, false));
         assert!(unified_memory(&plain, true));
-        let dt = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {feature.node.kubernetes.io/system-device_tree.compatible: nvidia-jetson-orin}}\n");
+        let dt = node("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {feature.node.kubernetes.io/system-device_tree.compatible: \
+            nvidia-jetson-orin}}\n");
         assert!(unified_memory(&dt, false));
     }
 }

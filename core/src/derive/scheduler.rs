@@ -242,51 +242,88 @@ mod tests {
     fn real_scheduler_messages_of_every_version_parse_and_normalise() {
         let cases: Vec<(&str, Option<u32>, Vec<ReasonCount>)> = vec![
             // ≤ 1.8
-            ("No nodes are available that match all of the following predicates:: Insufficient cpu (9), MatchNodeSelector (1).", None, vec![rc("Insufficient cpu", Some(9)), rc(SEL, Some(1))]),
-            ("No nodes are available that match all of the following predicates:: Insufficient nvidia.com/gpu (1).", None, vec![rc("Insufficient nvidia.com/gpu", Some(1))]),
+            ("No nodes are available that match all of the following predicates:: Insufficient cpu (9), MatchNodeSelector \
+                (1).", None, vec![rc("Insufficient cpu", Some(9)), rc(SEL, Some(1))]),
+            ("No nodes are available that match all of the following predicates:: Insufficient nvidia.com/gpu (1).", None, vec![rc("Insufficient \
+                nvidia.com/gpu", Some(1))]),
             ("No nodes are available that match all of the following predicates:: PodToleratesNodeTaints (3).", None, vec![rc(TAINT, Some(3))]),
-            ("No nodes are available that match all of the following predicates:: Insufficient memory (2), NodeUnschedulable (1), PodToleratesNodeTaints (1).", None, vec![rc("Insufficient memory", Some(2)), rc("node(s) were unschedulable", Some(1)), rc(TAINT, Some(1))]),
-            ("No nodes are available that match all of the predicates: Insufficient cpu (2), PodFitsHostPorts (1).", None, vec![rc("Insufficient cpu", Some(2)), rc("node(s) didn't have free ports for the requested pod ports", Some(1))]),
+            ("No nodes are available that match all of the following predicates:: Insufficient memory (2), NodeUnschedulable (1), \
+                PodToleratesNodeTaints (1).", None, vec![rc("Insufficient memory", Some(2)), rc("node(s) were unschedulable", Some(1)), rc(TAINT, Some(1))]),
+            ("No nodes are available that match all of the predicates: Insufficient cpu (2), PodFitsHostPorts (1).", None, vec![rc("Insufficient \
+                cpu", Some(2)), rc("node(s) didn't have free ports for the requested pod ports", Some(1))]),
             // 1.9 – 1.15
             ("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.", Some(3), vec![rc("Insufficient nvidia.com/gpu", Some(3))]),
-            ("0/5 nodes are available: 1 node(s) had taints that the pod didn't tolerate, 4 Insufficient nvidia.com/gpu.", Some(5), vec![rc(TAINT, Some(1)), rc("Insufficient nvidia.com/gpu", Some(4))]),
-            ("0/4 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 3 node(s) didn't match node selector.", Some(4), vec![rc(TAINT, Some(1)), rc(SEL, Some(3))]),
+            ("0/5 nodes are available: 1 node(s) had taints that the pod didn't tolerate, 4 Insufficient \
+                nvidia.com/gpu.", Some(5), vec![rc(TAINT, Some(1)), rc("Insufficient nvidia.com/gpu", Some(4))]),
+            ("0/4 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 3 node(s) didn't match \
+                node selector.", Some(4), vec![rc(TAINT, Some(1)), rc(SEL, Some(3))]),
             ("0/2 nodes are available: 2 MatchNodeSelector.", Some(2), vec![rc(SEL, Some(2))]),
-            ("0/2 nodes are available: 1 NodeUnschedulable, 1 PodToleratesNodeTaints.", Some(2), vec![rc("node(s) were unschedulable", Some(1)), rc(TAINT, Some(1))]),
+            ("0/2 nodes are available: 1 NodeUnschedulable, 1 PodToleratesNodeTaints.", Some(2), vec![rc("node(s) were \
+                unschedulable", Some(1)), rc(TAINT, Some(1))]),
             ("0/1 nodes are available: 1 Insufficient pods.", Some(1), vec![rc("Too many pods", Some(1))]),
             ("0/3 nodes are available: 3 node(s) were not ready.", Some(3), vec![rc("node(s) were not ready", Some(3))]),
-            ("0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) had volume node affinity conflict.", Some(3), vec![rc("node(s) were unschedulable", Some(1)), rc("node(s) had volume node affinity conflict", Some(2))]),
-            ("0/6 nodes are available: 6 node(s) didn't match pod affinity rules, 6 node(s) didn't match pod affinity/anti-affinity.", Some(6), vec![rc("node(s) didn't match pod affinity rules", Some(6)), rc("node(s) didn't match pod affinity/anti-affinity", Some(6))]),
+            ("0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) had volume node affinity conflict.", Some(3), vec![rc("node(s) were \
+                unschedulable", Some(1)), rc("node(s) had volume node affinity conflict", Some(2))]),
+            ("0/6 nodes are available: 6 node(s) didn't match pod affinity rules, 6 node(s) didn't match pod \
+                affinity/anti-affinity.", Some(6), vec![rc("node(s) didn't match pod affinity rules", Some(6)), rc("node(s) didn't match pod \
+                affinity/anti-affinity", Some(6))]),
             // 1.16 – 1.23, including the `..` ending and missing spaces
             ("0/3 nodes are available: 3 Insufficient cpu..", Some(3), vec![rc("Insufficient cpu", Some(3))]),
-            ("0/3 nodes are available: 1 Insufficient memory,2 node(s) had taints that the pod didn't tolerate.", Some(3), vec![rc("Insufficient memory", Some(1)), rc(TAINT, Some(2))]),
-            ("0/2 nodes are available: 2 Insufficient nvidia.com/gpu, 2 Insufficient cpu..", Some(2), vec![rc("Insufficient nvidia.com/gpu", Some(2)), rc("Insufficient cpu", Some(2))]),
-            ("0/3 nodes are available: 1 node(s) had taint {node.kubernetes.io/unreachable: }, that the pod didn't tolerate, 2 node(s) didn't match Pod's node affinity.", Some(3), vec![rc(TAINT, Some(1)), rc(SEL, Some(2))]),
+            ("0/3 nodes are available: 1 Insufficient memory,2 node(s) had taints that the pod didn't tolerate.", Some(3), vec![rc("Insufficient \
+                memory", Some(1)), rc(TAINT, Some(2))]),
+            ("0/2 nodes are available: 2 Insufficient nvidia.com/gpu, 2 Insufficient cpu..", Some(2), vec![rc("Insufficient \
+                nvidia.com/gpu", Some(2)), rc("Insufficient cpu", Some(2))]),
+            ("0/3 nodes are available: 1 node(s) had taint {node.kubernetes.io/unreachable: }, that the pod didn't tolerate, 2 node(s) didn't match \
+                Pod's node affinity.", Some(3), vec![rc(TAINT, Some(1)), rc(SEL, Some(2))]),
             ("0/1 nodes are available: 1 Insufficient nvidia.com/mig-1g.5gb", Some(1), vec![rc("Insufficient nvidia.com/mig-1g.5gb", Some(1))]),
             ("0/2 nodes are available: 2 insufficient cpu.", Some(2), vec![rc("Insufficient cpu", Some(2))]),
-            ("0/4 nodes are available: 4 pod has unbound immediate PersistentVolumeClaims.", Some(4), vec![rc("pod has unbound immediate PersistentVolumeClaims", Some(4))]),
-            ("0/2 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 1 node(s) didn't match node selector.", Some(2), vec![rc("node(s) didn't have free ports for the requested pod ports", Some(1)), rc(SEL, Some(1))]),
+            ("0/4 nodes are available: 4 pod has unbound immediate PersistentVolumeClaims.", Some(4), vec![rc("pod has unbound immediate \
+                PersistentVolumeClaims", Some(4))]),
+            ("0/2 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 1 node(s) didn't match node \
+                selector.", Some(2), vec![rc("node(s) didn't have free ports for the requested pod ports", Some(1)), rc(SEL, Some(1))]),
             // 1.24+ with preemption
-            ("0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", Some(1), vec![rc("Insufficient nvidia.com/gpu", Some(1))]),
-            ("0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 1 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.", Some(6), vec![rc("Insufficient nvidia.com/gpu", Some(1)), rc(TAINT, Some(1)), rc(SEL, Some(4))]),
-            ("0/3 nodes are available: 3 node(s) had untolerated taint(s). preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", Some(3), vec![rc(TAINT, Some(3))]),
-            ("0/5 nodes are available: 2 Insufficient memory, 3 Too many pods. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod..", Some(5), vec![rc("Insufficient memory", Some(2)), rc("Too many pods", Some(3))]),
-            ("0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..", Some(1), vec![rc(TAINT, Some(1))]),
-            ("0/2 nodes are available: 1 Insufficient nvidia.com/gpu.shared, 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.", Some(2), vec![rc("Insufficient nvidia.com/gpu.shared", Some(1)), rc(SEL, Some(1))]),
+            ("0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming \
+                pod.", Some(1), vec![rc("Insufficient nvidia.com/gpu", Some(1))]),
+            ("0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 \
+                node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 1 No preemption victims found for incoming \
+                pod, 5 Preemption is not helpful for scheduling.", Some(6), vec![rc("Insufficient \
+                nvidia.com/gpu", Some(1)), rc(TAINT, Some(1)), rc(SEL, Some(4))]),
+            ("0/3 nodes are available: 3 node(s) had untolerated taint(s). preemption: 0/3 nodes are available: 3 Preemption is not helpful for \
+                scheduling.", Some(3), vec![rc(TAINT, Some(3))]),
+            ("0/5 nodes are available: 2 Insufficient memory, 3 Too many pods. preemption: 0/5 nodes are available: 5 No preemption victims found for \
+                incoming pod..", Some(5), vec![rc("Insufficient memory", Some(2)), rc("Too many pods", Some(3))]),
+            ("0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/1 nodes are available: 1 Preemption is \
+                not helpful for scheduling..", Some(1), vec![rc(TAINT, Some(1))]),
+            ("0/2 nodes are available: 1 Insufficient nvidia.com/gpu.shared, 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 \
+                nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for \
+                scheduling.", Some(2), vec![rc("Insufficient nvidia.com/gpu.shared", Some(1)), rc(SEL, Some(1))]),
             // DRA and PreFilter messages
-            ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", Some(1), vec![rc("cannot allocate all claims", Some(1))]),
-            ("0/1 nodes are available: 1 cannot allocate all claims. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", Some(1), vec![rc("cannot allocate all claims", Some(1))]),
-            ("0/3 nodes are available: 1 resourceclaim not available on the node, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", Some(3), vec![rc("resourceclaim not available on the node", Some(1)), rc(SEL, Some(2))]),
-            ("0/2 nodes are available: 2 resourceclaim in use. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", Some(2), vec![rc("resourceclaim in use", Some(2))]),
-            ("0/2 nodes are available: claim line3/detector-0-gpu-k3l9m, request gpu: device class gpu.example.com does not exist. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", Some(2), vec![rc("DeviceClass gpu.example.com does not exist", None)]),
-            ("0/1 nodes are available: request gpu: device class mig.nvidia.com does not exist.", Some(1), vec![rc("DeviceClass mig.nvidia.com does not exist", None)]),
-            ("0/4 nodes are available: waiting for resource claim line3/inspector-0-gpu to be created: ResourceClaim not created yet.", Some(4), vec![rc("ResourceClaim not created yet", None)]),
-            ("0/3 nodes are available: persistentvolumeclaim \"model-cache\" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", Some(3), vec![rc("persistentvolumeclaim \"model-cache\" not found", None)]),
-            ("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.", Some(2), vec![rc("pod has unbound immediate PersistentVolumeClaims", None)]),
-            ("0/1 nodes are available: 1 Insufficient example.com/fpga.v2, 1 Insufficient cpu", Some(1), vec![rc("Insufficient example.com/fpga.v2", Some(1)), rc("Insufficient cpu", Some(1))]),
-            ("0/4 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules, 2 node(s) had untolerated taint {dedicated: ml, gpu: a100}.", Some(4), vec![rc("node(s) didn't satisfy existing pods anti-affinity rules", Some(2)), rc(TAINT, Some(2))]),
+            ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: 0/1 nodes are available: 1 Preemption is not \
+                helpful for scheduling.", Some(1), vec![rc("cannot allocate all claims", Some(1))]),
+            ("0/1 nodes are available: 1 cannot allocate all claims. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is \
+                not helpful for scheduling.", Some(1), vec![rc("cannot allocate all claims", Some(1))]),
+            ("0/3 nodes are available: 1 resourceclaim not available on the node, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 \
+                nodes are available: 3 Preemption is not helpful for scheduling.", Some(3), vec![rc("resourceclaim not available on the \
+                node", Some(1)), rc(SEL, Some(2))]),
+            ("0/2 nodes are available: 2 resourceclaim in use. preemption: 0/2 nodes are available: 2 Preemption is not helpful for \
+                scheduling.", Some(2), vec![rc("resourceclaim in use", Some(2))]),
+            ("0/2 nodes are available: claim line3/detector-0-gpu-k3l9m, request gpu: device class gpu.example.com does not exist. preemption: 0/2 \
+                nodes are available: 2 Preemption is not helpful for scheduling.", Some(2), vec![rc("DeviceClass gpu.example.com does not exist", None)]),
+            ("0/1 nodes are available: request gpu: device class mig.nvidia.com does not exist.", Some(1), vec![rc("DeviceClass mig.nvidia.com does \
+                not exist", None)]),
+            ("0/4 nodes are available: waiting for resource claim line3/inspector-0-gpu to be created: ResourceClaim not created \
+                yet.", Some(4), vec![rc("ResourceClaim not created yet", None)]),
+            ("0/3 nodes are available: persistentvolumeclaim \"model-cache\" not found. preemption: 0/3 nodes are available: 3 Preemption is not \
+                helpful for scheduling.", Some(3), vec![rc("persistentvolumeclaim \"model-cache\" not found", None)]),
+            ("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not \
+                helpful for scheduling.", Some(2), vec![rc("pod has unbound immediate PersistentVolumeClaims", None)]),
+            ("0/1 nodes are available: 1 Insufficient example.com/fpga.v2, 1 Insufficient cpu", Some(1), vec![rc("Insufficient \
+                example.com/fpga.v2", Some(1)), rc("Insufficient cpu", Some(1))]),
+            ("0/4 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules, 2 node(s) had untolerated taint {dedicated: ml, \
+                gpu: a100}.", Some(4), vec![rc("node(s) didn't satisfy existing pods anti-affinity rules", Some(2)), rc(TAINT, Some(2))]),
             // Not the scheduler's grammar at all: kept verbatim.
-            ("running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition", None, vec![rc("running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition", None)]),
+            ("running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition", None, vec![rc("running PreBind plugin \
+                \"VolumeBinding\": binding volumes: timed out waiting for the condition", None)]),
             ("skip schedule deleting pod: ml/old", None, vec![rc("skip schedule deleting pod: ml/old", None)]),
         ];
         assert!(cases.len() >= 30);
@@ -299,7 +336,8 @@ mod tests {
 
     #[test]
     fn known_reasons_read_in_japanese_and_unknown_ones_stay_verbatim() {
-        let p = parse("0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 node(s) didn't match Pod's node affinity/selector.");
+        let p = parse("0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: \
+            }, 4 node(s) didn't match Pod's node affinity/selector.");
         let ja: Vec<&str> = p.reasons.iter().map(|r| r.reason.ja.as_str()).collect();
         assert_eq!(
             ja,

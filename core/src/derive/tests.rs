@@ -170,7 +170,8 @@ message: '0/1 nodes are available: 1 Insufficient nvidia.com/gpu.'
 
 #[test]
 fn a_non_default_scheduler_is_named_and_its_message_kept_raw() {
-    let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: v, namespace: ml}\nspec: {schedulerName: volcano, containers: []}\nstatus: {phase: Pending, conditions: [{type: PodScheduled, status: \"False\", message: \"0/2 nodes are available: 2 Insufficient cpu.\"}]}\n";
+    let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: v, namespace: ml}\nspec: {schedulerName: volcano, containers: []}\nstatus: {phase: \
+        Pending, conditions: [{type: PodScheduled, status: \"False\", message: \"0/2 nodes are available: 2 Insufficient cpu.\"}]}\n";
     let v = derive(&load(text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     assert_eq!(v.pending[0].scheduler.as_deref(), Some("volcano"));
     assert!(v.pending[0].reasons.is_empty());
@@ -244,7 +245,8 @@ fn the_unified_memory_selector_marks_matching_nodes() {
 fn pod_facts_are_reused_until_the_pod_changes_and_dropped_when_it_goes() {
     let pod = |rv: &str, gpus: &str| {
         let text = format!(
-            "apiVersion: v1\nkind: Pod\nmetadata: {{name: a, namespace: ml, uid: u1, resourceVersion: \"{rv}\"}}\nspec: {{nodeName: n, containers: [{{name: c, resources: {{limits: {{nvidia.com/gpu: \"{gpus}\"}}}}}}]}}\nstatus: {{phase: Running}}\n"
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: a, namespace: ml, uid: u1, resourceVersion: \"{rv}\"}}\nspec: {{nodeName: n, containers: \
+                [{{name: c, resources: {{limits: {{nvidia.com/gpu: \"{gpus}\"}}}}}}]}}\nstatus: {{phase: Running}}\n"
         );
         load(&text).pods
     };

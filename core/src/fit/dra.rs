@@ -120,7 +120,8 @@ pub fn demand(
                 Some(tpl) => raw.extend(requests_of(&tpl.spec.spec)),
                 None => {
                     d.refusal.get_or_insert(format!(
-                        "ResourceClaimTemplate {ns}/{t} (claim {entry}) not found: no claim can be made for the pod, and it waits with \"ResourceClaim not created yet\""
+                        "ResourceClaimTemplate {ns}/{t} (claim {entry}) not found: no claim can be made for the pod, and it waits with \"ResourceClaim \
+                            not created yet\""
                     ));
                 }
             }
@@ -170,7 +171,9 @@ pub fn demand(
                         if eval(s, "", &Device::default()).is_none()
                             && !d.notes.iter().any(|n| n.en.contains(s.as_str()))
                         {
-                            d.notes.push(app::say!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check evaluates: every device of a GPU driver is counted as matching it", "セレクター `{s}`（DeviceClass {class} またはリクエスト {name}）は what-if チェックで評価できる範囲を超えています。GPU ドライバーのデバイスはすべて合うものとして数えています"));
+                            d.notes.push(app::say!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check \
+                                evaluates: every device of a GPU driver is counted as matching it", "セレクター `{s}`（DeviceClass {class} またはリクエスト {name}）は \
+                                what-if チェックで評価できる範囲を超えています。GPU ドライバーのデバイスはすべて合うものとして数えています"));
                         }
                     }
                     out.push(Alternative { class, selectors: all, count });

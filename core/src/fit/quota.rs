@@ -63,12 +63,17 @@ pub fn admit(inputs: &Inputs, pod: &Pod, req: &Amounts, replicas: u32) -> Option
             }
             let room = hard.saturating_sub(used) / asked;
             if room == 0 {
-                let words = format!("pods \"{name}\" is forbidden: exceeded quota: {qname}, requested: {key}={asked}, used: {key}={used}, limited: {key}={hard}");
-                let advice = app::say!("the namespace {ns} has used {used} of the {hard} {key} its ResourceQuota {qname} allows: raise the quota, free a replica in {ns}, or deploy to a namespace with room", "namespace {ns} は ResourceQuota {qname} が許す {key} {hard} のうち {used} を使っています。クォータを上げる、{ns} でレプリカを空ける、または余裕のある namespace にデプロイしてください");
+                let words = format!("pods \"{name}\" is forbidden: exceeded quota: {qname}, requested: {key}={asked}, used: {key}={used}, limited: \
+                    {key}={hard}");
+                let advice = app::say!("the namespace {ns} has used {used} of the {hard} {key} its ResourceQuota {qname} allows: raise the quota, free \
+                    a replica in {ns}, or deploy to a namespace with room", "namespace {ns} は ResourceQuota {qname} が許す {key} {hard} のうち {used} \
+                    を使っています。クォータを上げる、{ns} でレプリカを空ける、または余裕のある namespace にデプロイしてください");
                 return Some((Some(words), advice));
             }
             if u64::from(replicas) > room && fewest.as_ref().is_none_or(|(r, _)| room < *r) {
-                fewest = Some((room, app::say!("ResourceQuota {qname} in {ns} admits only {room} of the {replicas} replicas ({used} of {hard} {key} in use, {asked} a pod): the rest would never be created", "{ns} の ResourceQuota {qname} が受け入れるのはレプリカ {replicas} 個中 {room} 個だけです（{key} {hard} のうち {used} が使用中、1 Pod あたり {asked}）。残りは作成されません")));
+                fewest = Some((room, app::say!("ResourceQuota {qname} in {ns} admits only {room} of the {replicas} replicas ({used} of {hard} {key} in \
+                    use, {asked} a pod): the rest would never be created", "{ns} の ResourceQuota {qname} が受け入れるのはレプリカ {replicas} 個中 {room} 個だけです（{key} \
+                    {hard} のうち {used} が使用中、1 Pod あたり {asked}）。残りは作成されません")));
             }
         }
     }

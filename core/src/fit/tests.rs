@@ -45,7 +45,13 @@ fn the_second_model_on_the_orin_nano_does_not_fit_and_would_with_two_replicas() 
          6 node(s) didn't match Pod's node affinity/selector."
     );
     assert_eq!(node(&r, "orin-nano-01").reasons, vec!["Insufficient nvidia.com/gpu"]);
-    assert!(r.suggestions.iter().any(|s| s == "node orin-nano-01 would fit with time-slicing replicas ≥ 2 (the models would share the GPU's compute and memory, without isolation)"), "{:?}", r.suggestions);
+    assert!(
+        r.suggestions.iter().any(|s| s
+            == "node orin-nano-01 would fit with time-slicing replicas ≥ 2 (the models would share the GPU's compute \
+        and memory, without isolation)"),
+        "{:?}",
+        r.suggestions
+    );
     assert_eq!(r.placeable, 0);
     let h = node(&r, "orin-nano-01").headroom.clone().unwrap_or_default();
     assert!(h.board_bytes > 7 << 30);
@@ -246,7 +252,8 @@ fn a_pod_the_namespace_quota_refuses_gets_the_api_servers_words_before_node_verd
     let r = fit(&inputs, &w, &unified);
     assert_eq!(
         r.summary,
-        "pods \"another-model\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: requests.nvidia.com/gpu=1"
+        "pods \"another-model\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, \
+            limited: requests.nvidia.com/gpu=1"
     );
     assert_eq!(r.placeable, 0);
     assert!(node(&r, "orin-agx-shared").fits, "the board itself has room: the quota is what refuses");
@@ -262,7 +269,8 @@ fn a_scoped_quota_applies_only_to_the_pods_it_selects() {
     let mut inputs = quota_inputs("scoped-job-blocked.yaml");
     inputs.runtime_classes = edge().runtime_classes;
     let job = |priority: &str| {
-        format!("apiVersion: batch/v1\nkind: Job\nmetadata: {{name: train, namespace: team-ml}}\nspec:\n  template:\n    spec:\n      {priority}runtimeClassName: nvidia\n      containers:\n      - name: t\n        resources: {{limits: {{nvidia.com/gpu: \"1\"}}}}\n")
+        format!("apiVersion: batch/v1\nkind: Job\nmetadata: {{name: train, namespace: team-ml}}\nspec:\n  template:\n    spec:\n      \
+            {priority}runtimeClassName: nvidia\n      containers:\n      - name: t\n        resources: {{limits: {{nvidia.com/gpu: \"1\"}}}}\n")
     };
     let high = from_yaml(&job("priorityClassName: high\n      ")).unwrap_or_else(|e| panic!("{e:?}"));
     assert!(fit(&inputs, &high, &unified).summary.contains("exceeded quota: gpu-high-priority"));

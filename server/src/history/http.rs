@@ -135,7 +135,11 @@ pub async fn series(State(h): State<History>, Params(q): Params<SeriesParams>) -
     let (from, to, pool) = scope(&h, q.range)?;
     let SeriesParams { node, metric, resource, .. } = q;
     if metric.is_empty() {
-        return Err(ApiError::bad("metric", "metric is required (gpu_capacity, gpu_allocatable, gpu_allocated, gpu_holders, gpu_out_of_service, mem_allocatable, mem_requests, mem_limits, mem_used, pending, pending_gpu)"));
+        return Err(ApiError::bad(
+            "metric",
+            "metric is required (gpu_capacity, gpu_allocatable, gpu_allocated, gpu_holders, gpu_out_of_service, \
+            mem_allocatable, mem_requests, mem_limits, mem_used, pending, pending_gpu)",
+        ));
     }
     let query = |e| ApiError::internal("history query", e);
     let points = query::points(pool, &node, &metric, &resource, from, to).await.map_err(query)?;

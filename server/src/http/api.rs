@@ -46,7 +46,8 @@ pub async fn off_the_workers<T: Send + 'static>(f: impl FnOnce() -> T + Send + '
 /// `curl --data-binary @pod.yaml -H 'Content-Type: application/yaml'` sends it) or JSON
 /// (`kubectl get pod x -o json`).
 pub fn fit_input(headers: &HeaderMap, body: &[u8]) -> Result<app::model::FitInput, ApiError> {
-    const FORMS: &str = "send the form as JSON ({\"gpu_count\": \"1\", \"memory_request\": \"2Gi\", …} or {\"yaml\": \"<Pod or Deployment>\"}), or a Pod or Deployment as YAML (Content-Type: application/yaml) or JSON";
+    const FORMS: &str = "send the form as JSON ({\"gpu_count\": \"1\", \"memory_request\": \"2Gi\", …} or {\"yaml\": \"<Pod or Deployment>\"}), or a \
+        Pod or Deployment as YAML (Content-Type: application/yaml) or JSON";
     let text =
         std::str::from_utf8(body).map_err(|_| ApiError::bad("body", format!("the body is not UTF-8 text: {FORMS}")))?;
     if text.trim().is_empty() {

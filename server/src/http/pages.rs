@@ -81,7 +81,8 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     // the page's CSP allows no other inline script.
     let nonce = leptos::nonce::Nonce::new();
     let csp = format!(
-        "{}; default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+        "{}; default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+            connect-src 'self'",
         st.csp_base
     );
     let (parts, _) = req.into_parts();

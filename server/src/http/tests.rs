@@ -149,7 +149,8 @@ async fn fit_takes_a_form_a_yaml_body_and_a_json_pod_and_says_which_forms_it_tak
             .body(Body::from(body.to_string()))
             .unwrap_or_default()
     };
-    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: m}\nspec:\n  runtimeClassName: nvidia\n  containers:\n  - name: c\n    resources: {limits: {nvidia.com/gpu: \"1\", memory: 1Gi}}\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: m}\nspec:\n  runtimeClassName: nvidia\n  containers:\n  - name: c\n    resources: {limits: \
+        {nvidia.com/gpu: \"1\", memory: 1Gi}}\n";
     let (status, _, body) = send(&r, post("application/yaml", pod)).await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     assert!(json(&body)["summary"].as_str().is_some_and(|s| s.contains("nodes")), "{}", String::from_utf8_lossy(&body));

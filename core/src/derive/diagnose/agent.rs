@@ -28,8 +28,7 @@ pub(super) fn agent_missing_or_stale(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
                 said::no_gpudash_agent_runs_which(&name),
             )),
             Some(a) if a.stale => {
-                let since: Said =
-                    a.seen_at.as_deref().map_or_else(said::never_answered, |t| said::last_heard_at(&t));
+                let since: Said = a.seen_at.as_deref().map_or_else(said::never_answered, |t| said::last_heard_at(&t));
                 let why = a.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
                 out.push(diag(
                     Code::AgentStale,

@@ -11,7 +11,9 @@ use app::say;
 
 /// No gpudash-agent runs on {name}: which pod holds which GPU replica, and how busy its…
 pub(super) fn no_gpudash_agent_runs_which(name: &impl Display) -> Said {
-    say!("No gpudash-agent runs on {name}: which pod holds which GPU replica, and how busy its GPUs are, are not known here — check that the agent DaemonSet tolerates and selects this node.", "{name} で gpudash-agent が動いていません。どの Pod がどの GPU レプリカを持つか、GPU の使用率はここでは分かりません — agent の DaemonSet がこの Node を選び、許容しているか確認してください。")
+    say!("No gpudash-agent runs on {name}: which pod holds which GPU replica, and how busy its GPUs are, are not known here — check that the agent \
+        DaemonSet tolerates and selects this node.", "{name} で gpudash-agent が動いていません。どの Pod がどの GPU レプリカを持つか、GPU の使用率はここでは分かりません — agent の DaemonSet \
+        がこの Node を選び、許容しているか確認してください。")
 }
 
 /// it never answered
@@ -26,7 +28,8 @@ pub(super) fn last_heard_at(t: &impl Display) -> Said {
 
 /// The gpudash-agent on {name} is silent, {since}{why}: its GPU use and replica map are…
 pub(super) fn gpudash_agent_silent_gpu_use(name: &impl Display, since: &Said, why: &impl Display) -> Said {
-    say!("The gpudash-agent on {name} is silent, {since}{why}: its GPU use and replica map are shown as last known, marked stale — check the agent pod's logs.", "{name} の gpudash-agent が応答しません（{since}{why}）。GPU の使用状況とレプリカの対応は最後に分かった値を「更新停止」として表示しています — agent の Pod のログを確認してください。"; since)
+    say!("The gpudash-agent on {name} is silent, {since}{why}: its GPU use and replica map are shown as last known, marked stale — check the agent \
+        pod's logs.", "{name} の gpudash-agent が応答しません（{since}{why}）。GPU の使用状況とレプリカの対応は最後に分かった値を「更新停止」として表示しています — agent の Pod のログを確認してください。"; since)
 }
 
 /// GPU {i} of {r} on {name} is {busy}% busy, shared by time-slicing between {holders} po…
@@ -38,5 +41,7 @@ pub(super) fn gpu_busy_shared_time_slicing(
     holders: &impl Display,
     pods: &impl Display,
 ) -> Said {
-    say!("GPU {i} of {r} on {name} is {busy}% busy, shared by time-slicing between {holders} pods ({pods}): each gets a slice of its time, none its full speed — move a model to a free GPU or give it a whole one.", "{name} の {r} の GPU {i} は使用率 {busy}% で、{holders} 個の Pod がタイムスライスで共有しています（{pods}）。各 Pod は時間の一部しか得られず、全速では動きません — モデルを空いている GPU に移すか、GPU を専有させてください。")
+    say!("GPU {i} of {r} on {name} is {busy}% busy, shared by time-slicing between {holders} pods ({pods}): each gets a slice of its time, none its \
+        full speed — move a model to a free GPU or give it a whole one.", "{name} の {r} の GPU {i} は使用率 {busy}% で、{holders} 個の Pod \
+        がタイムスライスで共有しています（{pods}）。各 Pod は時間の一部しか得られず、全速では動きません — モデルを空いている GPU に移すか、GPU を専有させてください。")
 }

@@ -52,27 +52,36 @@ pub(super) fn has_gpu_signals_labels_jetson() -> Said {
 
 /// {state} — read its log (kubectl -n {ns} logs {pn} --previous): a missing NVIDIA conta…
 pub(super) fn read_log_kubectl_n_logs(state: &Said, ns: &impl Display, pn: &impl Display) -> Said {
-    say!("{state} — read its log (kubectl -n {ns} logs {pn} --previous): a missing NVIDIA container runtime on the node or a plugin config it rejects are the usual causes", "{state} — ログを確認してください（kubectl -n {ns} logs {pn} --previous）。Node に NVIDIA コンテナーランタイムがない、またはプラグインが設定を受け付けない、がよくある原因です"; state)
+    say!("{state} — read its log (kubectl -n {ns} logs {pn} --previous): a missing NVIDIA container runtime on the node or a plugin config it rejects \
+        are the usual causes", "{state} — ログを確認してください（kubectl -n {ns} logs {pn} --previous）。Node に NVIDIA コンテナーランタイムがない、またはプラグインが設定を受け付けない、がよくある原因です"; state)
 }
 
 /// its device-plugin pod {ns}/{pn} runs but registered no GPU — read its log (kubectl -n…
 pub(super) fn device_plugin_pod_runs_but(ns: &impl Display, pn: &impl Display) -> Said {
-    say!("its device-plugin pod {ns}/{pn} runs but registered no GPU — read its log (kubectl -n {ns} logs {pn}): it may not see the GPU (NVIDIA runtime or driver missing on the node)", "device-plugin の Pod {ns}/{pn} は動いていますが GPU を登録していません — ログを確認してください（kubectl -n {ns} logs {pn}）。GPU が見えていない可能性があります（Node に NVIDIA ランタイムかドライバーがない）")
+    say!("its device-plugin pod {ns}/{pn} runs but registered no GPU — read its log (kubectl -n {ns} logs {pn}): it may not see the GPU (NVIDIA \
+        runtime or driver missing on the node)", "device-plugin の Pod {ns}/{pn} は動いていますが GPU を登録していません — ログを確認してください（kubectl -n {ns} logs {pn}）。GPU \
+        が見えていない可能性があります（Node に NVIDIA ランタイムかドライバーがない）")
 }
 
 /// no NVIDIA device-plugin pod runs on this node, though its DaemonSet runs pods on othe…
 pub(super) fn no_nvidia_device_plugin_pod(ns: &impl Display) -> Said {
-    say!("no NVIDIA device-plugin pod runs on this node, though its DaemonSet runs pods on other nodes (namespace {ns}): its nodeSelector, affinity or tolerations do not match this node — compare kubectl -n {ns} get daemonset -o yaml with this node's labels and taints", "DaemonSet は他の Node で Pod を動かしていますが（namespace {ns}）、この Node では NVIDIA device-plugin の Pod が動いていません。nodeSelector、affinity、tolerations がこの Node に合っていません — kubectl -n {ns} get daemonset -o yaml とこの Node のラベル・taint を比べてください")
+    say!("no NVIDIA device-plugin pod runs on this node, though its DaemonSet runs pods on other nodes (namespace {ns}): its nodeSelector, affinity or \
+        tolerations do not match this node — compare kubectl -n {ns} get daemonset -o yaml with this node's labels and taints", "DaemonSet は他の Node で \
+        Pod を動かしていますが（namespace {ns}）、この Node では NVIDIA device-plugin の Pod が動いていません。nodeSelector、affinity、tolerations がこの Node に合っていません — kubectl -n \
+        {ns} get daemonset -o yaml とこの Node のラベル・taint を比べてください")
 }
 
 /// no NVIDIA device plugin runs anywhere in the cluster — install it (the nvidia-device-…
 pub(super) fn no_nvidia_device_plugin_runs() -> Said {
-    say!("no NVIDIA device plugin runs anywhere in the cluster — install it (the nvidia-device-plugin Helm chart, with time-slicing on Jetson) so that the scheduler counts GPU pods", "クラスターのどこにも NVIDIA device plugin が動いていません — スケジューラーが GPU の Pod を数えられるよう、インストールしてください（nvidia-device-plugin の Helm chart、Jetson ではタイムスライス付き）")
+    say!("no NVIDIA device plugin runs anywhere in the cluster — install it (the nvidia-device-plugin Helm chart, with time-slicing on Jetson) so that \
+        the scheduler counts GPU pods", "クラスターのどこにも NVIDIA device plugin が動いていません — スケジューラーが GPU の Pod を数えられるよう、インストールしてください（nvidia-device-plugin の \
+        Helm chart、Jetson ではタイムスライス付き）")
 }
 
 ///  Meanwhile {n} pod(s) use its GPU through the NVIDIA runtime without being counted (s…
 pub(super) fn meanwhile_pod_use_gpu_through(n: &impl Display) -> Said {
-    say!(" Meanwhile {n} pod(s) use its GPU through the NVIDIA runtime without being counted (see gpu-used-outside-scheduler).", "その間も {n} 個の Pod が数えられないまま NVIDIA ランタイム経由で GPU を使っています（gpu-used-outside-scheduler を参照）。")
+    say!(" Meanwhile {n} pod(s) use its GPU through the NVIDIA runtime without being counted (see gpu-used-outside-scheduler).", "その間も {n} 個の Pod \
+        が数えられないまま NVIDIA ランタイム経由で GPU を使っています（gpu-used-outside-scheduler を参照）。")
 }
 
 ///  GPU pods are waiting for it.
@@ -111,12 +120,16 @@ pub(super) fn gpu_pods_waiting_lost_capacity() -> Said {
 
 /// {units} on {name} are out of service: the device plugin found the GPU unhealthy (Xid…
 pub(super) fn out_service_device_plugin_found(units: &Said, name: &impl Display, stakes: &Said) -> Said {
-    say!("{units} on {name} are out of service: the device plugin found the GPU unhealthy (Xid errors, fallen off the bus) and stopped offering it — check the node's kernel log (dmesg | grep -i xid), nvidia-smi on the node and the device plugin's log; the GPU returns when the plugin sees it healthy again (often after a GPU reset or a reboot).{stakes}", "{name} の {units} が使用不可です。device plugin が GPU の異常（Xid エラー、バスからの脱落）を検出し、提供をやめました — Node のカーネルログ（dmesg | grep -i xid）、Node 上の nvidia-smi、device plugin のログを確認してください。プラグインが正常と判断すれば GPU は戻ります（GPU リセットや再起動の後が多い）。{stakes}"; units, stakes)
+    say!("{units} on {name} are out of service: the device plugin found the GPU unhealthy (Xid errors, fallen off the bus) and stopped offering it — \
+        check the node's kernel log (dmesg | grep -i xid), nvidia-smi on the node and the device plugin's log; the GPU returns when the plugin sees it \
+        healthy again (often after a GPU reset or a reboot).{stakes}", "{name} の {units} が使用不可です。device plugin が GPU の異常（Xid エラー、バスからの脱落）を検出し、提供をやめました \
+        — Node のカーネルログ（dmesg | grep -i xid）、Node 上の nvidia-smi、device plugin のログを確認してください。プラグインが正常と判断すれば GPU は戻ります（GPU リセットや再起動の後が多い）。{stakes}"; units, stakes)
 }
 
 /// {n} use it for sure ({who}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)
 pub(super) fn use_sure_nvidia_runtime_class(n: &impl Display, who: &Said) -> Said {
-    say!("{n} use it for sure ({who}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)", "{n} 個が確実に使っています（{who}：NVIDIA の RuntimeClass または NVIDIA_VISIBLE_DEVICES）"; who)
+    say!("{n} use it for sure ({who}: NVIDIA runtime class or NVIDIA_VISIBLE_DEVICES)", "{n} 個が確実に使っています（{who}：NVIDIA の RuntimeClass または \
+        NVIDIA_VISIBLE_DEVICES）"; who)
 }
 
 /// {n} may use it ({who}: the node's default runtime is {rt}, so any container whose ima…
@@ -154,12 +167,14 @@ pub(super) fn not_ready_since_no_reason(since: &impl Display) -> Said {
 
 /// {name} {state}: its {gpus} GPU unit(s) are out of reach until it returns (check power…
 pub(super) fn gpu_unit_out_reach_until(name: &impl Display, state: &Said, gpus: &impl Display) -> Said {
-    say!("{name} {state}: its {gpus} GPU unit(s) are out of reach until it returns (check power, network and the K3s agent on the board).", "{name} {state}。戻るまで GPU ユニット {gpus} 個は使えません（ボードの電源、ネットワーク、K3s agent を確認してください）。"; state)
+    say!("{name} {state}: its {gpus} GPU unit(s) are out of reach until it returns (check power, network and the K3s agent on the board).", "{name} \
+        {state}。戻るまで GPU ユニット {gpus} 個は使えません（ボードの電源、ネットワーク、K3s agent を確認してください）。"; state)
 }
 
 ///  They are already Terminating: Kubernetes evicted them, and they stay listed until th…
 pub(super) fn they_already_terminating_kubernetes_evicted() -> Said {
-    say!(" They are already Terminating: Kubernetes evicted them, and they stay listed until the node returns or is deleted.", "すでに Terminating です。Kubernetes が退避させ、Node が戻るか削除されるまで一覧に残ります。")
+    say!(" They are already Terminating: Kubernetes evicted them, and they stay listed until the node returns or is deleted.", "すでに Terminating \
+        です。Kubernetes が退避させ、Node が戻るか削除されるまで一覧に残ります。")
 }
 
 ///  Kubernetes evicts them at {at} (taint-based eviction), then their controllers recrea…
@@ -225,7 +240,8 @@ pub(super) fn pod_holding_gpu_not_serving(
     gpus: &impl Display,
     room: &Said,
 ) -> Said {
-    say!("{name} {state}: {n} pod(s) holding its GPU are not serving ({who}).{evict} For the {gpus}: {room}. Check the board's power, network and K3s agent.", "{name} {state}。GPU を持つ {n} 個の Pod が動いていません（{who}）。{evict}GPU について：{room}。ボードの電源、ネットワーク、K3s agent を確認してください。"; state, who, evict, room)
+    say!("{name} {state}: {n} pod(s) holding its GPU are not serving ({who}).{evict} For the {gpus}: {room}. Check the board's power, network and K3s \
+        agent.", "{name} {state}。GPU を持つ {n} 個の Pod が動いていません（{who}）。{evict}GPU について：{room}。ボードの電源、ネットワーク、K3s agent を確認してください。"; state, who, evict, room)
 }
 
 /// Pod memory limits on {name} add up to {lim}, more than the {board} the board shares b…
@@ -283,5 +299,7 @@ pub(super) fn pods_share_physical_gpu_time(
     r: &impl Display,
     name: &impl Display,
 ) -> Said {
-    say!("{pods_holding} pods share {physical} physical GPU(s) of {r} on {name} by time-slicing: no proportional compute, no memory or fault isolation — one model's memory or crash affects the others.", "{name} の {r} の物理 GPU {physical} 基を {pods_holding} 個の Pod がタイムスライスで共有しています。計算の比例配分も、メモリや障害の分離もありません — 1つのモデルのメモリ使用やクラッシュがほかに影響します。")
+    say!("{pods_holding} pods share {physical} physical GPU(s) of {r} on {name} by time-slicing: no proportional compute, no memory or fault isolation \
+        — one model's memory or crash affects the others.", "{name} の {r} の物理 GPU {physical} 基を {pods_holding} 個の Pod \
+        がタイムスライスで共有しています。計算の比例配分も、メモリや障害の分離もありません — 1つのモデルのメモリ使用やクラッシュがほかに影響します。")
 }

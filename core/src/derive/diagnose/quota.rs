@@ -150,12 +150,14 @@ mod tests {
 
     #[test]
     fn the_api_servers_exceeded_quota_message_parses() {
-        let m = "Error creating: pods \"team-workload-2-7c9d8f6b5-x2k4p\" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: requests.nvidia.com/gpu=1";
+        let m = "Error creating: pods \"team-workload-2-7c9d8f6b5-x2k4p\" is forbidden: exceeded quota: gpu-quota, requested: \
+            requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: requests.nvidia.com/gpu=1";
         let x = parse_exceeded(m).unwrap_or_else(|| panic!("parse"));
         assert_eq!(x.quota, "gpu-quota");
         assert_eq!(x.requested, vec![("requests.nvidia.com/gpu".to_string(), "1".to_string())]);
         assert_eq!(x.limited, vec![("requests.nvidia.com/gpu".to_string(), "1".to_string())]);
-        let several = "pods \"a\" is forbidden: exceeded quota: team, requested: limits.memory=4Gi,requests.nvidia.com/gpu=2, used: limits.memory=12Gi,requests.nvidia.com/gpu=3, limited: limits.memory=16Gi,requests.nvidia.com/gpu=4";
+        let several = "pods \"a\" is forbidden: exceeded quota: team, requested: limits.memory=4Gi,requests.nvidia.com/gpu=2, used: \
+            limits.memory=12Gi,requests.nvidia.com/gpu=3, limited: limits.memory=16Gi,requests.nvidia.com/gpu=4";
         let x = parse_exceeded(several).unwrap_or_else(|| panic!("parse"));
         assert_eq!(x.requested.len(), 2);
         assert_eq!(x.used[1], ("requests.nvidia.com/gpu".to_string(), "3".to_string()));

@@ -21,17 +21,21 @@ pub(super) fn cluster_has_free_only_quota(
     ns: &impl Display,
     qn: &impl Display,
 ) -> Said {
-    say!("The cluster has {free} free {res}: only the quota stands in the way — raise the quota (kubectl -n {ns} edit resourcequota {qn}), free a replica in {ns}, or move the workload to a namespace with room.", "クラスターには空きの {res} が {free} 個あり、妨げているのはクォータだけです — クォータを上げる（kubectl -n {ns} edit resourcequota {qn}）、{ns} でレプリカを空ける、または余裕のある namespace にワークロードを移してください。")
+    say!("The cluster has {free} free {res}: only the quota stands in the way — raise the quota (kubectl -n {ns} edit resourcequota {qn}), free a \
+        replica in {ns}, or move the workload to a namespace with room.", "クラスターには空きの {res} が {free} 個あり、妨げているのはクォータだけです — クォータを上げる（kubectl -n {ns} \
+        edit resourcequota {qn}）、{ns} でレプリカを空ける、または余裕のある namespace にワークロードを移してください。")
 }
 
 /// The cluster has only {free} free {res}, fewer than one pod asks — free a replica in {…
 pub(super) fn cluster_has_only_free_fewer(free: &impl Display, res: &impl Display, ns: &impl Display) -> Said {
-    say!("The cluster has only {free} free {res}, fewer than one pod asks — free a replica in {ns}, or add GPU capacity and raise the quota.", "クラスターの空きの {res} は {free} 個だけで、1つの Pod が求める数に足りません — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。")
+    say!("The cluster has only {free} free {res}, fewer than one pod asks — free a replica in {ns}, or add GPU capacity and raise the \
+        quota.", "クラスターの空きの {res} は {free} 個だけで、1つの Pod が求める数に足りません — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。")
 }
 
 /// The cluster has no free {res} either: the quota and the cluster are both full — free…
 pub(super) fn cluster_has_no_free_either(res: &impl Display, ns: &impl Display) -> Said {
-    say!("The cluster has no free {res} either: the quota and the cluster are both full — free a replica in {ns}, or add GPU capacity and raise the quota.", "クラスターにも空きの {res} がありません。クォータもクラスターも満杯です — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。")
+    say!("The cluster has no free {res} either: the quota and the cluster are both full — free a replica in {ns}, or add GPU capacity and raise the \
+        quota.", "クラスターにも空きの {res} がありません。クォータもクラスターも満杯です — {ns} でレプリカを空けるか、GPU を増やしてクォータを上げてください。")
 }
 
 /// Raise the quota (kubectl -n {ns} edit resourcequota {qn}) or free a device of {res} i…
@@ -61,5 +65,7 @@ pub(super) fn cannot_create_pods_resourcequota_allows(
     asked: &impl Display,
     cluster: &Said,
 ) -> Said {
-    say!("{kind} {ns}/{name} cannot create its pods: ResourceQuota {qn}{scoped} allows {ns} {hard} of {key} and {used} are in use{holding}; each pod asks {asked}. {cluster}", "{kind} {ns}/{name} は Pod を作成できません。ResourceQuota {qn}{scoped} が {ns} に許す {key} は {hard} で、{used} が使用中です{holding}。各 Pod は {asked} を求めます。{cluster}"; scoped, holding, cluster)
+    say!("{kind} {ns}/{name} cannot create its pods: ResourceQuota {qn}{scoped} allows {ns} {hard} of {key} and {used} are in use{holding}; each pod \
+        asks {asked}. {cluster}", "{kind} {ns}/{name} は Pod を作成できません。ResourceQuota {qn}{scoped} が {ns} に許す {key} は {hard} で、{used} が使用中です{holding}。各 \
+        Pod は {asked} を求めます。{cluster}"; scoped, holding, cluster)
 }

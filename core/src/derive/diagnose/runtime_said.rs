@@ -20,7 +20,8 @@ pub(super) fn cluster_has(class_list: &impl Display) -> Said {
 
 /// Pods cannot be created: RuntimeClass "{class}" does not exist ({have}) — fix runtimeC…
 pub(super) fn pods_cannot_created_runtimeclass_does(class: &impl Display, have: &Said) -> Said {
-    say!("Pods cannot be created: RuntimeClass \"{class}\" does not exist ({have}) — fix runtimeClassName in the pod template or create the RuntimeClass.", "Pod を作成できません。RuntimeClass \"{class}\" が存在しません（{have}）— Pod テンプレートの runtimeClassName を直すか、RuntimeClass を作成してください。"; have)
+    say!("Pods cannot be created: RuntimeClass \"{class}\" does not exist ({have}) — fix runtimeClassName in the pod template or create the \
+        RuntimeClass.", "Pod を作成できません。RuntimeClass \"{class}\" が存在しません（{have}）— Pod テンプレートの runtimeClassName を直すか、RuntimeClass を作成してください。"; have)
 }
 
 /// The node's containerd has no runtime handler "{handler}": install the NVIDIA containe…
@@ -49,5 +50,9 @@ pub(super) fn holds_nvidia_gpu_but_has() -> Said {
 
 /// The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU —…
 pub(super) fn kubelet_refused_pod_requests_more() -> Said {
-    say!("The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.", "kubelet がこの Pod を拒否しました。タイムスライスの GPU のレプリカを2つ以上要求しています — 1 を要求してください。")
+    say!(
+        "The kubelet refused this pod: it requests more than 1 replica of a time-sliced GPU — request 1.",
+        "kubelet がこの Pod を拒否しました。タイムスライスの GPU \
+        のレプリカを2つ以上要求しています — 1 を要求してください。"
+    )
 }

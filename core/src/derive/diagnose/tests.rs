@@ -57,7 +57,8 @@ fn a_time_sliced_jetson_without_feature_discovery_has_one_gpu_of_four_replicas()
 
 #[test]
 fn a_gpu_count_that_cannot_be_known_is_null_not_capacity() {
-    let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: x86}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}, conditions: [{type: Ready, status: \"True\"}]}\n";
+    let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: x86}\nstatus: {capacity: {nvidia.com/gpu: \"4\"}, allocatable: {nvidia.com/gpu: \"4\"}, \
+        conditions: [{type: Ready, status: \"True\"}]}\n";
     let v = derive(&load(yaml), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
     let g = &v.nodes[0].gpu_resources[0];
     assert_eq!((g.physical_gpus, g.capacity, g.placement_known), (None, 4, false));
@@ -187,7 +188,8 @@ fn a_model_waiting_for_board_memory_gets_the_numbers_and_the_free_replica() {
 #[test]
 fn a_device_plugin_pod_state_reads_as_words() {
     let pod: crate::pod::Pod = serde_yaml::from_str(
-        "metadata: {name: nvidia-device-plugin-daemonset-x, namespace: gpu-operator}\nstatus: {phase: Running, containerStatuses: [{name: c, ready: true, restartCount: 0, state: {running: {}}}]}\n",
+        "metadata: {name: nvidia-device-plugin-daemonset-x, namespace: gpu-operator}\nstatus: {phase: Running, containerStatuses: [{name: c, ready: \
+            true, restartCount: 0, state: {running: {}}}]}\n",
     )
     .unwrap_or_default();
     assert_eq!(super::nodes::plugin_state(&pod), None, "running and ready is healthy");
