@@ -37,47 +37,11 @@ pub(super) fn insufficient_gpu(
             continue;
         };
         let want = p.gpu_request.as_ref().map_or(1, |g| g.count);
-        // The nodes it could go to that have this resource at all.
-        let with_res: Vec<(&k8s_openapi::api::core::v1::Node, &GpuResource)> = cx
-            .pairs
-            .iter()
-            .filter(|(n, _)| Ctx::could_target(pod, n))
-            .filter_map(|(n, v)| v.gpu_resources.iter().find(|g| g.resource == res && g.capacity > 0).map(|g| (*n, g)))
-            .collect();
-        let plugin_down: Vec<&str> = troubled
-            .iter()
-            .filter(|t| t.trouble == Trouble::PluginMissing && Ctx::could_target(pod, t.node))
-            .map(|t| t.name)
-            .collect();
-        let aimed = troubled
-            .iter()
-            .find(|t| t.trouble == Trouble::PluginMissing && crate::derive::pending_targets(pod, t.node))
-            .map(|t| t.name);
-        let failed: Vec<(&str, &GpuResource)> = with_res
-            .iter()
-            .filter(|(_, g)| g.out_of_service > 0)
-            .map(|(n, g)| (n.metadata.name.as_deref().unwrap_or(""), *g))
-            .collect();
-        // NVIDIA GPU resources the nodes it could go to advertise under another name.
-        let siblings: std::collections::BTreeMap<String, Vec<String>> =
-            if node::is_nvidia_gpu(&res) && with_res.is_empty() {
-                let mut m: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
-                for (n, v) in cx.pairs.iter().filter(|(n, _)| Ctx::could_target(pod, n)) {
-                    for g in v
-                        .gpu_resources
-                        .iter()
-                        .filter(|g| g.capacity > 0 && g.resource != res && node::is_nvidia_gpu(&g.resource))
-                    {
-                        m.entry(g.resource.clone()).or_default().push(n.metadata.name.clone().unwrap_or_default());
-                    }
-                }
-                m
-            } else {
-                std::collections::BTreeMap::new()
-            };
-        let dra_only = node::is_nvidia_gpu(&res) && with_res.is_empty() && siblings.is_empty() && cx.dra_mode();
-        if aimed.is_none() && (!siblings.is_empty() || dra_only) {
-            let text = resource_name_mismatch(cx, &res, want, &siblings);
+        let reach = Reach::of(cx, troubled, pod, &res);
+        let dra_only =
+            node::is_nvidia_gpu(&res) && reach.with_res.is_empty() && reach.siblings.is_empty() && cx.dra_mode();
+        if reach.aimed.is_none() && (!reach.siblings.is_empty() || dra_only) {
+            let text = resource_name_mismatch(cx, &res, want, &reach.siblings);
             out.push(diag(
                 Code::GpuResourceNameMismatch,
                 Severity::Critical,
@@ -89,60 +53,128 @@ pub(super) fn insufficient_gpu(
             note(p, Code::GpuResourceNameMismatch);
             continue;
         }
-        let text = if let Some(node) = aimed {
-            note(p, Code::DevicePluginMissing);
-            said::waiting_node_aimed_at_which(&want, &res, &node)
-        } else if with_res.is_empty() {
-            note(p, Code::DevicePluginMissing);
-            let where_ = if plugin_down.is_empty() {
-                said::no_gpu_node_shows_why()
-            } else {
-                let names: Vec<String> = plugin_down.iter().map(|s| (*s).to_string()).collect();
-                let who = list(&names);
-                said::nvidia_device_plugin_missing_failing(&who)
-            };
-            said::nowhere_advertised(&want, &res, &where_)
-        } else if !failed.is_empty() {
-            note(p, Code::GpuUnhealthy);
-            let parts: Vec<Said> = failed
-                .iter()
-                .map(|(n, g)| {
-                    let (o, c) = (g.out_of_service, g.capacity);
-                    said::out_service(&o, &c, &n)
-                })
-                .collect();
-            let parts = Said::join(&parts, ", ", "、");
-            said::waiting_gpu_needs_has_failed(&want, &res, &parts)
-        } else if let Some(r) = super::rollout::rollout_deadlock(cx, pod, &res, want, &with_res) {
-            note(p, Code::GpuRolloutDeadlock);
-            if !out.iter().any(|d| {
-                d.code == Code::GpuRolloutDeadlock
-                    && d.name == r.name
-                    && d.namespace.as_deref() == Some(r.namespace.as_str())
-            }) {
-                let d = diag(
-                    Code::GpuRolloutDeadlock,
-                    Severity::Critical,
-                    Kind::from(r.kind()),
-                    Some(&r.namespace),
-                    &r.name,
-                    r.text(cx.now, &p.name, &res, want),
-                );
-                out.push(on_node(d, r.node()));
-            }
-            r.waiting_text(&res, want)
-        } else if let Some(t) = terminating_holder(cx, &with_res, out) {
-            note(p, Code::GpuHeldByTerminatingPod);
-            let (holder, since, grace) = (t.pod, t.since, t.grace);
-            let stuck: Said = if t.stuck { said::past_grace_period_gpu_held() } else { Said::default() };
-            said::waiting_every_matching_unit_held(&want, &res, &holder, &since, &grace, &stuck)
-        } else {
-            let shared = with_res.iter().any(|(_, g)| g.sharing == Sharing::TimeSlicing);
-            let hint = if shared { said::free_replica_scale_down_remove() } else { said::free_one_scale_down_pod() };
-            said::waiting_every_matching_node_already(&want, &res, &hint)
-        };
+        let text = advice(cx, p, pod, &res, want, &reach, out);
         out.push(diag(Code::InsufficientGpu, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name, text));
         note(p, Code::InsufficientGpu);
+    }
+}
+
+/// Where a pod short of `res` could go, and what is wrong there.
+struct Reach<'a> {
+    /// The nodes it could go to that have this resource at all.
+    with_res: Vec<(&'a k8s_openapi::api::core::v1::Node, &'a GpuResource)>,
+    /// Nodes it could go to whose device plugin is missing or failing.
+    plugin_down: Vec<&'a str>,
+    /// The node it is aimed at (selector or nomination), when that one has no plugin.
+    aimed: Option<&'a str>,
+    /// The nodes with the resource whose GPUs failed.
+    failed: Vec<(&'a str, &'a GpuResource)>,
+    /// NVIDIA GPU resources the nodes it could go to advertise under another name, with them.
+    siblings: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl<'a> Reach<'a> {
+    fn of(cx: &Ctx<'a>, troubled: &[Troubled<'a>], pod: &crate::pod::Pod, res: &str) -> Self {
+        let with_res: Vec<(&k8s_openapi::api::core::v1::Node, &GpuResource)> = cx
+            .pairs
+            .iter()
+            .filter(|(n, _)| Ctx::could_target(pod, n))
+            .filter_map(|(n, v)| v.gpu_resources.iter().find(|g| g.resource == res && g.capacity > 0).map(|g| (*n, g)))
+            .collect();
+        let plugin_down = troubled
+            .iter()
+            .filter(|t| t.trouble == Trouble::PluginMissing && Ctx::could_target(pod, t.node))
+            .map(|t| t.name)
+            .collect();
+        let aimed = troubled
+            .iter()
+            .find(|t| t.trouble == Trouble::PluginMissing && crate::derive::pending_targets(pod, t.node))
+            .map(|t| t.name);
+        let failed = with_res
+            .iter()
+            .filter(|(_, g)| g.out_of_service > 0)
+            .map(|(n, g)| (n.metadata.name.as_deref().unwrap_or(""), *g))
+            .collect();
+        let mut siblings: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+        if node::is_nvidia_gpu(res) && with_res.is_empty() {
+            for (n, v) in cx.pairs.iter().filter(|(n, _)| Ctx::could_target(pod, n)) {
+                for g in v
+                    .gpu_resources
+                    .iter()
+                    .filter(|g| g.capacity > 0 && g.resource != res && node::is_nvidia_gpu(&g.resource))
+                {
+                    siblings.entry(g.resource.clone()).or_default().push(n.metadata.name.clone().unwrap_or_default());
+                }
+            }
+        }
+        Reach { with_res, plugin_down, aimed, failed, siblings }
+    }
+}
+
+/// What a pod short of `res` is told, by why: the node it is aimed at has no plugin, no node
+/// advertises it, the GPU it needs failed, its own rollout holds the units (raising
+/// `gpu-rollout-deadlock` on the workload), a terminating pod holds them, or every unit is held.
+fn advice(
+    cx: &Ctx<'_>,
+    p: &mut PendingPod,
+    pod: &crate::pod::Pod,
+    res: &str,
+    want: u64,
+    reach: &Reach<'_>,
+    out: &mut Vec<Diagnosis>,
+) -> Said {
+    let Reach { with_res, plugin_down, aimed, failed, .. } = reach;
+    if let Some(node) = aimed {
+        note(p, Code::DevicePluginMissing);
+        said::waiting_node_aimed_at_which(&want, &res, &node)
+    } else if with_res.is_empty() {
+        note(p, Code::DevicePluginMissing);
+        let where_ = if plugin_down.is_empty() {
+            said::no_gpu_node_shows_why()
+        } else {
+            let names: Vec<String> = plugin_down.iter().map(|s| (*s).to_string()).collect();
+            let who = list(&names);
+            said::nvidia_device_plugin_missing_failing(&who)
+        };
+        said::nowhere_advertised(&want, &res, &where_)
+    } else if !failed.is_empty() {
+        note(p, Code::GpuUnhealthy);
+        let parts: Vec<Said> = failed
+            .iter()
+            .map(|(n, g)| {
+                let (o, c) = (g.out_of_service, g.capacity);
+                said::out_service(&o, &c, &n)
+            })
+            .collect();
+        let parts = Said::join(&parts, ", ", "、");
+        said::waiting_gpu_needs_has_failed(&want, &res, &parts)
+    } else if let Some(r) = super::rollout::rollout_deadlock(cx, pod, res, want, with_res) {
+        note(p, Code::GpuRolloutDeadlock);
+        if !out.iter().any(|d| {
+            d.code == Code::GpuRolloutDeadlock
+                && d.name == r.name
+                && d.namespace.as_deref() == Some(r.namespace.as_str())
+        }) {
+            let d = diag(
+                Code::GpuRolloutDeadlock,
+                Severity::Critical,
+                Kind::from(r.kind()),
+                Some(&r.namespace),
+                &r.name,
+                r.text(cx.now, &p.name, res, want),
+            );
+            out.push(on_node(d, r.node()));
+        }
+        r.waiting_text(res, want)
+    } else if let Some(t) = terminating_holder(cx, with_res, out) {
+        note(p, Code::GpuHeldByTerminatingPod);
+        let (holder, since, grace) = (t.pod, t.since, t.grace);
+        let stuck: Said = if t.stuck { said::past_grace_period_gpu_held() } else { Said::default() };
+        said::waiting_every_matching_unit_held(&want, &res, &holder, &since, &grace, &stuck)
+    } else {
+        let shared = with_res.iter().any(|(_, g)| g.sharing == Sharing::TimeSlicing);
+        let hint = if shared { said::free_replica_scale_down_remove() } else { said::free_one_scale_down_pod() };
+        said::waiting_every_matching_node_already(&want, &res, &hint)
     }
 }
 
