@@ -106,21 +106,7 @@ pub(super) fn device_plugin_and_health<'a>(
             None
         };
         if let Some(what) = plugin_missing {
-            let why = match (plugin, plugin_bad) {
-                (Some(p), Some(state)) => {
-                    let (ns, pn) = crate::derive::pods::key(p);
-                    said::read_log_kubectl_n_logs(&state, &ns, &pn)
-                }
-                (Some(p), None) => {
-                    let (ns, pn) = crate::derive::pods::key(p);
-                    said::device_plugin_pod_runs_but(&ns, &pn)
-                }
-                (None, _) if !cx.plugin_namespaces.is_empty() => {
-                    let ns = cx.plugin_namespaces.iter().copied().collect::<Vec<_>>().join(", ");
-                    said::no_nvidia_device_plugin_pod(&ns)
-                }
-                (None, _) => said::no_nvidia_device_plugin_runs(),
-            };
+            let why = why_no_plugin(cx, plugin, plugin_bad);
             let outside = if view.gpu_users_outside.iter().any(|u| u.sure) {
                 let n = view.gpu_users_outside.iter().filter(|u| u.sure).count();
                 said::meanwhile_pod_use_gpu_through(&n)
@@ -142,28 +128,54 @@ pub(super) fn device_plugin_and_health<'a>(
             continue;
         }
         for g in nvidia.iter().filter(|g| g.out_of_service > 0) {
-            let reps = g.replicas_per_gpu.max(1);
-            let (out_n, cap, res, gpus) = (g.out_of_service, g.capacity, &g.resource, g.out_of_service.div_ceil(reps));
-            let units = if reps > 1 {
-                said::replicas_out(&out_n, &cap, &res, &gpus, &reps)
-            } else {
-                said::units_out(&out_n, &cap, &res)
-            };
             let waiting = waiting_here(Some(&g.resource));
-            let severity = if waiting { Severity::Critical } else { Severity::Warning };
-            let stakes = if waiting { said::gpu_pods_waiting_lost_capacity() } else { Said::default() };
-            out.push(diag(
-                Code::GpuUnhealthy,
-                severity,
-                Kind::Node,
-                None,
-                name,
-                said::out_service_device_plugin_found(&units, &name, &stakes),
-            ));
+            out.push(unhealthy(name, g, waiting));
             troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::Unhealthy });
         }
     }
     troubled
+}
+
+/// Why a node's device plugin advertises no GPU: its pod's state and log, a pod that runs but
+/// registered nothing, a DaemonSet that does not reach the node, or no plugin anywhere.
+fn why_no_plugin(cx: &Ctx<'_>, plugin: Option<&Pod>, plugin_bad: Option<Said>) -> Said {
+    match (plugin, plugin_bad) {
+        (Some(p), Some(state)) => {
+            let (ns, pn) = crate::derive::pods::key(p);
+            said::read_log_kubectl_n_logs(&state, &ns, &pn)
+        }
+        (Some(p), None) => {
+            let (ns, pn) = crate::derive::pods::key(p);
+            said::device_plugin_pod_runs_but(&ns, &pn)
+        }
+        (None, _) if !cx.plugin_namespaces.is_empty() => {
+            let ns = cx.plugin_namespaces.iter().copied().collect::<Vec<_>>().join(", ");
+            said::no_nvidia_device_plugin_pod(&ns)
+        }
+        (None, _) => said::no_nvidia_device_plugin_runs(),
+    }
+}
+
+/// `gpu-unhealthy` for one resource of node `name` with units out of service; critical while
+/// GPU pods that could go there wait.
+fn unhealthy(name: &str, g: &app::model::GpuResource, waiting: bool) -> Diagnosis {
+    let reps = g.replicas_per_gpu.max(1);
+    let (out_n, cap, res, gpus) = (g.out_of_service, g.capacity, &g.resource, g.out_of_service.div_ceil(reps));
+    let units = if reps > 1 {
+        said::replicas_out(&out_n, &cap, &res, &gpus, &reps)
+    } else {
+        said::units_out(&out_n, &cap, &res)
+    };
+    let severity = if waiting { Severity::Critical } else { Severity::Warning };
+    let stakes = if waiting { said::gpu_pods_waiting_lost_capacity() } else { Said::default() };
+    diag(
+        Code::GpuUnhealthy,
+        severity,
+        Kind::Node,
+        None,
+        name,
+        said::out_service_device_plugin_found(&units, &name, &stakes),
+    )
 }
 
 /// `gpu-used-outside-scheduler`: pods that use a node's GPU without requesting it.
