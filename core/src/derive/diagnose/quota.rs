@@ -52,10 +52,11 @@ pub fn parse_exceeded(msg: &str) -> Option<Exceeded> {
 /// Controllers that create pods and record `FailedCreate` when the API server refuses them.
 const CONTROLLERS: [&str; 5] = ["ReplicaSet", "Job", "StatefulSet", "DaemonSet", "ReplicationController"];
 
-/// The workloads a GPU quota keeps from creating pods, as pending-page entries, and their
-/// diagnoses.
-pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut Vec<Diagnosis>) -> Vec<PendingPod> {
-    // The newest FailedCreate of each workload whose message is a GPU quota refusal.
+/// The newest `FailedCreate` of each workload (kind, namespace, name) whose message is a GPU
+/// quota refusal, read.
+fn newest_refusals<'a>(
+    cx: &Ctx<'a>,
+) -> HashMap<(&'a str, &'a str, &'a str), (&'a k8s_openapi::api::core::v1::Event, Exceeded)> {
     let mut newest: HashMap<(&str, &str, &str), (&k8s_openapi::api::core::v1::Event, Exceeded)> = HashMap::new();
     for e in &cx.inputs.events {
         let o = &e.involved_object;
@@ -73,6 +74,41 @@ pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut 
             newest.insert(key, (e.as_ref(), x));
         }
     }
+    newest
+}
+
+/// What `gpu-quota-exhausted` says of a workload that asked `asked` of `key` over quota `q`.
+fn refusal_text(q: &QuotaView, kind: &str, ns: &str, name: &str, key: &str, asked: u64) -> Said {
+    let res = q.gpu_resource.as_str();
+    let qn = &q.name;
+    let holding: Said = if q.pods.is_empty() {
+        Said::default()
+    } else {
+        let who = list(&q.pods);
+        said::held(&who)
+    };
+    let cluster = match q.cluster_free {
+        Some(free) if free >= asked => said::cluster_has_free_only_quota(&free, &res, &ns, &qn),
+        Some(free) if free > 0 => said::cluster_has_only_free_fewer(&free, &res, &ns),
+        Some(_) => said::cluster_has_no_free_either(&res, &ns),
+        None => said::raise_quota_kubectl_n_edit(&ns, &qn, &res),
+    };
+    let scoped: Said = if q.scopes.is_empty() {
+        Said::default()
+    } else {
+        let sc = q.scopes.join("; ");
+        said::scoped(&sc)
+    };
+    let (hard, used) = (q.hard, q.used);
+    said::cannot_create_pods_resourcequota_allows(
+        &kind, &ns, &name, &qn, &scoped, &hard, &key, &used, &holding, &asked, &cluster,
+    )
+}
+
+/// The workloads a GPU quota keeps from creating pods, as pending-page entries, and their
+/// diagnoses.
+pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut Vec<Diagnosis>) -> Vec<PendingPod> {
+    let newest = newest_refusals(cx);
     let mut blocked = Vec::new();
     for ((kind, ns, name), (e, x)) in newest {
         // Still blocked? A ReplicaSet that has all its pods now is not; nor is a workload whose
@@ -99,30 +135,7 @@ pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut 
         if q.used + asked <= q.hard {
             continue;
         }
-        let res = q.gpu_resource.as_str();
-        let qn = &q.name;
-        let holding: Said = if q.pods.is_empty() {
-            Said::default()
-        } else {
-            let who = list(&q.pods);
-            said::held(&who)
-        };
-        let cluster = match q.cluster_free {
-            Some(free) if free >= asked => said::cluster_has_free_only_quota(&free, &res, &ns, &qn),
-            Some(free) if free > 0 => said::cluster_has_only_free_fewer(&free, &res, &ns),
-            Some(_) => said::cluster_has_no_free_either(&res, &ns),
-            None => said::raise_quota_kubectl_n_edit(&ns, &qn, &res),
-        };
-        let scoped: Said = if q.scopes.is_empty() {
-            Said::default()
-        } else {
-            let sc = q.scopes.join("; ");
-            said::scoped(&sc)
-        };
-        let (hard, used) = (q.hard, q.used);
-        let text = said::cannot_create_pods_resourcequota_allows(
-            &kind, &ns, &name, &qn, &scoped, &hard, &key, &used, &holding, &asked, &cluster,
-        );
+        let text = refusal_text(q, kind, ns, name, key, asked);
         let d = diag(Code::GpuQuotaExhausted, Severity::Critical, Kind::from(kind), Some(ns), name, text);
         out.push(d.clone());
         let since = e.first_timestamp.as_ref().map(|t| t.0).or_else(|| crate::derive::event_time(e));
