@@ -339,6 +339,34 @@ impl Boot {
         format!("{}{}{}", self.base, path, self.keep_query())
     }
 
+    /// A link to the reports page with `month` (or the query's `from`/`to`), `by` and `sort`
+    /// as given and the query's `tz` kept (the server's page).
+    #[cfg(not(feature = "hydrate"))]
+    pub fn report_link(&self, month: Option<&str>, by: &str, sort: &str) -> String {
+        let q = |k: &str| self.report_query.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        let mut pairs: Vec<String> = Vec::new();
+        match month {
+            Some(m) => pairs.push(format!("month={m}")),
+            None => {
+                for k in ["from", "to"] {
+                    if let Some(v) = q(k) {
+                        pairs.push(format!("{k}={}", percent_encode(v)));
+                    }
+                }
+            }
+        }
+        pairs.push(format!("by={by}"));
+        if sort != "held" {
+            pairs.push(format!("sort={}", percent_encode(sort)));
+        }
+        if let Some(tz) = q("tz").filter(|t| !t.is_empty()) {
+            pairs.push(format!("tz={}", percent_encode(tz)));
+        }
+        let page = self.href("/reports");
+        let sep = if page.contains('?') { '&' } else { '?' };
+        format!("{page}{sep}{}", pairs.join("&"))
+    }
+
     /// As [`Boot::href`], for a link that may end in a `#fragment` (the flags go before it).
     pub fn link(&self, link: &str) -> String {
         match link.split_once('#') {

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use crate::boot::{percent_encode, Boot};
+use crate::boot::Boot;
 use crate::i18n::fill;
-use crate::model::report::{hours, By, DailyChart};
+use crate::model::report::{hours, By, DailyChart, Report, Sheet};
 
 /// The stacked daily chart, as the core laid it out.
 fn chart(c: DailyChart, alt: &str) -> impl IntoView {
@@ -31,6 +31,63 @@ fn chart(c: DailyChart, alt: &str) -> impl IntoView {
     }
 }
 
+/// The report's rows and totals; each column's head links to the report sorted by it.
+fn table(r: &Report, sheet: &Sheet, sort: &str, sorted_by: impl Fn(&str) -> String) -> impl IntoView {
+    let s = expect_context::<Boot>().lang.s();
+    let (show_ws, show_pod) = (sheet.workload_column, sheet.pod_column);
+    // Sorted by the server as `sort=` asks.
+    let rows = r.rows.clone();
+    let head = |col: &'static str, label: &'static str| {
+        let on = sort == col;
+        let class = if col == "name" { "" } else { "num" };
+        let aria = if on { "descending" } else { "none" };
+        view! { <th scope="col" class=class aria-sort=aria><a href=sorted_by(col)>{label}{on.then_some(" ▼")}</a></th> }
+    };
+    let totals = r.totals.clone();
+    view! {
+        <div class="table-wrap">
+        <table class="report">
+            <thead><tr>
+                {head("name", s.col_namespace)}
+                {show_ws.then(|| view! { <th scope="col">{s.col_workload}</th> })}
+                {show_pod.then(|| view! { <th scope="col">{s.col_pod}</th> })}
+                {head("held", s.col_held)}
+                {head("measured", s.col_measured)}
+                {head("used", s.col_gpu_used)}
+                {head("idle", s.col_idle)}
+                {head("memory", s.col_memory_hours)}
+                {head("waited", s.col_waited)}
+            </tr></thead>
+            <tbody>
+                {rows.into_iter().map(|row| {
+                    let f = row.figures;
+                    view! { <tr>
+                        <td>{row.namespace}</td>
+                        {show_ws.then(|| view! { <td class="mono">{row.workload.clone().unwrap_or_default()}</td> })}
+                        {show_pod.then(|| view! { <td class="mono">{row.pod.clone().unwrap_or_default()}</td> })}
+                        <td class="num">{hours(Some(f.held_gpu_seconds))}</td>
+                        <td class="num">{hours(Some(f.measured_gpu_seconds))}</td>
+                        <td class="num">{hours(f.used_gpu_seconds)}</td>
+                        <td class="num">{hours(f.idle_held_gpu_seconds)}</td>
+                        <td class="num">{hours(f.memory_gib_seconds)}</td>
+                        <td class="num">{hours(Some(f.waited_seconds))}</td>
+                    </tr> }
+                }).collect_view()}
+            </tbody>
+            <tfoot><tr>
+                <th scope="row" colspan=sheet.label_columns>{s.reports_total}</th>
+                <td class="num">{hours(Some(totals.held_gpu_seconds))}</td>
+                <td class="num">{hours(Some(totals.measured_gpu_seconds))}</td>
+                <td class="num">{hours(totals.used_gpu_seconds)}</td>
+                <td class="num">{hours(totals.idle_held_gpu_seconds)}</td>
+                <td class="num">{hours(totals.memory_gib_seconds)}</td>
+                <td class="num">{hours(Some(totals.waited_seconds))}</td>
+            </tr></tfoot>
+        </table>
+        </div>
+    }
+}
+
 /// `/reports`.
 #[component]
 pub fn ReportsPage() -> impl IntoView {
@@ -39,31 +96,10 @@ pub fn ReportsPage() -> impl IntoView {
     let lang = boot.lang.code();
     let q = |k: &str| boot.report_query.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
     let report = boot.report.clone();
-    let tz = q("tz").unwrap_or_default();
-    // A link to this page with `month`/`by` changed and everything else kept.
     let sort = q("sort").unwrap_or_else(|| "held".into());
-    let link = |month: Option<String>, by: &str, sort: &str| {
-        let mut pairs: Vec<String> = Vec::new();
-        if let Some(m) = month {
-            pairs.push(format!("month={m}"));
-        } else {
-            for k in ["from", "to"] {
-                if let Some(v) = q(k) {
-                    pairs.push(format!("{k}={}", percent_encode(&v)));
-                }
-            }
-        }
-        pairs.push(format!("by={by}"));
-        if sort != "held" {
-            pairs.push(format!("sort={}", percent_encode(sort)));
-        }
-        if !tz.is_empty() {
-            pairs.push(format!("tz={}", percent_encode(&tz)));
-        }
-        let page = boot.href("/reports");
-        let sep = if page.contains('?') { '&' } else { '?' };
-        format!("{page}{sep}{}", pairs.join("&"))
-    };
+    let month = q("month");
+    // A link to this page with `month`/`by`/`sort` changed and everything else kept.
+    let link = |month: Option<String>, by: &str, sort: &str| boot.report_link(month.as_deref(), by, sort);
     let body = match report {
         None => view! { <p class="muted">{s.reports_none}</p> }.into_any(),
         Some(Err(e)) => view! { <p class="status" data-state="stale" role="alert">"▲ " {e}</p> }.into_any(),
@@ -75,7 +111,6 @@ pub fn ReportsPage() -> impl IntoView {
                 (By::Workload, "workload", s.reports_by_workload),
                 (By::Pod, "pod", s.reports_by_pod),
             ];
-            let month = q("month");
             let tabs = groups
                 .into_iter()
                 .map(|(b, name, label)| {
@@ -94,19 +129,8 @@ pub fn ReportsPage() -> impl IntoView {
                 let d = crate::i18n::duration(r.gap_seconds, boot.lang);
                 view! { <p class="status" data-state="stale" role="note">"▲ " {fill(s.reports_gaps, &[&d])}</p> }
             });
-            let (show_ws, show_pod) = (sheet.workload_column, sheet.pod_column);
             let empty = r.rows.is_empty();
             let alt = s.reports_chart.to_string();
-            // Sorted by the server as `sort=` asks.
-            let rows = r.rows.clone();
-            let head = |col: &'static str, label: &'static str| {
-                let on = sort == col;
-                let href = link(month.clone(), by_name, col);
-                let class = if col == "name" { "" } else { "num" };
-                let aria = if on { "descending" } else { "none" };
-                view! { <th scope="col" class=class aria-sort=aria><a href=href>{label}{on.then_some(" ▼")}</a></th> }
-            };
-            let totals = r.totals.clone();
             view! {
                 <nav class="ranges" aria-label=s.reports_by>
                     <a class="range" href=link(Some(prev), by_name, &sort)>{s.reports_prev}</a>
@@ -121,46 +145,7 @@ pub fn ReportsPage() -> impl IntoView {
                     view! {
                         {chart(sheet.chart.clone(), &alt)}
                         <p><a class="button" href=csv download="">{s.reports_csv}</a></p>
-                        <div class="table-wrap">
-                        <table class="report">
-                            <thead><tr>
-                                {head("name", s.col_namespace)}
-                                {show_ws.then(|| view! { <th scope="col">{s.col_workload}</th> })}
-                                {show_pod.then(|| view! { <th scope="col">{s.col_pod}</th> })}
-                                {head("held", s.col_held)}
-                                {head("measured", s.col_measured)}
-                                {head("used", s.col_gpu_used)}
-                                {head("idle", s.col_idle)}
-                                {head("memory", s.col_memory_hours)}
-                                {head("waited", s.col_waited)}
-                            </tr></thead>
-                            <tbody>
-                                {rows.into_iter().map(|row| {
-                                    let f = row.figures;
-                                    view! { <tr>
-                                        <td>{row.namespace}</td>
-                                        {show_ws.then(|| view! { <td class="mono">{row.workload.clone().unwrap_or_default()}</td> })}
-                                        {show_pod.then(|| view! { <td class="mono">{row.pod.clone().unwrap_or_default()}</td> })}
-                                        <td class="num">{hours(Some(f.held_gpu_seconds))}</td>
-                                        <td class="num">{hours(Some(f.measured_gpu_seconds))}</td>
-                                        <td class="num">{hours(f.used_gpu_seconds)}</td>
-                                        <td class="num">{hours(f.idle_held_gpu_seconds)}</td>
-                                        <td class="num">{hours(f.memory_gib_seconds)}</td>
-                                        <td class="num">{hours(Some(f.waited_seconds))}</td>
-                                    </tr> }
-                                }).collect_view()}
-                            </tbody>
-                            <tfoot><tr>
-                                <th scope="row" colspan=sheet.label_columns>{s.reports_total}</th>
-                                <td class="num">{hours(Some(totals.held_gpu_seconds))}</td>
-                                <td class="num">{hours(Some(totals.measured_gpu_seconds))}</td>
-                                <td class="num">{hours(totals.used_gpu_seconds)}</td>
-                                <td class="num">{hours(totals.idle_held_gpu_seconds)}</td>
-                                <td class="num">{hours(totals.memory_gib_seconds)}</td>
-                                <td class="num">{hours(Some(totals.waited_seconds))}</td>
-                            </tr></tfoot>
-                        </table>
-                        </div>
+                        {table(&r, &sheet, &sort, |col| link(month.clone(), by_name, col))}
                         <p class="muted">{s.reports_unmeasured}</p>
                     }.into_any()
                 }}
