@@ -142,17 +142,10 @@ fn chain(e: &reqwest::Error) -> String {
     out
 }
 
-/// Why a connection ended.
-async fn follow(
-    client: &reqwest::Client,
-    site: &Site,
-    i: usize,
-    shared: &Shared,
-    changed: &tokio::sync::Notify,
-) -> String {
-    // Compressed, and nodes as cards (the fleet drops a node's pods anyway): a 1,000-node site's
-    // first view is ~0.4 MB on the wire instead of 7 MB. A site too old for either sends what
-    // it sends; both are read.
+/// Opens the site's stream: compressed, and nodes as cards (the fleet drops a node's pods
+/// anyway): a 1,000-node site's first view is ~0.4 MB on the wire instead of 7 MB. A site too
+/// old for either sends what it sends; both are read. Errs with why it could not.
+async fn connect(client: &reqwest::Client, site: &Site) -> Result<reqwest::Response, String> {
     let mut req = client
         .get(format!("{}/api/v1/stream?nodes=cards", site.url))
         .header("Accept", "text/event-stream")
@@ -162,12 +155,49 @@ async fn follow(
     }
     let resp = match req.send().await {
         Ok(r) => r,
-        Err(e) => return format!("cannot connect: {}", chain(&e)),
+        Err(e) => return Err(format!("cannot connect: {}", chain(&e))),
     };
     if !resp.status().is_success() {
         let hint = if resp.status() == reqwest::StatusCode::UNAUTHORIZED { " (check its token_file)" } else { "" };
-        return format!("{}/api/v1/stream answered {}{hint}", site.url, resp.status());
+        return Err(format!("{}/api/v1/stream answered {}{hint}", site.url, resp.status()));
     }
+    Ok(resp)
+}
+
+/// Applies one event to the site's view: a whole view replaces it, a delta changes it. Ok(false)
+/// for an event that is neither; Err with why the stream must be opened again.
+async fn apply(kind: &str, data: String, view: &mut Option<ClusterView>) -> Result<bool, String> {
+    match kind {
+        "message" => match decode_view(data).await {
+            Ok(v) => *view = Some(v),
+            Err(e) => return Err(format!("not a gpudash view: {e}")),
+        },
+        "delta" => {
+            let Some(v) = view.as_mut() else { return Err("a delta before the view".into()) };
+            match serde_json::from_str::<ViewDelta>(&data).map(|d| d.apply(v)) {
+                Ok(true) => {}
+                // A delta from another base: open the stream again for the whole view.
+                Ok(false) => return Err("a delta from another revision: catching up".into()),
+                Err(e) => return Err(format!("not a gpudash delta: {e}")),
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Why a connection ended.
+async fn follow(
+    client: &reqwest::Client,
+    site: &Site,
+    i: usize,
+    shared: &Shared,
+    changed: &tokio::sync::Notify,
+) -> String {
+    let resp = match connect(client, site).await {
+        Ok(r) => r,
+        Err(why) => return why,
+    };
     // Why the last connection failed stays said until the site sends a view again: a site that
     // connects and then says nothing keeps its reason on the card between attempts.
     update(shared, i, |k| k.connected = true);
@@ -207,22 +237,10 @@ async fn follow(
         while let Some(raw) = frames.next_event() {
             let Ok(block) = String::from_utf8(raw) else { return "an event that is not UTF-8".into() };
             let Some((kind, data)) = event(&block) else { continue };
-            match kind.as_str() {
-                "message" => match decode_view(data).await {
-                    Ok(v) => view = Some(v),
-                    Err(e) => return format!("not a gpudash view: {e}"),
-                },
-                "delta" => {
-                    let Some(v) = view.as_mut() else { return "a delta before the view".into() };
-                    let applied = serde_json::from_str::<ViewDelta>(&data).map(|d| d.apply(v));
-                    match applied {
-                        Ok(true) => {}
-                        // A delta from another base: open the stream again for the whole view.
-                        Ok(false) => return "a delta from another revision: catching up".into(),
-                        Err(e) => return format!("not a gpudash delta: {e}"),
-                    }
-                }
-                _ => continue,
+            match apply(&kind, data, &mut view).await {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(why) => return why,
             }
             if let Some(v) = view.as_mut() {
                 slim(v);

@@ -177,14 +177,14 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
         cl.goto(&format!("{furl3}/")).await?;
         let el = cl.find(Locator::Css("article.site[data-site='plant-c']")).await?;
         assert_eq!(el.attr("data-state").await?.as_deref(), Some("unreachable"));
-        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(5)).await?;
+        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(15)).await?;
         shot(&cl, "fleet-unreachable.png").await?;
         // The kiosk: dark, large, no links to follow on a wall screen; still live.
         cl.goto(&format!("{furl3}/?kiosk=1")).await?;
         let class = cl.find(Locator::Css("html")).await?.attr("class").await?.unwrap_or_default();
         assert!(class.contains("kiosk"), "{class}");
         assert!(cl.find_all(Locator::Css("article.site h2 a")).await?.is_empty(), "no links in kiosk mode");
-        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(5)).await?;
+        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(15)).await?;
         shot(&cl, "fleet-kiosk.png").await?;
         Ok(())
     })
