@@ -4,6 +4,8 @@
 //! of connections, each with a few seconds to ask) — small enough for an Orin Nano; nothing on
 //! the node is changed.
 
+mod http;
+
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -13,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gpudash_agent::report::{Report, VERSION};
 use gpudash_agent::{dcgm, gpumem, kubelet, nvml, podresources, tegrastats};
+use http::run_http;
 
 type Shared = Arc<Mutex<Report>>;
 
@@ -234,115 +237,6 @@ fn read_gpu_memory(src: Option<GpuMemorySource>, devfreq: Option<PathBuf>, every
     }
 }
 
-/// Connections served at once; more are closed at once.
-const MAX_CONNECTIONS: usize = 256;
-/// Time a connection has to send its request and take the answer.
-const REQUEST_TIME: Duration = Duration::from_secs(3);
-/// Largest request head read.
-const MAX_HEAD: usize = 8192;
-
-fn response(status: &str, body: &str) -> String {
-    format!(
-        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-}
-
-/// The answer to a request head (its first line: method, target, version).
-fn answer(head: &str, report: &Mutex<Report>) -> String {
-    let mut first = head.lines().next().unwrap_or("").split_whitespace();
-    let (method, target) = (first.next().unwrap_or(""), first.next().unwrap_or(""));
-    // The query string is ignored, as a file server ignores it.
-    let path = target.split(['?', '#']).next().unwrap_or("");
-    if method != "GET" && method != "HEAD" {
-        return response("405 Method Not Allowed", r#"{"error":"read-only: GET only"}"#);
-    }
-    match path {
-        "/healthz" => response("200 OK", r#"{"ok":true}"#),
-        "/v1/report" => {
-            let mut r = lock(report).clone();
-            r.generated_at = now();
-            match serde_json::to_string(&r) {
-                Ok(body) => response("200 OK", &body),
-                Err(e) => {
-                    response("500 Internal Server Error", &serde_json::json!({"error": e.to_string()}).to_string())
-                }
-            }
-        }
-        _ => response("404 Not Found", r#"{"error":"not found: /v1/report, /healthz"}"#),
-    }
-}
-
-/// Reads a request head (until the blank line, however many packets it comes in) and answers.
-async fn serve(mut s: tokio::net::TcpStream, report: Shared) -> std::io::Result<()> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut head = Vec::with_capacity(512);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let n = s.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(());
-        }
-        head.extend_from_slice(&chunk[..n]);
-        if head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n") {
-            break;
-        }
-        if head.len() > MAX_HEAD {
-            let r = response("431 Request Header Fields Too Large", r#"{"error":"request head too large"}"#);
-            return s.write_all(r.as_bytes()).await;
-        }
-    }
-    let r = answer(&String::from_utf8_lossy(&head), &report);
-    s.write_all(r.as_bytes()).await?;
-    s.shutdown().await
-}
-
-/// Serves HTTP on one thread: each connection a task with `REQUEST_TIME` to finish, at most
-/// `MAX_CONNECTIONS` at once. Ends (stopping the commands) on SIGTERM or SIGINT.
-async fn run_http(listener: std::net::TcpListener, report: Shared) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let listener = match listener.set_nonblocking(true).and_then(|()| tokio::net::TcpListener::from_std(listener)) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("gpudash-agent: cannot serve: {e}");
-            stop_children();
-            std::process::exit(1);
-        }
-    };
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
-        eprintln!("gpudash-agent: cannot handle signals");
-        stop_children();
-        std::process::exit(1);
-    };
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-    let mut refused = 0u64;
-    loop {
-        let accepted = tokio::select! {
-            _ = term.recv() => break,
-            _ = int.recv() => break,
-            a = listener.accept() => a,
-        };
-        let Ok((stream, _)) = accepted else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let Ok(permit) = slots.clone().try_acquire_owned() else {
-            refused += 1;
-            if refused.is_power_of_two() {
-                eprintln!("gpudash-agent: {refused} connections closed at the cap of {MAX_CONNECTIONS}");
-            }
-            continue;
-        };
-        let r = report.clone();
-        tokio::spawn(async move {
-            let _ = tokio::time::timeout(REQUEST_TIME, serve(stream, r)).await;
-            drop(permit);
-        });
-    }
-    stop_children();
-    std::process::exit(0);
-}
-
 const USAGE: &str = "usage: gpudash-agent [--listen ADDR] [--node NAME] [--interval SECONDS]
        [--pod-resources SOCKET|off] [--tegrastats COMMAND] [--dcgm URL]
        [--nvmap FILE] [--nvml auto|LIB] [--proc DIR] [--devfreq FILE]
@@ -361,8 +255,15 @@ const USAGE: &str = "usage: gpudash-agent [--listen ADDR] [--node NAME] [--inter
   --devfreq        the GPU's devfreq load (tenths of a percent), e.g.
                    /sys/class/devfreq/17000000.gpu/device/load (Orin) — Thor: gpu-gpc-0";
 
-fn main() {
-    // `--key value` and `--key=value` alike (manifests use the second).
+/// Says why the agent cannot start with what it was given, and exits with status 2.
+fn refuse(why: &str) -> ! {
+    eprintln!("gpudash-agent: {why}");
+    std::process::exit(2);
+}
+
+/// The command line as `--key value` pairs (`--key=value` alike: manifests use the second);
+/// prints the usage and exits on `--help`, refuses a key it does not know.
+fn arguments() -> Vec<String> {
     let args: Vec<String> = std::env::args()
         .skip(1)
         .flat_map(|a| match a.split_once('=') {
@@ -372,7 +273,7 @@ fn main() {
         .collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
-        return;
+        std::process::exit(0);
     }
     let known = [
         "--listen",
@@ -387,35 +288,28 @@ fn main() {
         "--devfreq",
     ];
     if let Some(bad) = args.iter().step_by(2).find(|a| !known.contains(&a.as_str())) {
-        eprintln!("gpudash-agent: unknown argument {bad:?}\n{USAGE}");
-        std::process::exit(2);
+        refuse(&format!("unknown argument {bad:?}\n{USAGE}"));
     }
+    args
+}
+
+fn main() {
+    let args = arguments();
     let get = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
     let listen = get("--listen").unwrap_or_else(|| "0.0.0.0:9401".into());
     let every = match get("--interval").map(|s| s.parse::<f64>()) {
         None => Duration::from_secs(1),
         Some(Ok(s)) if (0.1..=3600.0).contains(&s) => Duration::from_secs_f64(s),
-        Some(_) => {
-            eprintln!("gpudash-agent: --interval takes seconds between 0.1 and 3600");
-            std::process::exit(2);
-        }
+        Some(_) => refuse("--interval takes seconds between 0.1 and 3600"),
     };
-    let listener = match TcpListener::bind(&listen) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("gpudash-agent: cannot listen on {listen}: {e} — choose another address with --listen");
-            std::process::exit(2);
-        }
-    };
+    let listener = TcpListener::bind(&listen)
+        .unwrap_or_else(|e| refuse(&format!("cannot listen on {listen}: {e} — choose another address with --listen")));
     let socket = get("--pod-resources").unwrap_or_else(|| podresources::DEFAULT_SOCKET.into());
     let tegra = get("--tegrastats");
     let dcgm_url = get("--dcgm");
     let proc_dir: PathBuf = get("--proc").unwrap_or_else(|| "/proc".into()).into();
     let gpu_memory = match (get("--nvml"), get("--nvmap")) {
-        (Some(_), Some(_)) => {
-            eprintln!("gpudash-agent: --nvml and --nvmap are two ways to read the same thing: give one");
-            std::process::exit(2);
-        }
+        (Some(_), Some(_)) => refuse("--nvml and --nvmap are two ways to read the same thing: give one"),
         (Some(lib), None) => Some(GpuMemorySource::Nvml(lib, proc_dir)),
         (None, Some(n)) => Some(GpuMemorySource::Nvmap(gpumem::Sources { nvmap: n.into(), proc: proc_dir })),
         (None, None) => None,

@@ -53,30 +53,8 @@ fn start_stream(url: &str) {
     // that follow build on the whole view.
     let first = std::rc::Rc::new(std::cell::Cell::new(true));
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-        let Some(text) = e.data().as_string() else {
-            return;
-        };
-        if let Ok(v) = serde_json::from_str::<ClusterView>(&text) {
-            let changed = scope::edit(
-                |s| {
-                    s.conn = Conn::Live;
-                    s.view = v.clone();
-                    false
-                },
-                |l| {
-                    l.conn.set(Conn::Live);
-                    // Only replace the view when it changed, so an idle stream re-renders nothing.
-                    let changed = first.replace(false)
-                        || l.view.with_untracked(|cur| cur.revision != v.revision || cur.source != v.source);
-                    if changed {
-                        l.view.set(v.clone());
-                    }
-                    changed
-                },
-            );
-            if changed == Some(true) {
-                scope::updated();
-            }
+        if let Some(text) = e.data().as_string() {
+            full_view(&text, &first);
         }
     });
     es.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -84,25 +62,7 @@ fn start_stream(url: &str) {
     let es2 = es.clone();
     let on_delta = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         let Some(text) = e.data().as_string() else { return };
-        let Ok(d) = serde_json::from_str::<crate::model::ViewDelta>(&text) else { return };
-        let d = std::cell::RefCell::new(Some(d));
-        let apply = |v: &mut ClusterView| d.borrow_mut().take().is_some_and(|d| d.apply(v));
-        let applied = scope::edit(
-            |s| {
-                s.conn = Conn::Live;
-                apply(&mut s.view)
-            },
-            |l| {
-                l.conn.set(Conn::Live);
-                let mut applied = false;
-                l.view.update(|v| applied = apply(v));
-                applied
-            },
-        )
-        .unwrap_or(true);
-        if applied {
-            scope::updated();
-        } else {
+        if !delta(&text) {
             // Out of step (should not happen: the server sends deltas only on top of what it
             // sent this connection). Reconnect to get a full view.
             es2.close();
@@ -111,21 +71,74 @@ fn start_stream(url: &str) {
     });
     let _ = es.add_event_listener_with_callback("delta", on_delta.as_ref().unchecked_ref());
     on_delta.forget();
-    let on_error = Closure::<dyn FnMut()>::new(move || {
-        let lost = Conn::Lost(now_secs());
-        scope::edit(
-            |s| {
-                if !matches!(s.conn, Conn::Lost(_)) {
-                    s.conn = lost;
-                }
-            },
-            |l| {
-                if !matches!(l.conn.get_untracked(), Conn::Lost(_)) {
-                    l.conn.set(lost);
-                }
-            },
-        );
-    });
+    let on_error = Closure::<dyn FnMut()>::new(lost);
     es.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
+}
+
+/// A full view from the stream: it replaces the view when it changed (or is the connection's
+/// first), so an idle stream re-renders nothing.
+fn full_view(text: &str, first: &std::cell::Cell<bool>) {
+    let Ok(v) = serde_json::from_str::<ClusterView>(text) else { return };
+    let changed = scope::edit(
+        |s| {
+            s.conn = Conn::Live;
+            s.view = v.clone();
+            false
+        },
+        |l| {
+            l.conn.set(Conn::Live);
+            let changed = first.replace(false)
+                || l.view.with_untracked(|cur| cur.revision != v.revision || cur.source != v.source);
+            if changed {
+                l.view.set(v.clone());
+            }
+            changed
+        },
+    );
+    if changed == Some(true) {
+        scope::updated();
+    }
+}
+
+/// A delta from the stream, applied to the view; false when it does not apply (out of step).
+/// A delta that does not parse is left alone.
+fn delta(text: &str) -> bool {
+    let Ok(d) = serde_json::from_str::<crate::model::ViewDelta>(text) else { return true };
+    let d = std::cell::RefCell::new(Some(d));
+    let apply = |v: &mut ClusterView| d.borrow_mut().take().is_some_and(|d| d.apply(v));
+    let applied = scope::edit(
+        |s| {
+            s.conn = Conn::Live;
+            apply(&mut s.view)
+        },
+        |l| {
+            l.conn.set(Conn::Live);
+            let mut applied = false;
+            l.view.update(|v| applied = apply(v));
+            applied
+        },
+    )
+    .unwrap_or(true);
+    if applied {
+        scope::updated();
+    }
+    applied
+}
+
+/// The stream broke: the page says since when it is lost (the first break, not each retry).
+fn lost() {
+    let lost = Conn::Lost(now_secs());
+    scope::edit(
+        |s| {
+            if !matches!(s.conn, Conn::Lost(_)) {
+                s.conn = lost;
+            }
+        },
+        |l| {
+            if !matches!(l.conn.get_untracked(), Conn::Lost(_)) {
+                l.conn.set(lost);
+            }
+        },
+    );
 }

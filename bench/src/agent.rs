@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 
-use crate::{cpu_ticks, root, status_kib};
+use crate::proc::{cpu_ticks, root, status_kib};
 
 fn size_kib(p: &Path) -> Option<f64> {
     std::fs::metadata(p).ok().map(|m| m.len() as f64 / 1024.0)

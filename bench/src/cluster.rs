@@ -15,7 +15,8 @@ fn node(name: &str, kind: usize) -> (Value, Vec<(&'static str, u64)>) {
     let (arch, labels, gpus, mem): (&str, Value, Vec<(&'static str, u64)>, &str) = match kind {
         0 => (
             "arm64",
-            json!({"nvidia.com/gpu.count": "1", "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing", "nvidia.com/gpu.product": "NVIDIA-Jetson-AGX-Orin-64GB-SHARED"}),
+            json!({"nvidia.com/gpu.count": "1", "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing",
+                "nvidia.com/gpu.product": "NVIDIA-Jetson-AGX-Orin-64GB-SHARED"}),
             vec![("nvidia.com/gpu", 4)],
             "64335836Ki",
         ),
@@ -49,9 +50,21 @@ fn node(name: &str, kind: usize) -> (Value, Vec<(&'static str, u64)>) {
         "apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": l},
         "status": {"capacity": cap, "allocatable": cap,
             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
-            "nodeInfo": {"architecture": arch, "kernelVersion": kernel, "bootID": "", "containerRuntimeVersion": "containerd://1.7.23-k3s2", "kubeProxyVersion": "v1.31.6+k3s1", "kubeletVersion": "v1.31.6+k3s1", "machineID": "", "operatingSystem": "linux", "osImage": "Ubuntu 22.04.5 LTS", "systemUUID": ""}}
+            "nodeInfo": {"architecture": arch, "kernelVersion": kernel, "bootID": "", "containerRuntimeVersion": "containerd://1.7.23-k3s2",
+                "kubeProxyVersion": "v1.31.6+k3s1", "kubeletVersion": "v1.31.6+k3s1", "machineID": "", "operatingSystem": "linux",
+                "osImage": "Ubuntu 22.04.5 LTS", "systemUUID": ""}}
     });
     (n, gpus)
+}
+
+/// The probe node whose `gpudash.dev/seq` label the benchmark bumps to time a change end to end.
+pub fn probe_node(seq: u64) -> Value {
+    let small = json!({"cpu": "1", "memory": "1Gi", "pods": "10"});
+    json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "probe-node", "labels": {"gpudash.dev/seq": seq.to_string()}},
+        "status": {"capacity": small, "allocatable": small, "conditions": [{"type": "Ready", "status": "True"}]}
+    })
 }
 
 /// A pod on `node` (or Pending when `node` is None) requesting `gpu`.
@@ -65,7 +78,8 @@ pub fn pod(ns: &str, name: &str, node: Option<&str>, gpu: Option<(&str, u64)>, m
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
         "spec": {"runtimeClassName": "nvidia", "schedulerName": "default-scheduler",
-                 "containers": [{"name": "c", "image": "registry.local/model:1", "resources": {"requests": {"cpu": "250m", "memory": format!("{mem_gi}Gi")}, "limits": limits}}]},
+                 "containers": [{"name": "c", "image": "registry.local/model:1",
+                     "resources": {"requests": {"cpu": "250m", "memory": format!("{mem_gi}Gi")}, "limits": limits}}]},
         "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "True"}]}
     });
     match node {
@@ -83,7 +97,7 @@ pub fn pod(ns: &str, name: &str, node: Option<&str>, gpu: Option<(&str, u64)>, m
 pub fn generate(nodes: usize, pods_per_node: usize) -> Generated {
     let mut objects = vec![
         json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
-        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "probe-node", "labels": {"gpudash.dev/seq": "0"}}, "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "conditions": [{"type": "Ready", "status": "True"}]}}),
+        probe_node(0),
     ];
     let mut allocated = Vec::new();
     for i in 0..nodes {
@@ -139,7 +153,7 @@ pub fn generate_dra(nodes: usize, pods_per_node: usize) -> Generated {
     let mut objects = vec![
         json!({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.nvidia.com"},
             "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}}),
-        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "probe-node", "labels": {"gpudash.dev/seq": "0"}}, "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}, "conditions": [{"type": "Ready", "status": "True"}]}}),
+        probe_node(0),
     ];
     let mut allocated = Vec::new();
     for i in 0..nodes {

@@ -30,14 +30,10 @@ fn median(mut v: Vec<Duration>) -> f64 {
     v.get(v.len() / 2).map_or(0.0, |d| ms(*d))
 }
 
-/// Prints the phase timings of `rounds` revisions, each after one pod changed.
-/// With `dra`, the cluster is the GPU Operator's DRA mode (8 GPUs a node, 8 claims a node) and
-/// each revision changes one claim's pod (reservedFor emptied or refilled) instead of a pod.
-pub fn run(nodes: usize, rounds: usize, dra: bool) {
-    let generated = if dra { crate::cluster::generate_dra(nodes, 30) } else { crate::cluster::generate(nodes, 30) };
-    // Text as the API server would send it, to time decoding as the watcher does it.
-    let pod_json: Vec<String> = generated
-        .objects
+/// The generated pods as text, as the API server would send them (uid, resourceVersion and
+/// creation time set), to time decoding as the watcher does it.
+fn pods_as_sent(objects: &[Value]) -> Vec<String> {
+    objects
         .iter()
         .filter(|o| o["kind"] == "Pod")
         .enumerate()
@@ -48,7 +44,45 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
             o["metadata"]["creationTimestamp"] = Value::from("2026-12-01T00:00:00Z");
             o.to_string()
         })
-        .collect();
+        .collect()
+}
+
+/// Round `r`'s change: one claim's pod leaves or comes back (`dra`), else one running pod's
+/// memory request changes, as under churn.
+fn change_one(inputs: &mut Inputs, r: usize, dra: bool) {
+    if dra {
+        // One claim's pod leaves (reservedFor emptied) or comes back, as under churn.
+        let i = (r * 7919) % inputs.claims.len();
+        let mut c = (*inputs.claims[i]).clone();
+        if let Some(st) = c.status.as_mut() {
+            if st.reserved_for.is_empty() {
+                st.reserved_for.push(gpudash::dra::Consumer { resource: "pods".into(), name: "back".into() });
+            } else {
+                st.reserved_for.clear();
+            }
+        }
+        inputs.claims[i] = Arc::new(c);
+    } else {
+        // One running pod's memory request changes (a new resourceVersion), as under churn.
+        let i = (r * 7919) % inputs.pods.len();
+        let mut p = (*inputs.pods[i]).clone();
+        p.metadata.resource_version = Some(format!("{}", 1_000_000 + r));
+        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            let req = c.resources.get_or_insert_with(Default::default).requests.get_or_insert_with(Default::default);
+            let mem = k8s_openapi::apimachinery::pkg::api::resource::Quantity(format!("{}Mi", 100 + r));
+            req.0.retain(|(k, _)| k != "memory");
+            req.0.push(("memory".into(), mem));
+        }
+        inputs.pods[i] = Arc::new(p);
+    }
+}
+
+/// Prints the phase timings of `rounds` revisions, each after one pod changed.
+/// With `dra`, the cluster is the GPU Operator's DRA mode (8 GPUs a node, 8 claims a node) and
+/// each revision changes one claim's pod (reservedFor emptied or refilled) instead of a pod.
+pub fn run(nodes: usize, rounds: usize, dra: bool) {
+    let generated = if dra { crate::cluster::generate_dra(nodes, 30) } else { crate::cluster::generate(nodes, 30) };
+    let pod_json = pods_as_sent(&generated.objects);
     let before = crate::rss_kib(std::process::id());
     let t = Instant::now();
     // Decoded and stripped as the watcher does it.
@@ -79,32 +113,7 @@ pub fn run(nodes: usize, rounds: usize, dra: bool) {
     print_metrics_cardinality(&prev, nodes);
     let (mut derive, mut compare, mut delta, mut encode, mut bytes) = (vec![], vec![], vec![], vec![], 0);
     for r in 0..rounds {
-        if dra {
-            // One claim's pod leaves (reservedFor emptied) or comes back, as under churn.
-            let i = (r * 7919) % inputs.claims.len();
-            let mut c = (*inputs.claims[i]).clone();
-            if let Some(st) = c.status.as_mut() {
-                if st.reserved_for.is_empty() {
-                    st.reserved_for.push(gpudash::dra::Consumer { resource: "pods".into(), name: "back".into() });
-                } else {
-                    st.reserved_for.clear();
-                }
-            }
-            inputs.claims[i] = Arc::new(c);
-        } else {
-            // One running pod's memory request changes (a new resourceVersion), as under churn.
-            let i = (r * 7919) % inputs.pods.len();
-            let mut p = (*inputs.pods[i]).clone();
-            p.metadata.resource_version = Some(format!("{}", 1_000_000 + r));
-            if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
-                let req =
-                    c.resources.get_or_insert_with(Default::default).requests.get_or_insert_with(Default::default);
-                let mem = k8s_openapi::apimachinery::pkg::api::resource::Quantity(format!("{}Mi", 100 + r));
-                req.0.retain(|(k, _)| k != "memory");
-                req.0.push(("memory".into(), mem));
-            }
-            inputs.pods[i] = Arc::new(p);
-        }
+        change_one(&mut inputs, r, dra);
         let t = Instant::now();
         let view = derive_cached(&inputs, &opts, source.clone(), r as u64 + 1, now, &mut cache);
         derive.push(t.elapsed());

@@ -72,15 +72,9 @@ pub async fn chart_30d() -> anyhow::Result<Duration> {
     Ok(d)
 }
 
-/// Fills 30 days of a 1,000-node site's history — 30 pods a node, each replaced weekly (four
-/// intervals), four of them holding a quarter GPU; 20 Pending waits a day; each GPU's busy %
-/// on 100 agent nodes every minute (rolled up beyond 7 days as retention does); an hour's gap
-/// — and times the 30-day GPU-hours report per namespace and per pod.
-pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize)> {
-    let dir = tempfile::tempdir()?;
-    let pool = gpudash::db::open(&dir.path().join("h.db")).await?;
-    let now = jiff::Timestamp::now().as_second();
-    let start = now - 30 * 86_400;
+/// Writes the month of history [`report_30d`] reads: pod intervals, waits, busy series with a
+/// sample a minute, and an hour's gap.
+async fn fill_month(pool: &sqlx::SqlitePool, nodes: i64, start: i64, now: i64) -> anyhow::Result<()> {
     let week = 7 * 86_400 + 43_200;
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1),
@@ -96,7 +90,7 @@ pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize
     .bind(nodes)
     .bind(start)
     .bind(week)
-    .execute(&pool)
+    .execute(pool)
     .await?;
     sqlx::query(
         "WITH RECURSIVE d(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM d WHERE x + 1 < 30),
@@ -107,13 +101,13 @@ pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize
          FROM d, q",
     )
     .bind(start)
-    .execute(&pool)
+    .execute(pool)
     .await?;
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < 100)
          INSERT INTO series (id, node, metric, resource) SELECT i + 1, printf('node-%04d', i * 10), 'gpu_busy', 'nvidia.com/gpu|gpu0' FROM n",
     )
-    .execute(&pool)
+    .execute(pool)
     .await?;
     sqlx::query(
         "WITH RECURSIVE t(ts) AS (SELECT ?1 UNION ALL SELECT ts + 60 FROM t WHERE ts + 60 < ?2)
@@ -121,12 +115,25 @@ pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize
     )
     .bind(start)
     .bind(now)
-    .execute(&pool)
+    .execute(pool)
     .await?;
     sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?1, ?1 + 3600, 'gpudash not running')")
         .bind(start + 10 * 86_400)
-        .execute(&pool)
+        .execute(pool)
         .await?;
+    Ok(())
+}
+
+/// Fills 30 days of a 1,000-node site's history — 30 pods a node, each replaced weekly (four
+/// intervals), four of them holding a quarter GPU; 20 Pending waits a day; each GPU's busy %
+/// on 100 agent nodes every minute (rolled up beyond 7 days as retention does); an hour's gap
+/// — and times the 30-day GPU-hours report per namespace and per pod.
+pub async fn report_30d(nodes: i64) -> anyhow::Result<(Duration, Duration, usize)> {
+    let dir = tempfile::tempdir()?;
+    let pool = gpudash::db::open(&dir.path().join("h.db")).await?;
+    let now = jiff::Timestamp::now().as_second();
+    let start = now - 30 * 86_400;
+    fill_month(&pool, nodes, start, now).await?;
     // Retention's pass: rolls the samples beyond 7 days up and (the first time, for the whole
     // month) sums each GPU's busy % per hour, as it does every ten minutes for the last hour.
     let t = Instant::now();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::{root, rss_kib, Killer};
+use crate::proc::{root, rss_kib, Killer};
 
 /// Every live descendant's pid (demo agents and their tegrastats commands).
 fn descendants(pid: u32) -> Vec<u32> {

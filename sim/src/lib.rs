@@ -7,22 +7,24 @@
 
 pub mod api;
 mod control;
+mod faults;
 pub mod kubelet;
 pub mod resources;
+mod running;
 pub mod scenario;
 pub mod select;
 pub mod store;
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use serde::Serialize;
 use serde_json::{json, Value};
-use tokio::sync::watch;
 
+pub use faults::Faults;
+pub use running::{kubeconfig, start, RunningSim};
 pub use scenario::{Scenario, ScenarioError};
 use store::Store;
 
@@ -46,58 +48,6 @@ pub struct RequestRecord {
     pub uri: String,
     /// Response status code.
     pub status: u16,
-}
-
-/// Faults that tests switch on and off.
-#[derive(Debug)]
-pub struct Faults {
-    close: watch::Sender<u64>,
-    stalled: AtomicBool,
-    delay_ms: AtomicU64,
-    unavailable_until: Mutex<Option<Instant>>,
-}
-
-impl Faults {
-    fn new() -> Self {
-        Self {
-            close: watch::channel(0).0,
-            stalled: AtomicBool::new(false),
-            delay_ms: AtomicU64::new(0),
-            unavailable_until: Mutex::new(None),
-        }
-    }
-
-    /// A receiver that changes whenever every open watch must end.
-    pub fn close_signal(&self) -> watch::Receiver<u64> {
-        self.close.subscribe()
-    }
-
-    fn close_all(&self) {
-        self.close.send_modify(|n| *n += 1);
-    }
-
-    /// Whether new watches are accepted and then left silent.
-    pub fn stalled(&self) -> bool {
-        self.stalled.load(Ordering::Relaxed)
-    }
-
-    /// The delay added to every response.
-    pub fn delay(&self) -> Duration {
-        Duration::from_millis(self.delay_ms.load(Ordering::Relaxed))
-    }
-
-    /// Whether the API answers 503 (restarting).
-    pub fn unavailable(&self) -> bool {
-        let mut u = self.unavailable_until.lock().unwrap_or_else(|e| e.into_inner());
-        match *u {
-            Some(t) if Instant::now() < t => true,
-            Some(_) => {
-                *u = None;
-                false
-            }
-            None => false,
-        }
-    }
 }
 
 const LOG_LEN: usize = 100_000;
@@ -431,68 +381,9 @@ fn fill_times(mut obj: Value) -> Value {
     obj
 }
 
-/// A simulator serving on a socket.
-#[derive(Debug)]
-pub struct RunningSim {
-    /// Where it listens.
-    pub addr: SocketAddr,
-    /// The handle.
-    pub sim: Simulator,
-    server: tokio::task::JoinHandle<()>,
-    timeline: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl RunningSim {
-    /// `http://addr`.
-    pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// A kubeconfig for this simulator.
-    pub fn kubeconfig(&self) -> String {
-        kubeconfig(&self.url())
-    }
-
-    /// Stops serving (also done on drop).
-    pub fn stop(&self) {
-        self.server.abort();
-        if let Some(t) = &self.timeline {
-            t.abort();
-        }
-    }
-}
-
-impl Drop for RunningSim {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// Starts serving `sim` on `addr` (use `127.0.0.1:0` for an ephemeral port).
-pub async fn start(sim: Simulator, addr: SocketAddr, mode: TimelineMode) -> std::io::Result<RunningSim> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let addr = listener.local_addr()?;
-    let router = sim.router();
-    let server = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, router).await {
-            tracing::error!(error = %e, "simulator server ended");
-        }
-    });
-    let timeline = (mode == TimelineMode::Auto).then(|| sim.spawn_timeline());
-    Ok(RunningSim { addr, sim, server, timeline })
-}
-
-/// A kubeconfig that points kubectl, kube-rs and the Python client at `server`.
-pub fn kubeconfig(server: &str) -> String {
-    format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: gpudash-sim\n  cluster:\n    server: {server}\ncontexts:\n- name: gpudash-sim\n  \
-            context:\n    cluster: gpudash-sim\n    user: gpudash-sim\n    namespace: default\ncurrent-context: gpudash-sim\nusers:\n- name: \
-            gpudash-sim\n  user:\n    token: gpudash-sim-read-only\npreferences: {{}}\n"
-    )
-}
-
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn a_faster_timeline_waits_less_between_steps() {
@@ -502,8 +393,6 @@ mod tests {
         let after = sim.next_delay(0).unwrap_or_default();
         assert!(before > Duration::ZERO && after < before / 100, "{before:?} → {after:?}");
     }
-
-    use super::*;
 
     #[test]
     fn the_built_in_scenario_loads() {

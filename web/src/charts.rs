@@ -199,17 +199,7 @@ pub fn line_chart(
 ) -> Result<String, DrawError> {
     let look = look.into();
     let p = palette(look.dark);
-    let ymax = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|(_, v)| *v).fold(0.0f64, f64::max);
-    let ymax = match (ymax <= 0.0, unit) {
-        (_, Unit::Percent) => 100.0,
-        (true, Unit::Seconds) => 60.0,
-        (true, Unit::Bytes) => 1024.0 * 1024.0 * 1024.0,
-        (true, Unit::Count) => 1.0,
-        // Counts get a whole-number top, so that the ticks (steps of 1, 2, 5, …) are whole.
-        (false, Unit::Count) => (ymax * 1.15).ceil().max(1.0),
-        (false, _) => ymax * 1.15,
-    };
-    let y_labels = if unit == Unit::Count { (ymax as usize + 1).min(6) } else { 6 };
+    let (ymax, y_labels) = y_axis(lines, unit);
     let to = to.max(from + 1);
     let mut svg = String::new();
     {
@@ -272,6 +262,21 @@ pub fn line_chart(
     let used: Vec<RGBColor> =
         (0..lines.iter().map(|l| l.color + 1).max().unwrap_or(0)).map(|i| p.lines[i % p.lines.len()]).collect();
     Ok(xml_safe(dash_series(svg, &used)))
+}
+
+/// The top of the y axis (a little above the highest point; 100 % for percentages; a whole
+/// number for counts, so that the ticks — steps of 1, 2, 5, … — are whole) and how many ticks.
+fn y_axis(lines: &[Line], unit: Unit) -> (f64, usize) {
+    let ymax = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|(_, v)| *v).fold(0.0f64, f64::max);
+    let ymax = match (ymax <= 0.0, unit) {
+        (_, Unit::Percent) => 100.0,
+        (true, Unit::Seconds) => 60.0,
+        (true, Unit::Bytes) => 1024.0 * 1024.0 * 1024.0,
+        (true, Unit::Count) => 1.0,
+        (false, Unit::Count) => (ymax * 1.15).ceil().max(1.0),
+        (false, _) => ymax * 1.15,
+    };
+    (ymax, if unit == Unit::Count { (ymax as usize + 1).min(6) } else { 6 })
 }
 
 /// Reduces a segment to at most four points per pixel column (first, min, max, last), so that a
@@ -380,8 +385,7 @@ mod tests {
 
     #[test]
     fn control_characters_in_a_title_leave_valid_xml() {
-        let svg = line_chart("n\u{0}\u{1b}x · <b>", Unit::Count, &[], &[], 0, 60, false, (300, 120))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let svg = line_chart("n\u{0}\u{1b}x · <b>", Unit::Count, &[], &[], 0, 60, false, (300, 120)).unwrap();
         assert!(!svg.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')), "{svg}");
         assert!(svg.contains("n\u{fffd}\u{fffd}x"), "{svg}");
     }

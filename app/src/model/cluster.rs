@@ -122,7 +122,7 @@ impl Serialize for WithCards<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
         let ClusterView { revision, generated_at, source, nodes, pending, diagnoses, blocked, quotas, totals } = self.0;
-        let cards: Vec<super::node::AsCard<'_>> = nodes.iter().map(|n| super::node::AsCard(n)).collect();
+        let cards: Vec<super::card::AsCard<'_>> = nodes.iter().map(|n| super::card::AsCard(n)).collect();
         let mut m = s.serialize_struct("ClusterView", 9)?;
         m.serialize_field("revision", revision)?;
         m.serialize_field("generated_at", generated_at)?;

@@ -5,6 +5,7 @@
 //! what-if check ([`fit`]), a large site's paged overview ([`overview`]), the fleet's view
 //! ([`fleet`]).
 
+pub mod card;
 pub mod cluster;
 pub mod delta;
 pub mod diagnosis;
@@ -17,6 +18,7 @@ pub mod quota;
 pub mod range;
 pub mod report;
 
+pub use card::*;
 pub use cluster::*;
 pub use delta::*;
 pub use diagnosis::*;

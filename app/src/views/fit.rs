@@ -64,7 +64,10 @@ fn Verdict(r: FitResult) -> impl IntoView {
                 <ul class="suggestions">{r.suggestions.iter().map(|x| view! { <li>{x.say(lang).to_string()}</li> }).collect_view()}</ul>
             })}
             <table class="table">
-                <thead><tr><th>{s.fit_col_node}</th><th>{s.fit_col_verdict}</th><th>{s.fit_col_reasons}</th><th>{s.fit_col_replicas}</th><th>{s.fit_col_headroom}</th></tr></thead>
+                <thead><tr>
+                    <th>{s.fit_col_node}</th><th>{s.fit_col_verdict}</th><th>{s.fit_col_reasons}</th>
+                    <th>{s.fit_col_replicas}</th><th>{s.fit_col_headroom}</th>
+                </tr></thead>
                 <tbody>
                     {r.nodes.iter().map(|n| view! {
                         <tr data-node=n.node.clone() class=if n.fits { "fits" } else { "nofit" }>
@@ -111,7 +114,8 @@ pub fn FitPage() -> impl IntoView {
                 <Field name="cpu_limit" label=s.fit_cpu_limit value=input.cpu_limit.clone() placeholder="2" bad=bad("cpu_limit")/>
                 <Field name="memory_request" label=s.fit_memory_request value=input.memory_request.clone() placeholder="2Gi" bad=bad("memory_request")/>
                 <Field name="memory_limit" label=s.fit_memory_limit value=input.memory_limit.clone() placeholder="4Gi" bad=bad("memory_limit")/>
-                <Field name="node_selector" label=s.fit_node_selector value=input.node_selector.clone() placeholder="kubernetes.io/arch=arm64" bad=bad("node_selector")/>
+                <Field name="node_selector" label=s.fit_node_selector value=input.node_selector.clone()
+                    placeholder="kubernetes.io/arch=arm64" bad=bad("node_selector")/>
                 <Field name="tolerations" label=s.fit_tolerations value=input.tolerations.clone() placeholder="key=value:NoSchedule" bad=bad("tolerations")/>
                 <Field name="runtime_class" label="runtimeClassName" value=input.runtime_class.clone() placeholder="nvidia" bad=bad("runtime_class")/>
                 <Field name="replicas" label=s.fit_replicas value=input.replicas.clone() placeholder="1" bad=bad("replicas")/>

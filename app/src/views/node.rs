@@ -61,7 +61,10 @@ fn holders_table(n: &NodeView, now: RwSignal<i64>) -> impl IntoView {
         <section class="panel wide">
             <h2>{s.node_holders}</h2>
             <table class="table">
-                <thead><tr><th>{s.col_namespace}</th><th>{s.col_pod}</th><th>{s.col_resource}</th><th>{s.col_count}</th><th>{s.col_age}</th><th>{s.col_runtime_class}</th></tr></thead>
+                <thead><tr>
+                    <th>{s.col_namespace}</th><th>{s.col_pod}</th><th>{s.col_resource}</th>
+                    <th>{s.col_count}</th><th>{s.col_age}</th><th>{s.col_runtime_class}</th>
+                </tr></thead>
                 <tbody>
                 {holders.into_iter().map(|(r, h)| {
                     let since = h.since.as_deref().and_then(parse_rfc3339);
@@ -84,7 +87,11 @@ fn devices_table(g: &GpuResource) -> impl IntoView {
         <section class=if g.sharing == Sharing::Dra { "panel wide dra" } else { "panel wide devices" } data-driver=g.resource.clone()>
             <h2>{if g.sharing == Sharing::Dra { s.node_dra } else { s.node_kubelet }} <span class="mono">{g.resource.clone()}</span></h2>
             <table class="table">
-                <thead><tr><th>{s.col_device}</th><th>{s.col_type}</th><th>{s.col_product}</th><th>{s.col_memory}</th><th>{s.col_uuid}</th><th>{s.col_busy}</th><th>{s.col_memory_used}</th><th>{s.col_claims}</th><th>{s.col_pods}</th></tr></thead>
+                <thead><tr>
+                    <th>{s.col_device}</th><th>{s.col_type}</th><th>{s.col_product}</th><th>{s.col_memory}</th>
+                    <th>{s.col_uuid}</th><th>{s.col_busy}</th><th>{s.col_memory_used}</th><th>{s.col_claims}</th>
+                    <th>{s.col_pods}</th>
+                </tr></thead>
                 <tbody>
                 {g.devices.iter().map(|d| view! { <tr class=if d.parent.is_some() { "child" } else { "" } data-device=d.name.clone()>
                     <td class="mono">{d.parent.clone().map(|_| "└ ")}{d.name.clone()}</td>

@@ -27,10 +27,16 @@ pub(super) fn Totals() -> impl IntoView {
     view! {
         <section class="totals" aria-label=s.totals_label>
             <div class="total"><span class="num">{move || t().ready_nodes} "/" {move || t().nodes}</span><span class="lbl">{s.totals_nodes}</span></div>
-            <div class="total"><span class="num">{move || t().gpu_allocated} "/" {move || t().gpu_allocatable}</span><span class="lbl">{s.totals_gpu}</span></div>
-            <div class="total" data-alert=move || (t().pending > 0 || t().blocked > 0).to_string()><span class="num">{move || t().pending}</span><span class="lbl">{s.totals_pending}</span>
+            <div class="total">
+                <span class="num">{move || t().gpu_allocated} "/" {move || t().gpu_allocatable}</span>
+                <span class="lbl">{s.totals_gpu}</span>
+            </div>
+            <div class="total" data-alert=move || (t().pending > 0 || t().blocked > 0).to_string()>
+                <span class="num">{move || t().pending}</span><span class="lbl">{s.totals_pending}</span>
                 <span class="lbl blocked">{move || (t().blocked > 0).then(|| fill(s.totals_blocked, &[&t().blocked.to_string()]))}</span></div>
-            <div class="total" data-alert=move || (t().critical > 0).to_string()><span class="num">{move || t().critical}</span><span class="lbl">{s.totals_critical}</span></div>
+            <div class="total" data-alert=move || (t().critical > 0).to_string()>
+                <span class="num">{move || t().critical}</span><span class="lbl">{s.totals_critical}</span>
+            </div>
             <div class="total"><span class="num">{move || t().warnings}</span><span class="lbl">{s.totals_warnings}</span></div>
         </section>
     }
@@ -141,7 +147,10 @@ pub fn PendingPage() -> impl IntoView {
                             {p.reasons.iter().map(|r| view! {
                                 <li class="reason"><span class="reason-text" lang=r.verbatim.then_some("en")>{r.reason.say(lang).to_string()}</span>
                                     <span class="reason-nodes">{match (r.nodes, total) {
-                                        (Some(n), Some(all)) => fill(if all == 1 { t.pending_nodes_of_1 } else { t.pending_nodes_of }, &[&n.to_string(), &all.to_string()]),
+                                        (Some(n), Some(all)) => {
+                                            let of = if all == 1 { t.pending_nodes_of_1 } else { t.pending_nodes_of };
+                                            fill(of, &[&n.to_string(), &all.to_string()])
+                                        }
                                         (Some(n), None) => fill(if n == 1 { t.pending_nodes_1 } else { t.pending_nodes }, &[&n.to_string()]),
                                         _ => String::new(),
                                     }}</span>
@@ -193,7 +202,10 @@ pub fn DiagnosesPage() -> impl IntoView {
                     <li class="diagnosis-item" data-code=d.code.to_string()>
                         <span class=cls>{lbl}</span>
                         <b class="mono code">{d.code.to_string()}</b>
-                        {match href { Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }), None => Either::Right(view! { <span class="obj">{obj}</span> }) }}
+                        {match href {
+                            Some(h) => Either::Left(view! { <a href=h class="obj">{obj}</a> }),
+                            None => Either::Right(view! { <span class="obj">{obj}</span> }),
+                        }}
                         {at.map(|s| {
                             let age = move || fill(t.diagnosis_since, &[&elapsed(s, now.get(), lang)]);
                             view! { <time class="since muted" datetime=since.clone() title=since>{age}</time> }

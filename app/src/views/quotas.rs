@@ -46,7 +46,10 @@ pub fn QuotasPage() -> impl IntoView {
             <label>{t.filter_namespace}
                 <select name="ns">
                     <option value="" selected=selected.is_empty()>{t.filter_all}</option>
-                    {namespaces.into_iter().map(|n| { let sel = n == selected; view! { <option value=n.clone() selected=sel>{n.clone()}</option> } }).collect_view()}
+                    {namespaces.into_iter().map(|n| {
+                        let sel = n == selected;
+                        view! { <option value=n.clone() selected=sel>{n.clone()}</option> }
+                    }).collect_view()}
                 </select>
             </label>
             <button type="submit">{t.filter_submit}</button>

@@ -13,21 +13,23 @@ fn seen(node: &str, report: &str, last_ok: Option<&str>) -> Arc<AgentSeen> {
     Arc::new(AgentSeen {
         node: node.into(),
         pod: format!("gpudash/gpudash-agent-{node}"),
-        report: Some(parse(report.as_bytes()).unwrap_or_else(|e| panic!("{e}"))),
+        report: Some(parse(report.as_bytes()).unwrap()),
         last_ok: last_ok.and_then(|t| t.parse().ok()),
         error: None,
     })
 }
 
 const SERVER: &str = r#"{"version":1,"node":"gpu-ts-01","generated_at":0,
- "kubelet":{"value":{"allocatable":[{"resource":"nvidia.com/gpu","ids":["GPU-aaaa::0","GPU-aaaa::1","GPU-aaaa::2","GPU-aaaa::3","GPU-bbbb::0","GPU-bbbb::1","GPU-bbbb::2","GPU-bbbb::3"]}],
+ "kubelet":{"value":{"allocatable":[{"resource":"nvidia.com/gpu","ids":["GPU-aaaa::0","GPU-aaaa::1","GPU-aaaa::2","GPU-aaaa::3",
+    "GPU-bbbb::0","GPU-bbbb::1","GPU-bbbb::2","GPU-bbbb::3"]}],
   "pods":[{"namespace":"vision","name":"line-inspect-7d9f8c6b5-k2x7p","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-aaaa::0"]}]},
           {"namespace":"vision","name":"weld-check-5f6a7b8c9-q4w5e","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-bbbb::0"]}]},
           {"namespace":"vision","name":"label-ocr-6b7c8d9e0-r6t7y","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-aaaa::1"]}]},
           {"namespace":"ml","name":"llm-assist-0","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-bbbb::1","GPU-bbbb::2"]}]}]},
   "seen_at":0,"error":null},
  "tegrastats":null,
- "dcgm":{"value":[{"index":"0","uuid":"GPU-aaaa","busy_percent":97.0,"memory_used_bytes":12884901888},{"index":"1","uuid":"GPU-bbbb","busy_percent":12.0,"memory_used_bytes":17179869184}],"seen_at":0,"error":null}}"#;
+ "dcgm":{"value":[{"index":"0","uuid":"GPU-aaaa","busy_percent":97.0,"memory_used_bytes":12884901888},
+  {"index":"1","uuid":"GPU-bbbb","busy_percent":12.0,"memory_used_bytes":17179869184}],"seen_at":0,"error":null}}"#;
 
 const JETSON: &str = r#"{"version":1,"node":"orin-nano-01","generated_at":0,
  "kubelet":{"value":{"allocatable":[{"resource":"nvidia.com/gpu","ids":["tegra::0","tegra::1"]}],

@@ -163,7 +163,6 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
     let allocated = holders.iter().map(|h| h.count).sum();
     let product = label(node, "nvidia.com/gpu.product").map(str::to_string);
     let gpu_count = count_label(node, "nvidia.com/gpu.count");
-    let reps = replicas(node);
     let mig_single = label(node, "nvidia.com/mig.strategy") == Some("single")
         && product.as_deref().is_some_and(|p| p.contains("-MIG-"));
     let (sharing, physical, replicas_per_gpu, product) = if let Some(profile) = resource.strip_prefix("nvidia.com/mig-")
@@ -188,29 +187,8 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
             (Sharing::None, Some(1), 1, product)
         }
     } else if resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared" {
-        let shared_signal = reps > 1
-            || resource == "nvidia.com/gpu.shared"
-            || product.as_deref().is_some_and(|p| p.ends_with("-SHARED"));
-        let sharing = match strategy(node) {
-            Some(Sharing::None) if shared_signal && reps > 1 => Sharing::TimeSlicing,
-            Some(s) => s,
-            None if shared_signal => Sharing::TimeSlicing,
-            None => Sharing::None,
-        };
-        if sharing == Sharing::None {
-            // Not shared: each unit is a whole GPU (with MIG in mixed mode `nvidia.com/gpu.count`
-            // also counts the partitioned GPUs, so the capacity is the count here). Without any
-            // feature-discovery label the units may as well be time-slicing replicas: the
-            // physical count is unknown, not `capacity`.
-            let gfd = gpu_count.is_some()
-                || product.is_some()
-                || label(node, "nvidia.com/gpu.replicas").is_some()
-                || strategy(node).is_some();
-            (Sharing::None, gfd.then_some(capacity), 1, product)
-        } else {
-            let physical = gpu_count.or_else(|| (reps > 1).then(|| capacity.div_ceil(reps)));
-            (sharing, physical, reps, product)
-        }
+        let (sharing, physical, reps) = plain_gpu_sharing(node, resource, capacity, gpu_count, product.as_deref());
+        (sharing, physical, reps, product)
     } else {
         (Sharing::None, None, 1, None)
     };
@@ -238,6 +216,40 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
     };
     g.slots = slots(&g);
     g
+}
+
+/// How `nvidia.com/gpu` (or `.shared`) units are shared on a node with feature-discovery labels
+/// or none: the sharing, the physical GPU count where it is known, and the replicas per GPU.
+fn plain_gpu_sharing(
+    node: &Node,
+    resource: &str,
+    capacity: u64,
+    gpu_count: Option<u64>,
+    product: Option<&str>,
+) -> (Sharing, Option<u64>, u64) {
+    let reps = replicas(node);
+    let shared_signal =
+        reps > 1 || resource == "nvidia.com/gpu.shared" || product.is_some_and(|p| p.ends_with("-SHARED"));
+    let sharing = match strategy(node) {
+        Some(Sharing::None) if shared_signal && reps > 1 => Sharing::TimeSlicing,
+        Some(s) => s,
+        None if shared_signal => Sharing::TimeSlicing,
+        None => Sharing::None,
+    };
+    if sharing == Sharing::None {
+        // Not shared: each unit is a whole GPU (with MIG in mixed mode `nvidia.com/gpu.count`
+        // also counts the partitioned GPUs, so the capacity is the count here). Without any
+        // feature-discovery label the units may as well be time-slicing replicas: the
+        // physical count is unknown, not `capacity`.
+        let gfd = gpu_count.is_some()
+            || product.is_some()
+            || label(node, "nvidia.com/gpu.replicas").is_some()
+            || strategy(node).is_some();
+        (Sharing::None, gfd.then_some(capacity), 1)
+    } else {
+        let physical = gpu_count.or_else(|| (reps > 1).then(|| capacity.div_ceil(reps)));
+        (sharing, physical, reps)
+    }
 }
 
 /// The MIG profile a resource's units are (`1g.5gb` for `nvidia.com/mig-1g.5gb`).
@@ -370,7 +382,7 @@ mod tests {
     use super::*;
 
     fn node(yaml: &str) -> Node {
-        serde_yaml::from_str(yaml).unwrap_or_else(|e| panic!("fixture: {e}"))
+        serde_yaml::from_str(yaml).expect("fixture")
     }
 
     fn res(n: &Node, r: &str) -> GpuResource {

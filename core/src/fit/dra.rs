@@ -8,6 +8,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 use super::cel::eval;
 use crate::derive::dra::{is_gpu_driver, NodeDra};
 use crate::derive::Inputs;
@@ -100,22 +102,40 @@ pub fn demand(
     claims: &[ResourceClaim],
     extended: &[(String, u64)],
 ) -> Demand {
-    let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
     let mut d = Demand::default();
-    let classes: HashMap<&str, &crate::dra::DeviceClass> =
-        inputs.device_classes.iter().map(|c| (c.name(), c.as_ref())).collect();
+    let mut raw = claimed_requests(inputs, pod, templates, claims, &mut d);
+    // Extended resources a DeviceClass stands for (DRAExtendedResource).
+    for (res, units) in extended {
+        if let Some(c) = inputs.device_classes.iter().find(|c| c.spec.extended_resource_name.as_deref() == Some(res)) {
+            d.mapped.insert(res.clone());
+            raw.push((format!("extended {res}"), vec![(c.name().to_string(), Vec::new(), Some(*units))]));
+        }
+    }
+    resolve_classes(inputs, raw, &mut d);
+    d
+}
+
+/// The requests of the pod's claims: from the template it names (pasted beside it, else in the
+/// cluster) or the claim it names; an allocated claim pins the pod to its pool instead. What
+/// cannot be found is the demand's refusal.
+fn claimed_requests(
+    inputs: &Inputs,
+    pod: &Pod,
+    templates: &[ResourceClaimTemplate],
+    claims: &[ResourceClaim],
+    d: &mut Demand,
+) -> Vec<RawRequest> {
+    let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
+    let in_ns = |meta: &ObjectMeta, name: &str| {
+        meta.name.as_deref() == Some(name) && meta.namespace.as_deref().unwrap_or("") == ns
+    };
     let mut raw: Vec<RawRequest> = Vec::new();
     for (entry, claim, template) in pod.claims() {
         if let Some(t) = template {
-            let found = templates.iter().find(|x| x.metadata.name.as_deref() == Some(t)).or_else(|| {
-                inputs
-                    .claim_templates
-                    .iter()
-                    .find(|x| {
-                        x.metadata.name.as_deref() == Some(t) && x.metadata.namespace.as_deref().unwrap_or("") == ns
-                    })
-                    .map(AsRef::as_ref)
-            });
+            let found = templates
+                .iter()
+                .find(|x| x.metadata.name.as_deref() == Some(t))
+                .or_else(|| inputs.claim_templates.iter().find(|x| in_ns(&x.metadata, t)).map(AsRef::as_ref));
             match found {
                 Some(tpl) => raw.extend(requests_of(&tpl.spec.spec)),
                 None => {
@@ -126,15 +146,10 @@ pub fn demand(
                 }
             }
         } else if let Some(c) = claim {
-            let found = claims.iter().find(|x| x.metadata.name.as_deref() == Some(c)).or_else(|| {
-                inputs
-                    .claims
-                    .iter()
-                    .find(|x| {
-                        x.metadata.name.as_deref() == Some(c) && x.metadata.namespace.as_deref().unwrap_or("") == ns
-                    })
-                    .map(AsRef::as_ref)
-            });
+            let found = claims
+                .iter()
+                .find(|x| x.metadata.name.as_deref() == Some(c))
+                .or_else(|| inputs.claims.iter().find(|x| in_ns(&x.metadata, c)).map(AsRef::as_ref));
             match found {
                 Some(claim) if claim.allocated() => {
                     let pool = claim.results().first().map(|r| (r.driver.clone(), r.pool.clone()));
@@ -147,44 +162,39 @@ pub fn demand(
             }
         }
     }
-    // Extended resources a DeviceClass stands for (DRAExtendedResource).
-    for (res, units) in extended {
-        if let Some(c) = inputs.device_classes.iter().find(|c| c.spec.extended_resource_name.as_deref() == Some(res)) {
-            d.mapped.insert(res.clone());
-            raw.push((format!("extended {res}"), vec![(c.name().to_string(), Vec::new(), Some(*units))]));
-        }
-    }
+    raw
+}
+
+/// Each request's alternatives with their DeviceClass's selectors added; a class that does not
+/// exist is the demand's refusal, a selector beyond the check a note.
+fn resolve_classes(inputs: &Inputs, raw: Vec<RawRequest>, d: &mut Demand) {
+    let classes: HashMap<&str, &crate::dra::DeviceClass> =
+        inputs.device_classes.iter().map(|c| (c.name(), c.as_ref())).collect();
     for (name, alts) in raw {
         let mut out = Vec::new();
         for (class, mut selectors, count) in alts {
-            match classes.get(class.as_str()) {
-                None => {
-                    d.refusal.get_or_insert(format!(
-                        "request {name}: DeviceClass {class} does not exist — the scheduler refuses the pod on every node"
-                    ));
-                }
-                Some(c) => {
-                    let mut all: Vec<String> =
-                        c.spec.selectors.iter().filter_map(|s| s.cel.as_ref()).map(|e| e.expression.clone()).collect();
-                    all.append(&mut selectors);
-                    for s in &all {
-                        if eval(s, "", &Device::default()).is_none()
-                            && !d.notes.iter().any(|n| n.en.contains(s.as_str()))
-                        {
-                            d.notes.push(app::say!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check \
-                                evaluates: every device of a GPU driver is counted as matching it", "セレクター `{s}`（DeviceClass {class} またはリクエスト {name}）は \
-                                what-if チェックで評価できる範囲を超えています。GPU ドライバーのデバイスはすべて合うものとして数えています"));
-                        }
-                    }
-                    out.push(Alternative { class, selectors: all, count });
+            let Some(c) = classes.get(class.as_str()) else {
+                d.refusal.get_or_insert(format!(
+                    "request {name}: DeviceClass {class} does not exist — the scheduler refuses the pod on every node"
+                ));
+                continue;
+            };
+            let mut all: Vec<String> =
+                c.spec.selectors.iter().filter_map(|s| s.cel.as_ref()).map(|e| e.expression.clone()).collect();
+            all.append(&mut selectors);
+            for s in &all {
+                if eval(s, "", &Device::default()).is_none() && !d.notes.iter().any(|n| n.en.contains(s.as_str())) {
+                    d.notes.push(app::say!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check \
+                        evaluates: every device of a GPU driver is counted as matching it", "セレクター `{s}`（DeviceClass {class} またはリクエスト {name}）は \
+                        what-if チェックで評価できる範囲を超えています。GPU ドライバーのデバイスはすべて合うものとして数えています"));
                 }
             }
+            out.push(Alternative { class, selectors: all, count });
         }
         if !out.is_empty() {
             d.requests.push((name, out));
         }
     }
-    d
 }
 
 /// A node's devices that no claim holds (a partition and its GPU block each other).

@@ -4,6 +4,7 @@ use app::model::FitInput;
 
 use super::workload::{from_form, from_yaml};
 use super::*;
+use crate::derive::node as dnode;
 use crate::derive::tests::load;
 
 fn edge() -> Inputs {
@@ -15,7 +16,7 @@ fn unified(n: &Node) -> bool {
 }
 
 fn run(yaml: &str) -> FitResult {
-    let w = from_yaml(yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    let w = from_yaml(yaml).unwrap();
     fit(&edge(), &w, &unified)
 }
 
@@ -83,7 +84,7 @@ fn taints_need_tolerations() {
         node_selector: "kubernetes.io/hostname=k3s-server-01".into(),
         ..FitInput::default()
     };
-    assert!(node(&fit(&edge(), &from_form(&form).unwrap_or_else(|e| panic!("{e:?}")), &unified), "k3s-server-01").fits);
+    assert!(node(&fit(&edge(), &from_form(&form).unwrap(), &unified), "k3s-server-01").fits);
 }
 
 fn affinity(expr: &str) -> Vec<String> {
@@ -150,7 +151,7 @@ fn unified_memory_headroom_counts_requests_and_limits_against_the_board() {
         last_ok: None,
         error: None,
     })];
-    let w = from_yaml(yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    let w = from_yaml(yaml).unwrap();
     let measured = fit(&inputs, &w, &unified);
     let h = node(&measured, "orin-agx-01").headroom.clone().unwrap_or_default();
     assert_eq!(h.board_free_bytes, Some(65_851_621_376 - 42_949_672_960));
@@ -248,7 +249,7 @@ spec:
 fn a_pod_the_namespace_quota_refuses_gets_the_api_servers_words_before_node_verdicts() {
     let mut inputs = quota_inputs("deployment-blocked.yaml");
     inputs.runtime_classes = edge().runtime_classes;
-    let w = from_yaml(TEAM_A_MODEL).unwrap_or_else(|e| panic!("{e:?}"));
+    let w = from_yaml(TEAM_A_MODEL).unwrap();
     let r = fit(&inputs, &w, &unified);
     assert_eq!(
         r.summary,
@@ -259,8 +260,7 @@ fn a_pod_the_namespace_quota_refuses_gets_the_api_servers_words_before_node_verd
     assert!(node(&r, "orin-agx-shared").fits, "the board itself has room: the quota is what refuses");
     assert!(r.suggestions.iter().any(|s| s.contains("raise the quota")), "{:?}", r.suggestions);
     // Another namespace has no quota: the same workload fits.
-    let other =
-        from_yaml(&TEAM_A_MODEL.replace("namespace: team-a", "namespace: vision")).unwrap_or_else(|e| panic!("{e:?}"));
+    let other = from_yaml(&TEAM_A_MODEL.replace("namespace: team-a", "namespace: vision")).unwrap();
     assert!(fit(&inputs, &other, &unified).summary.starts_with("1/1 nodes can run it"));
 }
 
@@ -272,9 +272,9 @@ fn a_scoped_quota_applies_only_to_the_pods_it_selects() {
         format!("apiVersion: batch/v1\nkind: Job\nmetadata: {{name: train, namespace: team-ml}}\nspec:\n  template:\n    spec:\n      \
             {priority}runtimeClassName: nvidia\n      containers:\n      - name: t\n        resources: {{limits: {{nvidia.com/gpu: \"1\"}}}}\n")
     };
-    let high = from_yaml(&job("priorityClassName: high\n      ")).unwrap_or_else(|e| panic!("{e:?}"));
+    let high = from_yaml(&job("priorityClassName: high\n      ")).unwrap();
     assert!(fit(&inputs, &high, &unified).summary.contains("exceeded quota: gpu-high-priority"));
-    let normal = from_yaml(&job("")).unwrap_or_else(|e| panic!("{e:?}"));
+    let normal = from_yaml(&job("")).unwrap();
     assert!(
         !fit(&inputs, &normal, &unified).summary.contains("exceeded quota"),
         "the quota's scope does not select it"
@@ -288,7 +288,7 @@ fn a_scoped_quota_applies_only_to_the_pods_it_selects() {
     };
     let mut a = quota_inputs("deployment-blocked.yaml");
     a.runtime_classes = edge().runtime_classes;
-    let r = fit(&a, &from_form(&form).unwrap_or_else(|e| panic!("{e:?}")), &unified);
+    let r = fit(&a, &from_form(&form).unwrap(), &unified);
     assert!(r.summary.starts_with("pods \"what-if\" is forbidden: exceeded quota: gpu-quota"), "{}", r.summary);
 }
 
@@ -302,7 +302,7 @@ fn dra_inputs() -> Inputs {
 }
 
 fn run_dra(yaml: &str) -> FitResult {
-    let w = from_yaml(yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    let w = from_yaml(yaml).unwrap();
     fit(&dra_inputs(), &w, &unified)
 }
 

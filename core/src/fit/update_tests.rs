@@ -4,6 +4,7 @@
 
 use super::workload::from_yaml;
 use super::*;
+use crate::derive::node as dnode;
 use crate::derive::tests::load;
 
 fn unified(n: &Node) -> bool {
@@ -33,7 +34,7 @@ spec:
 }
 
 fn check(inputs: &Inputs, yaml: &str) -> FitResult {
-    let w = from_yaml(yaml).unwrap_or_else(|e| panic!("{e:?}"));
+    let w = from_yaml(yaml).unwrap();
     fit(inputs, &w, &unified)
 }
 

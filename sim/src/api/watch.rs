@@ -75,6 +75,54 @@ pub(crate) fn tokio_stream_from(
     futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|x| (x, rx)) })
 }
 
+/// What a watch sends first: the changes since `since` (or every object, as ADDED, when it
+/// names no version), with the subscription that carries on from there and the version it
+/// starts at; a version older than the store keeps is `410 Expired`, as the API server says.
+type Opening = (Vec<Bytes>, broadcast::Receiver<Arc<Change>>, u64);
+
+fn opening(
+    shared: &Shared,
+    resource: ResourceId,
+    filter: &Filter,
+    since: Option<u64>,
+    line: &dyn Fn(&str, &Value) -> Bytes,
+) -> Result<Opening, Value> {
+    let store = shared.store();
+    if let Some(rv) = since.filter(|rv| *rv < store.floor()) {
+        return Err(json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": format!("too old resource version: {rv} ({})", store.floor()),
+            "reason": "Expired", "code": 410,
+        }));
+    }
+    let replay: Vec<Bytes> = match since {
+        Some(rv) if rv <= store.rv() => store
+            .changes_since(rv, resource)
+            .iter()
+            .filter_map(|c| filtered(c, filter).map(|(k, o)| line(k, &o)))
+            .collect(),
+        Some(_) => Vec::new(),
+        None => store.objects(resource).values().filter(|o| filter.matches(o)).map(|o| line("ADDED", o)).collect(),
+    };
+    Ok((replay, store.subscribe(), store.rv()))
+}
+
+/// Waits while the server is hung; false when the watch was closed meanwhile.
+async fn outlast_stall(
+    shared: &Shared,
+    closed: &mut tokio::sync::watch::Receiver<u64>,
+    tx: &mpsc::Sender<Result<Bytes, Infallible>>,
+) -> bool {
+    while shared.faults.stalled() {
+        tokio::select! {
+            _ = closed.changed() => return false,
+            _ = tx.closed() => return false,
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+        }
+    }
+    true
+}
+
 pub(crate) async fn run_watch(
     shared: Arc<Shared>,
     resource: ResourceId,
@@ -94,41 +142,10 @@ pub(crate) async fn run_watch(
     // A hung server: the watch is accepted and nothing is sent, not even its end at the
     // timeout, until the stall ends (then it carries on, changes made meanwhile included) or
     // the watch is closed.
-    while shared.faults.stalled() {
-        tokio::select! {
-            _ = closed.changed() => return,
-            _ = tx.closed() => return,
-            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
-        }
+    if !outlast_stall(&shared, &mut closed, &tx).await {
+        return;
     }
-    let start = {
-        let store = shared.store();
-        match opts.since {
-            Some(rv) if rv < store.floor() => Err(json!({
-                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                "message": format!("too old resource version: {rv} ({})", store.floor()),
-                "reason": "Expired", "code": 410,
-            })),
-            since => {
-                let replay: Vec<Bytes> = match since {
-                    Some(rv) if rv <= store.rv() => store
-                        .changes_since(rv, resource)
-                        .iter()
-                        .filter_map(|c| filtered(c, &filter).map(|(k, o)| event_line(k, &o)))
-                        .collect(),
-                    Some(_) => Vec::new(),
-                    None => store
-                        .objects(resource)
-                        .values()
-                        .filter(|o| filter.matches(o))
-                        .map(|o| event_line("ADDED", o))
-                        .collect(),
-                };
-                Ok((replay, store.subscribe(), store.rv()))
-            }
-        }
-    };
-    let (replay, mut sub, mut last_rv) = match start {
+    let (replay, mut sub, mut last_rv) = match opening(&shared, resource, &filter, opts.since, &event_line) {
         Ok(s) => s,
         Err(gone) => {
             let _ = tx.send(Ok(event_line("ERROR", &gone))).await;
@@ -140,17 +157,13 @@ pub(crate) async fn run_watch(
     if shared.faults.stalled() {
         return;
     }
-    for line in replay {
+    // The initial events end with a bookmark where the client asked for them (and bookmarks).
+    let end =
+        (opts.since.is_none() && opts.initial_events && opts.bookmarks).then(|| bookmark(resource, last_rv, true));
+    for line in replay.into_iter().chain(end) {
         if tx.send(Ok(line)).await.is_err() {
             return;
         }
-    }
-    if opts.since.is_none()
-        && opts.initial_events
-        && opts.bookmarks
-        && tx.send(Ok(bookmark(resource, last_rv, true))).await.is_err()
-    {
-        return;
     }
     let mut tick = tokio::time::interval(shared.bookmark_interval);
     tick.tick().await;
@@ -168,10 +181,8 @@ pub(crate) async fn run_watch(
                         return;
                     }
                     last_rv = change.rv;
-                    if change.resource != resource {
-                        continue;
-                    }
-                    if let Some((k, o)) = filtered(&change, &filter) {
+                    let line = (change.resource == resource).then(|| filtered(&change, &filter)).flatten();
+                    if let Some((k, o)) = line {
                         if tx.send(Ok(event_line(k, &o))).await.is_err() {
                             return;
                         }

@@ -177,18 +177,7 @@ pub fn diagnose(
             nodes.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| (n.as_ref(), nodes[i].as_ref()))
         })
         .collect();
-    let mut plugins: super::Map<&str, &Pod> = super::Map::default();
-    let mut plugin_namespaces = BTreeSet::new();
-    for p in index.notable().filter(|p| p.is_device_plugin()) {
-        plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
-        if let Some(n) = pods::node_of(p) {
-            // Where two run on one node, the first by name is named every time.
-            let e = plugins.entry(n).or_insert(p.as_ref());
-            if (&p.metadata.namespace, &p.metadata.name) < (&e.metadata.namespace, &e.metadata.name) {
-                *e = p.as_ref();
-            }
-        }
-    }
+    let (plugins, plugin_namespaces) = device_plugins(index);
     let cx = Ctx { inputs, index, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
     let mut out = Vec::new();
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
@@ -220,11 +209,34 @@ pub fn diagnose(
             .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
     });
     link(&cx, pending, &blocked, &mut out);
-    // A GPU node whose DRA driver is missing is the reason a claim waits: its pod is told.
+    tell_pending(&cx, pending, &out);
+    (out, blocked)
+}
+
+/// The device plugin's pod on each node (where two run on one node, the first by name, every
+/// time) and the namespaces it runs in.
+fn device_plugins(index: &pods::PodIndex) -> (super::Map<&str, &Pod>, BTreeSet<&str>) {
+    let mut plugins: super::Map<&str, &Pod> = super::Map::default();
+    let mut plugin_namespaces = BTreeSet::new();
+    for p in index.notable().filter(|p| p.is_device_plugin()) {
+        plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
+        if let Some(n) = pods::node_of(p) {
+            let e = plugins.entry(n).or_insert(p.as_ref());
+            if (&p.metadata.namespace, &p.metadata.name) < (&e.metadata.namespace, &e.metadata.name) {
+                *e = p.as_ref();
+            }
+        }
+    }
+    (plugins, plugin_namespaces)
+}
+
+/// Gives each pending pod the diagnoses about it, and — where it waits for a GPU claim — those
+/// of the nodes it could go to whose DRA driver is missing (the reason its claim waits).
+fn tell_pending(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &[Arc<Diagnosis>]) {
     let driver_missing: Vec<&Diagnosis> =
         out.iter().filter(|d| d.code == Code::DraDriverMissing).map(AsRef::as_ref).collect();
-    let gpu_classes = dra::gpu_classes(&cx);
-    for (p, pod) in pending.iter_mut().zip(waiting) {
+    let gpu_classes = dra::gpu_classes(cx);
+    for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         p.problems = out
             .iter()
             .filter(|d| d.kind == Kind::Pod && d.name == p.name && d.namespace.as_deref() == Some(p.namespace.as_str()))
@@ -234,7 +246,7 @@ pub fn diagnose(
             continue;
         }
         for d in &driver_missing {
-            let node = inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(d.name.as_str()));
+            let node = cx.inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(d.name.as_str()));
             if node.is_some_and(|n| Ctx::could_target(pod, n)) {
                 p.problems.push((*d).clone());
                 if !p.diagnoses.contains(&d.code) {
@@ -243,7 +255,6 @@ pub fn diagnose(
             }
         }
     }
-    (out, blocked)
 }
 
 /// Where each diagnosis's object is shown: a node's page; a pod's entry on the pending page,

@@ -66,6 +66,20 @@ fn columns(kind: &str) -> Vec<Col> {
         ],
         "Namespace" => vec![name, Col("Status", "string", 0), age],
         "ResourceQuota" => vec![name, age, Col("Request", "string", 0), Col("Limit", "string", 0)],
+        "ReplicaSet" | "Deployment" | "DaemonSet" => workload_columns(kind, name, age),
+        "RuntimeClass" => vec![name, Col("Handler", "string", 0), age],
+        "ResourceSlice" => {
+            vec![name, Col("Node", "string", 0), Col("Driver", "string", 0), Col("Pool", "string", 0), age]
+        }
+        "ResourceClaim" => vec![name, Col("State", "string", 0), age],
+        // ResourceClaimTemplate, DeviceClass and every kind without a printer.
+        _ => vec![name, age],
+    }
+}
+
+/// The columns of a workload's table (as kubectl prints ReplicaSets, Deployments, DaemonSets).
+fn workload_columns(kind: &str, name: Col, age: Col) -> Vec<Col> {
+    match kind {
         "ReplicaSet" => vec![
             name,
             Col("Desired", "integer", 0),
@@ -86,7 +100,7 @@ fn columns(kind: &str) -> Vec<Col> {
             Col("Images", "string", 1),
             Col("Selector", "string", 1),
         ],
-        "DaemonSet" => vec![
+        _ => vec![
             name,
             Col("Desired", "integer", 0),
             Col("Current", "integer", 0),
@@ -99,13 +113,6 @@ fn columns(kind: &str) -> Vec<Col> {
             Col("Images", "string", 1),
             Col("Selector", "string", 1),
         ],
-        "RuntimeClass" => vec![name, Col("Handler", "string", 0), age],
-        "ResourceSlice" => {
-            vec![name, Col("Node", "string", 0), Col("Driver", "string", 0), Col("Pool", "string", 0), age]
-        }
-        "ResourceClaim" => vec![name, Col("State", "string", 0), age],
-        // ResourceClaimTemplate, DeviceClass and every kind without a printer.
-        _ => vec![name, age],
     }
 }
 
