@@ -112,7 +112,7 @@ mod tests {
 
     #[test]
     fn a_real_exporters_utilisation_and_framebuffer_are_read() {
-        let g = parse(&fixture("rtx-a5000.prom")).unwrap_or_else(|e| panic!("{e}"));
+        let g = parse(&fixture("rtx-a5000.prom")).unwrap();
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].model.as_deref(), Some("NVIDIA RTX A5000"));
         assert_eq!(g[0].busy_percent, Some(0.0), "0 % reported is 0, not unknown");
@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn four_gpus_are_told_apart_and_empty_pod_labels_name_no_pod() {
-        let g = parse(&fixture("a100-fake-gpu-operator.prom")).unwrap_or_else(|e| panic!("{e}"));
+        let g = parse(&fixture("a100-fake-gpu-operator.prom")).unwrap();
         assert_eq!(g.iter().map(|g| g.index.as_str()).collect::<Vec<_>>(), ["0", "1", "2", "3"]);
         assert_eq!(g[0].uuid.as_deref(), Some("GPU-cc0557e3-8fbd-51f0-b7d3-7a548c581d7f"));
         assert!(g.iter().all(|g| g.busy_percent.is_none() && g.pods.is_empty()));
@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn pods_escapes_and_bad_lines() {
         let text = "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-x\",namespace=\"ml\",pod=\"a \\\"b\\\"\"} 97\n";
-        let g = parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let g = parse(text).unwrap();
         assert_eq!(g[0].pods, [("ml".to_string(), "a \"b\"".to_string())]);
         assert_eq!(g[0].busy_percent, Some(97.0));
         assert_eq!(parse("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\" 5").map_err(|e| e.why), Err("labels not closed"));

@@ -301,14 +301,14 @@ mod tests {
     #[test]
     fn real_client_tables_read_with_their_totals() {
         // An Orin running gpu_burn (htop's Jetson support, as printed there).
-        let t = parse_nvmap(&fixture("nvmap/orin-gpu-burn-clients.txt")).unwrap_or_else(|e| panic!("{e}"));
+        let t = parse_nvmap(&fixture("nvmap/orin-gpu-burn-clients.txt")).unwrap();
         assert_eq!(t.processes.len(), 3);
         assert_eq!(t.processes[0], Process { pid: 7979, name: "gpu_burn".into(), bytes: 23_525_644 << 10 });
         assert_eq!(t.total_bytes, Some(23_549_320 << 10));
         assert_eq!(t.processes.iter().map(|p| p.bytes).sum::<u64>(), 23_549_320 << 10, "clients add up to the total");
         assert_eq!(t.skipped, 0);
         // A Jetson desktop with a camera daemon holding nothing.
-        let t = parse_nvmap(&fixture("nvmap/jetson-desktop-clients.txt")).unwrap_or_else(|e| panic!("{e}"));
+        let t = parse_nvmap(&fixture("nvmap/jetson-desktop-clients.txt")).unwrap();
         assert_eq!(t.processes.len(), 4);
         assert_eq!(t.processes[3], Process { pid: 1012, name: "nvargus-daemon".into(), bytes: 0 });
         assert_eq!(t.total_bytes, Some(141_896 << 10));
@@ -330,7 +330,7 @@ garbage line without numbers
 user                            Xorg      notapid    17876K
 total                                             1054720K
 ";
-        let t = parse_nvmap(text).unwrap_or_else(|e| panic!("{e}"));
+        let t = parse_nvmap(text).unwrap();
         assert_eq!(
             t.processes,
             vec![
@@ -425,12 +425,12 @@ total                                             1054720K
 
     #[test]
     fn an_unreadable_table_says_what_to_mount() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let src = Sources { nvmap: dir.path().join("nvmap/iovmm/clients"), proc: dir.path().join("proc") };
         let e = read(&src).err().unwrap_or_default();
         assert!(e.contains("per-pod GPU memory is unknown") && e.contains("/sys/kernel/debug"), "{e}");
-        std::fs::create_dir_all(dir.path().join("nvmap/iovmm")).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(&src.nvmap, "<html>").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(dir.path().join("nvmap/iovmm")).unwrap();
+        std::fs::write(&src.nvmap, "<html>").unwrap();
         assert!(read(&src).err().unwrap_or_default().contains("not nvmap's client table"));
     }
 }

@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn an_agx_orin_line_with_its_date_prefix_and_per_gpc_frequencies_is_read() {
-        let s = parse(fixture("agx-orin-64gb.txt").trim()).unwrap_or_else(|e| panic!("{e}"));
+        let s = parse(fixture("agx-orin-64gb.txt").trim()).unwrap();
         assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (4321 * MIB, 62801 * MIB));
         assert_eq!(s.swap, Some((19 * MIB, 31400 * MIB)));
         assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.clone()), (Some(0), vec![0, 0]));
@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn an_orin_nano_line_without_a_gpu_frequency_is_read() {
-        let s = parse(fixture("orin-nano-8gb.txt").trim()).unwrap_or_else(|e| panic!("{e}"));
+        let s = parse(fixture("orin-nano-8gb.txt").trim()).unwrap();
         assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (2147 * MIB, 7620 * MIB));
         assert_eq!(s.swap, Some((1476 * MIB, 3810 * MIB)));
         assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.len()), (Some(0), 0));
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn an_agx_xavier_line_with_unitless_rails_is_read() {
-        let s = parse(fixture("agx-xavier.txt").trim()).unwrap_or_else(|e| panic!("{e}"));
+        let s = parse(fixture("agx-xavier.txt").trim()).unwrap();
         assert_eq!(s.ram_used_bytes, 14700 * MIB);
         assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.len()), (Some(0), 0));
         assert!(s.temps_c.contains(&("GPU".to_string(), 30.5)));
@@ -194,8 +194,7 @@ mod tests {
 
     #[test]
     fn the_oldest_form_gives_the_gpu_load_and_no_rails() {
-        let lines: Vec<Sample> =
-            fixture("tx1.txt").lines().map(|l| parse(l).unwrap_or_else(|e| panic!("{e}"))).collect();
+        let lines: Vec<Sample> = fixture("tx1.txt").lines().map(|l| parse(l).unwrap()).collect();
         assert_eq!(lines.iter().map(|s| s.gpu_busy_percent).collect::<Vec<_>>(), [Some(3), Some(39)]);
         assert_eq!(lines[1].gpu_freq_mhz, [76]);
         assert!(lines[0].rails.is_empty() && lines[0].temps_c.is_empty());

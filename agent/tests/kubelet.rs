@@ -38,18 +38,16 @@ items:
 "#;
 
 fn sim() -> gpudash_sim::Simulator {
-    let scenario = gpudash_sim::Scenario::from_text("agent test", SCENARIO).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = gpudash_sim::Scenario::from_text("agent test", SCENARIO).expect("the test scenario");
     gpudash_sim::Simulator::new(scenario)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_kubelets_device_ids_name_the_gpu_and_replica_each_pod_holds() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let sim = sim();
-    let sockets = gpudash_sim::kubelet::serve(&sim, dir.path()).unwrap_or_else(|e| panic!("{e}"));
-    let a = podresources::read(&sockets.sockets["gpu-ts-01"], Duration::from_secs(5))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sockets = gpudash_sim::kubelet::serve(&sim, dir.path()).unwrap();
+    let a = podresources::read(&sockets.sockets["gpu-ts-01"], Duration::from_secs(5)).await.unwrap();
     assert_eq!(a.allocatable.len(), 1);
     assert_eq!(a.allocatable[0].resource, "nvidia.com/gpu");
     assert_eq!(a.allocatable[0].ids.len(), 8);
@@ -65,17 +63,13 @@ async fn the_kubelets_device_ids_name_the_gpu_and_replica_each_pod_holds() {
     assert_ne!(ga.map(|g| g.0), gb.map(|g| g.0), "the plugin spreads replicas over the GPUs");
     assert_eq!(ids("llm").len(), 2);
 
-    let jetson = podresources::read(&sockets.sockets["orin-nano-01"], Duration::from_secs(5))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let jetson = podresources::read(&sockets.sockets["orin-nano-01"], Duration::from_secs(5)).await.unwrap();
     assert_eq!(jetson.allocatable[0].ids, ["tegra"]);
     assert_eq!(jetson.pods[0].devices[0].ids, ["tegra"]);
 
     // A pod that goes gives its replica back; the others keep theirs.
     assert!(sim.delete("Pod", "vision", "detect-a"));
-    let after = podresources::read(&sockets.sockets["gpu-ts-01"], Duration::from_secs(5))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let after = podresources::read(&sockets.sockets["gpu-ts-01"], Duration::from_secs(5)).await.unwrap();
     assert_eq!(after.pods.len(), 2);
     assert_eq!(
         after.pods.iter().find(|p| p.name == "detect-b").map(|p| p.devices[0].ids.clone()),
@@ -85,7 +79,7 @@ async fn the_kubelets_device_ids_name_the_gpu_and_replica_each_pod_holds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_socket_is_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let err = podresources::read(&dir.path().join("kubelet.sock"), Duration::from_secs(2)).await;
     let msg = err.map(|_| String::new()).unwrap_or_else(|e| e.to_string());
     assert!(msg.contains("pod-resources socket") && msg.contains("kubelet.sock"), "{msg}");
@@ -102,9 +96,9 @@ fn report(port: u16) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_serves_the_kubelets_map_and_keeps_it_when_the_kubelet_goes() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let sim = sim();
-    let sockets = gpudash_sim::kubelet::serve(&sim, dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let sockets = gpudash_sim::kubelet::serve(&sim, dir.path()).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_or(0, |a| a.port());
     let socket = sockets.sockets["gpu-ts-01"].display().to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_gpudash-agent"))
@@ -113,7 +107,7 @@ async fn the_agent_serves_the_kubelets_map_and_keeps_it_when_the_kubelet_goes() 
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let until = |want: &dyn Fn(&serde_json::Value) -> bool| {
         let t = Instant::now();
         loop {

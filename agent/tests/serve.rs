@@ -30,7 +30,7 @@ fn start(cmd: &str) -> (Kill, u16) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("gpudash-agent: {e}"));
+        .expect("gpudash-agent");
     (Kill(child), port)
 }
 
@@ -81,7 +81,7 @@ fn start_with(args: &[&str]) -> (Kill, u16) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("gpudash-agent: {e}"));
+        .expect("gpudash-agent");
     (Kill(child), port)
 }
 
@@ -103,9 +103,9 @@ fn gpu_memory_sources_that_cannot_be_read_say_what_to_mount_and_a_bad_devfreq_is
     assert!(v["gpu_memory"]["value"].is_null(), "{v}");
     assert!(v["devfreq_busy"]["error"].as_str().is_some_and(|e| e.contains("not a load")), "{v}");
     // A devfreq load file: tenths of a percent.
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let load = dir.path().join("load");
-    std::fs::write(&load, "367\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&load, "367\n").unwrap();
     let (_c, port) = start_with(&["--devfreq", &load.display().to_string()]);
     let v = report(&wait_for(port, "36.7"));
     assert_eq!(v["devfreq_busy"]["value"].as_f64().map(|f| (f * 10.0).round()), Some(367.0), "{v}");
@@ -113,7 +113,7 @@ fn gpu_memory_sources_that_cannot_be_read_say_what_to_mount_and_a_bad_devfreq_is
     let both = Command::new(env!("CARGO_BIN_EXE_gpudash-agent"))
         .args(["--listen", "127.0.0.1:0", "--nvmap", "x", "--nvml", "auto"])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(both.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&both.stderr).contains("give one"));
 }

@@ -63,7 +63,7 @@ mod tests {
     #[test]
     fn reports_parse_and_bad_ones_are_said() {
         let body = br#"{"version":1,"node":"n","generated_at":5,"kubelet":{"value":{"allocatable":[{"resource":"nvidia.com/gpu","ids":["GPU-a::0","GPU-a::1"]}],"pods":[{"namespace":"ml","name":"p","devices":[{"resource":"nvidia.com/gpu","ids":["GPU-a::1"]}]}]},"seen_at":4,"error":null},"tegrastats":null,"dcgm":{"value":null,"seen_at":null,"error":"refused"},"extra":{}}"#;
-        let r = parse(body).unwrap_or_else(|e| panic!("{e}"));
+        let r = parse(body).unwrap();
         assert_eq!(
             r.kubelet.and_then(|k| k.value).map(|a| a.pods[0].devices[0].ids.clone()),
             Some(vec!["GPU-a::1".into()])

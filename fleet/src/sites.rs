@@ -139,11 +139,11 @@ mod tests {
 
     #[test]
     fn good_files_load_and_each_bad_entry_is_named() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.token"), "0123456789abcdef0123\n").unwrap_or_default();
         std::fs::write(dir.path().join("short.token"), "abc").unwrap_or_default();
         let ok = "sites:\n- {name: plant-a, url: 'https://a.example:8443/gpu/', token_file: a.token}\n- {name: plant-b, url: 'http://10.0.0.2:8080'}\n";
-        let s = parse("sites.yaml", ok, dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let s = parse("sites.yaml", ok, dir.path()).unwrap();
         assert_eq!(s[0].url, "https://a.example:8443/gpu");
         assert_eq!(s[0].token.as_deref(), Some("0123456789abcdef0123"));
         assert_eq!(s[1].token, None);

@@ -289,15 +289,15 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn samples_gaps_restarts_rollups_and_retention_on_a_real_postgres() {
-        let pg = gpudash_tests::postgres::Postgres::start().unwrap_or_else(|e| panic!("{e}"));
-        let pool = open(&pg.url).await.unwrap_or_else(|e| panic!("{e}"));
+        let pg = gpudash_tests::postgres::Postgres::start().unwrap();
+        let pool = open(&pg.url).await.unwrap();
         let cfg = Config { heartbeat: std::time::Duration::from_secs(300), ..Config::default() };
         let t0 = 1_800_000_000;
-        let mut r = Recorder::open(pool.clone(), cfg, t0).await.unwrap_or_else(|e| panic!("{e}"));
+        let mut r = Recorder::open(pool.clone(), cfg, t0).await.unwrap();
         let row = |p: u32, live: bool| vec![("s1".to_string(), Some(view(p)), live)];
-        r.record(&row(1, true), t0).await.unwrap_or_else(|e| panic!("{e}"));
-        r.record(&row(1, true), t0 + 10).await.unwrap_or_else(|e| panic!("{e}"));
-        r.record(&row(2, true), t0 + 20).await.unwrap_or_else(|e| panic!("{e}"));
+        r.record(&row(1, true), t0).await.unwrap();
+        r.record(&row(1, true), t0 + 10).await.unwrap();
+        r.record(&row(2, true), t0 + 20).await.unwrap();
         let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
         assert_eq!(
             pts.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(),
@@ -305,16 +305,16 @@ mod tests {
             "on change only"
         );
         // Not live: a gap opens once, closes when it is live again; nothing is written meanwhile.
-        r.record(&row(2, false), t0 + 30).await.unwrap_or_else(|e| panic!("{e}"));
-        r.record(&row(9, false), t0 + 40).await.unwrap_or_else(|e| panic!("{e}"));
-        r.record(&row(3, true), t0 + 50).await.unwrap_or_else(|e| panic!("{e}"));
+        r.record(&row(2, false), t0 + 30).await.unwrap();
+        r.record(&row(9, false), t0 + 40).await.unwrap();
+        r.record(&row(3, true), t0 + 50).await.unwrap();
         let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 100).await.unwrap_or_default();
         let found = gaps(&pool, "s1", t0 - 1, t0 + 100).await.unwrap_or_default();
         assert_eq!(found.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(t0 + 30, t0 + 50)]);
         assert!(pts.iter().all(|p| p.value != 9.0), "no value from while it was not live");
         // A restart an hour later: the downtime is a gap, the samples are all there.
         drop(r);
-        let r = Recorder::open(pool.clone(), cfg, t0 + 3600).await.unwrap_or_else(|e| panic!("{e}"));
+        let r = Recorder::open(pool.clone(), cfg, t0 + 3600).await.unwrap();
         let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
         let found = gaps(&pool, "s1", t0 - 1, t0 + 4000).await.unwrap_or_default();
         assert_eq!(pts.len(), 3);
@@ -322,12 +322,12 @@ mod tests {
         // Retention: samples beyond the full window become 10-minute rollups, then expire.
         let samples = count(&pool, "SELECT COUNT(*) FROM samples").await;
         assert!(samples > 0);
-        r.retain(t0 + 8 * 86_400).await.unwrap_or_else(|e| panic!("{e}"));
+        r.retain(t0 + 8 * 86_400).await.unwrap();
         assert_eq!(count(&pool, "SELECT COUNT(*) FROM samples").await, 0);
         assert!(count(&pool, "SELECT COUNT(*) FROM rollups").await > 0);
         let pts = points(&pool, "s1", "", "site_pending", "", t0 - 1, t0 + 4000).await.unwrap_or_default();
         assert!(pts.iter().any(|p| p.max == Some(3.0) && p.min == Some(1.0)), "{pts:?}");
-        r.retain(t0 + 100 * 86_400).await.unwrap_or_else(|e| panic!("{e}"));
+        r.retain(t0 + 100 * 86_400).await.unwrap();
         assert_eq!(count(&pool, "SELECT COUNT(*) FROM rollups").await, 0);
         assert!(size(&pool).await.unwrap_or(0) > 0);
     }

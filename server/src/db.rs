@@ -62,11 +62,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_new_database_is_created_and_migrated() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/history.db");
-        let pool = open(&path).await.unwrap_or_else(|e| panic!("{e}"));
-        let (mode,): (String,) =
-            sqlx::query_as("PRAGMA journal_mode").fetch_one(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+        let pool = open(&path).await.unwrap();
+        let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode").fetch_one(&pool).await.unwrap();
         assert_eq!(mode, "wal");
         pool.close().await;
         // Reopening an up-to-date database is a no-op.
@@ -81,9 +80,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_file_that_is_not_sqlite_is_refused() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("junk.db");
-        std::fs::write(&path, vec![0x42u8; 8192]).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&path, vec![0x42u8; 8192]).unwrap();
         assert!(open(&path).await.is_err());
     }
 }

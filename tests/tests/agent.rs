@@ -60,7 +60,7 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
         &scenario,
     ])
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let live = |v: &Value, n: &str| node(v, n)["agent"]["stale"] == false;
     let v = gd
         .wait_view(Duration::from_secs(30), |v| {
@@ -123,7 +123,7 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 
     // History: each GPU's busy % and the board's RAM in use, recorded from the agent.
     let chart = format!("{}/charts/busy.svg?node=orin-nano-01&resource=nvidia.com%2Fgpu&range=1h", gd.url);
@@ -140,10 +140,7 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
     let pid = agent_pid(gd.proc.pid(), "gpu-ts-01").unwrap_or_else(|| panic!("no agent process for gpu-ts-01"));
     let killed = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
     assert!(killed.is_ok_and(|s| s.success()));
-    let v = gd
-        .wait_view(Duration::from_secs(30), |v| node(v, "gpu-ts-01")["agent"]["stale"] == true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let v = gd.wait_view(Duration::from_secs(30), |v| node(v, "gpu-ts-01")["agent"]["stale"] == true).await.unwrap();
     let n = node(&v, "gpu-ts-01");
     assert!(n["agent"]["seen_at"].is_string(), "stale since a known time: {}", n["agent"]);
     assert_eq!(n["gpu_resources"][0]["placement_known"], true, "the last map is kept");
@@ -173,7 +170,7 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }
 
 /// Unified memory per model on the default demo: each Jetson's agent reads the simulated
@@ -185,7 +182,7 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     let gd =
         Gpudash::start(&["--demo", "--demo-agents", "true", "--agent-interval", "0.5", "--history-resolution", "0.5"])
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
     let split = |v: &Value, n: &str| node(v, n)["memory"]["split"].is_object();
     let v = gd
         .wait_view(Duration::from_secs(30), |v| {
@@ -230,14 +227,14 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     let busy = |v: &Value, n: &str| node(v, n)["gpu_resources"][0]["devices"][0]["busy_percent"].as_u64();
     let mut seen: Vec<(Option<u64>, Option<u64>)> = Vec::new();
     for _ in 0..12 {
-        let v = gd.json("/api/v1/cluster").await.unwrap_or_else(|e| panic!("{e}"));
+        let v = gd.json("/api/v1/cluster").await.unwrap();
         seen.push((busy(&v, "orin-agx-01"), busy(&v, "gpu-x86-01")));
         tokio::time::sleep(Duration::from_millis(700)).await;
     }
     assert!(seen.iter().all(|(a, x)| a.is_some() && x.is_some()), "every GPU measured: {seen:?}");
     let agx: Vec<u64> = seen.iter().filter_map(|s| s.0).collect();
     assert!(agx.windows(2).any(|w| w[0] != w[1]), "the board's busy % moves: {agx:?}");
-    let v = gd.json("/api/v1/cluster").await.unwrap_or_else(|e| panic!("{e}"));
+    let v = gd.json("/api/v1/cluster").await.unwrap();
     let x86 = &node(&v, "gpu-x86-01")["gpu_resources"][0]["devices"][0];
     assert!(x86["memory_used_bytes"].as_u64().is_some_and(|b| b > 0), "dcgm-exporter's framebuffer: {x86}");
     // The time-sliced two-GPU server: the scheduler counts 8 replicas; only its agent says which
@@ -324,7 +321,7 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 
     // History: each pod's GPU memory, charted on the node page.
     let svg = chart_naming(&format!("{}/charts/gpumem.svg?node=orin-agx-01&range=1h", gd.url), "ml/whisper-asr").await;
@@ -348,7 +345,7 @@ fn agents_of(pid: u32) -> Vec<u32> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_demo_gpudash_killed_outright_leaves_no_agents_behind() {
-    let mut gd = Gpudash::start(&["--demo", "--demo-agents", "true"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut gd = Gpudash::start(&["--demo", "--demo-agents", "true"]).await.unwrap();
     let pid = gd.proc.pid();
     let agents = agents_of(pid);
     assert!(!agents.is_empty(), "demo mode started no agents:\n{}", gd.proc.output());

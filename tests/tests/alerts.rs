@@ -56,8 +56,8 @@ async fn receiver() -> (String, Arc<Mutex<Vec<(Instant, Value)>>>, tokio::task::
             }
         }),
     );
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
-    let url = format!("http://{}/hook", l.local_addr().unwrap_or_else(|e| panic!("{e}")));
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port for the webhook");
+    let url = format!("http://{}/hook", l.local_addr().expect("the webhook's address"));
     let task = tokio::spawn(async move {
         let _ = axum::serve(l, app).await;
     });
@@ -93,8 +93,8 @@ fn chart_rules(overrides: &str, dir: &Path) -> String {
         .find(|d| d["kind"].as_str() == Some("PrometheusRule"))
         .unwrap_or_else(|| panic!("the chart renders no PrometheusRule"));
     let path = dir.join("rules.yaml");
-    let text = serde_yaml::to_string(&rule["spec"]).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    let text = serde_yaml::to_string(&rule["spec"]).expect("the rules as YAML");
+    std::fs::write(&path, text).expect("writing the rules");
     path.display().to_string()
 }
 
@@ -113,14 +113,9 @@ fn down(node: &mut Value, down: bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_back() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
-    let v = gd
-        .wait_view(Duration::from_secs(30), |v| v["source"]["synced"] == true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap();
+    let v = gd.wait_view(Duration::from_secs(30), |v| v["source"]["synced"] == true).await.unwrap();
     let board = "orin-agx-01";
     let holders: Vec<String> = v["nodes"]
         .as_array()
@@ -134,7 +129,7 @@ async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_b
     assert!(holders.len() >= 2, "the demo's {board} holds models: {holders:?}");
 
     let (hook, got, hook_task) = receiver().await;
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     // The chart's rules with thresholds a test can wait for.
     let rules = chart_rules("alerts: {prometheusRule: true, boardDownFor: 0s, pendingSeconds: \"0\"}", dir.path());
     let (am_port, prom_port) = (free_port(), free_port());
@@ -145,7 +140,7 @@ async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_b
              receivers:\n- name: hook\n  webhook_configs: [{{url: '{hook}', send_resolved: true}}]\n"
         ),
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let gd_target = gd.url.trim_start_matches("http://").to_string();
     std::fs::write(
         dir.path().join("prometheus.yml"),
@@ -156,7 +151,7 @@ async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_b
              scrape_configs:\n- job_name: gpudash\n  static_configs: [{{targets: ['{gd_target}']}}]\n"
         ),
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let p = |s: &str| dir.path().join(s).display().to_string();
     let _am = Proc::spawn(
         Path::new("prometheus-alertmanager"),
@@ -168,7 +163,7 @@ async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_b
             "--log.level=warn".into(),
         ],
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let prom = Proc::spawn(
         Path::new("prometheus"),
         &[
@@ -178,7 +173,7 @@ async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_b
             "--log.level=warn".into(),
         ],
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     for url in [format!("http://127.0.0.1:{am_port}/-/ready"), format!("http://127.0.0.1:{prom_port}/-/ready")] {
         wait_http_ok(&url, Duration::from_secs(30)).await.unwrap_or_else(|e| panic!("{e}\n{}", prom.output()));
     }
@@ -203,7 +198,7 @@ async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_b
     let mut node = sim.sim.get("Node", "", board).unwrap_or_else(|| panic!("no {board}"));
     down(&mut node, true);
     let changed = Instant::now();
-    sim.sim.apply(node.clone()).unwrap_or_else(|e| panic!("{e}"));
+    sim.sim.apply(node.clone()).unwrap();
     let is_down = |status: &'static str| {
         move |n: &Value| {
             n["status"] == status
@@ -226,7 +221,7 @@ async fn prometheus_and_alertmanager_tell_a_webhook_a_board_went_dark_and_came_b
     // It comes back.
     down(&mut node, false);
     let restored = Instant::now();
-    sim.sim.apply(node).unwrap_or_else(|e| panic!("{e}"));
+    sim.sim.apply(node).unwrap();
     let (resolved_at, _) = wait_for(&got, Duration::from_secs(60), "GpuBoardDown resolved", is_down("resolved")).await;
     println!(
         "board dark → firing notification at the webhook: {:.1} s; back → resolved notification: {:.1} s",

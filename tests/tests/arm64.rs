@@ -37,7 +37,7 @@ fn qemu(bin: &str, args: &[String]) -> Proc {
     let file =
         Command::new("file").arg(arm64_bin(bin)).output().map(|o| String::from_utf8_lossy(&o.stdout).to_string());
     assert!(file.as_deref().unwrap_or("").contains("aarch64"), "{bin} is an arm64 executable: {file:?}");
-    Proc::spawn(std::path::Path::new("/usr/bin/env"), &all).unwrap_or_else(|e| panic!("qemu-aarch64: {e}"))
+    Proc::spawn(std::path::Path::new("/usr/bin/env"), &all).expect("qemu-aarch64")
 }
 
 async fn get(url: &str, limit: Duration, want: impl Fn(&str) -> bool) -> String {
@@ -59,7 +59,7 @@ async fn gpudash_serves_its_demo_under_qemu_arm64() {
     if !wanted() {
         return;
     }
-    let db = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = tempfile::tempdir().unwrap();
     let port = free_port();
     let args: Vec<String> = [
         "serve",
@@ -92,14 +92,11 @@ async fn the_agent_reads_a_kubelet_socket_and_tegrastats_under_qemu_arm64() {
         return;
     }
     let scenario = std::fs::read_to_string(root().join("tests/scenarios/agent/agents.yaml")).unwrap_or_default();
-    let sim = gpudash_sim::Simulator::new(
-        gpudash_sim::Scenario::from_text("agents", &scenario).unwrap_or_else(|e| panic!("{e}")),
-    );
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let sockets = gpudash_sim::kubelet::serve(&sim, dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let sim = gpudash_sim::Simulator::new(gpudash_sim::Scenario::from_text("agents", &scenario).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let sockets = gpudash_sim::kubelet::serve(&sim, dir.path()).unwrap();
     // The board's host tree: nvmap's table and each model process's cgroup.
-    let trees = gpudash_sim::kubelet::nvmap::serve(&sim, dir.path(), &["orin-nano-01".to_string()])
-        .unwrap_or_else(|e| panic!("{e}"));
+    let trees = gpudash_sim::kubelet::nvmap::serve(&sim, dir.path(), &["orin-nano-01".to_string()]).unwrap();
     let (table, proc_dir) = trees.roots["orin-nano-01"].clone();
     let fixture = root().join("agent/fixtures/tegrastats/orin-nano-8gb.txt");
     let port = free_port();

@@ -13,7 +13,7 @@ use gpudash_tests::{root, with_browser, Gpudash};
 async fn the_dashboard_pages_show_the_demo_cluster_live() {
     let edge = root().join("sim/scenarios/edge.yaml").display().to_string();
     let late = root().join("tests/scenarios/browser-timeline.yaml").display().to_string();
-    let gd = Gpudash::start(&["--demo", &edge, &late, "--kiosk-rotate", "4"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo", &edge, &late, "--kiosk-rotate", "4"]).await.unwrap();
     let url = gd.url.clone();
     let result = with_browser(|c| async move {
         // Overview: every node, slot grids, memory bars, the demo marked as simulated.
@@ -137,10 +137,9 @@ async fn the_dashboard_pages_show_the_demo_cluster_live() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embed_mode_under_a_base_path_has_no_chrome_and_allows_only_listed_frame_ancestors() {
-    let gd = Gpudash::start_with_base(&["--demo", "--frame-ancestors", "https://portal.example.com"], "/gpu")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let r = reqwest::get(format!("{}/?embed=1", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd =
+        Gpudash::start_with_base(&["--demo", "--frame-ancestors", "https://portal.example.com"], "/gpu").await.unwrap();
+    let r = reqwest::get(format!("{}/?embed=1", gd.url)).await.unwrap();
     let csp = r.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     assert!(csp.contains("frame-ancestors https://portal.example.com"), "{csp}");
     let url = gd.url.clone();
@@ -160,8 +159,8 @@ async fn embed_mode_under_a_base_path_has_no_chrome_and_allows_only_listed_frame
     if let Err(e) = result {
         panic!("{e:#}\n--- gpudash output ---\n{}", gd.proc.output());
     }
-    let plain = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
-    let r = reqwest::get(format!("{}/", plain.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    let plain = Gpudash::start(&["--demo"]).await.unwrap();
+    let r = reqwest::get(format!("{}/", plain.url)).await.unwrap();
     let csp = r.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
 }

@@ -256,9 +256,8 @@ fn the_charts_alert_rules_are_the_tested_rules_file() {
     check(&on, "chart with alerts");
     let rule = kind(&on, "PrometheusRule");
     assert_eq!(rule.len(), 1);
-    let plain = std::fs::read_to_string(gpudash_tests::root().join("deploy/prometheus/gpudash-rules.yaml"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let plain: Value = serde_yaml::from_str(&plain).unwrap_or_else(|e| panic!("{e}"));
+    let plain = std::fs::read_to_string(gpudash_tests::root().join("deploy/prometheus/gpudash-rules.yaml")).unwrap();
+    let plain: Value = serde_yaml::from_str(&plain).unwrap();
     assert_eq!(rule[0]["spec"]["groups"], plain["groups"], "chart and rules file differ");
     assert_eq!(rule[0]["metadata"]["labels"]["release"].as_str(), Some("kube-prometheus-stack"));
 
@@ -314,7 +313,7 @@ fn check_fleet(d: &[Value], what: &str) {
         .args(["fleet", "--help"])
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
-        .unwrap_or_else(|e| panic!("{e}"));
+        .expect("gpudash fleet --help");
     for e in &env {
         assert!(help.contains(&format!("env: {e}=")), "{what}: {e} is not read by `gpudash fleet`:\n{help}");
     }
@@ -336,8 +335,7 @@ fn check_fleet(d: &[Value], what: &str) {
 /// sites file `gpudash fleet` takes; the trial PostgreSQL without a password.
 #[test]
 fn the_fleet_manifests_are_hardened_and_name_only_what_the_fleet_reads() {
-    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/fleet/gpudash-fleet.yaml"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(gpudash_tests::root().join("deploy/fleet/gpudash-fleet.yaml")).unwrap();
     let d = docs(&text);
     check_fleet(&d, "fleet manifests");
     let secret = kind(&d, "Secret");
@@ -346,10 +344,9 @@ fn the_fleet_manifests_are_hardened_and_name_only_what_the_fleet_reads() {
         assert_eq!(v.as_str(), Some(""), "{k:?}: no credential shipped filled in");
     }
     let sites = kind(&d, "ConfigMap")[0]["data"]["sites.yaml"].as_str().unwrap_or_default().to_string();
-    let parsed: Value = serde_yaml::from_str(&sites).unwrap_or_else(|e| panic!("{e}"));
+    let parsed: Value = serde_yaml::from_str(&sites).unwrap();
     assert!(parsed["sites"][0]["url"].as_str().is_some_and(|u| u.starts_with("https://")), "{sites}");
-    let pg = std::fs::read_to_string(gpudash_tests::root().join("deploy/fleet/postgres-example.yaml"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let pg = std::fs::read_to_string(gpudash_tests::root().join("deploy/fleet/postgres-example.yaml")).unwrap();
     let pg = docs(&pg);
     assert_eq!(kind(&pg, "StatefulSet").len(), 1);
     assert!(kind(&pg, "Secret")[0]["stringData"]["password"].as_str() == Some(""), "no password shipped");

@@ -39,7 +39,7 @@ async fn every_dra_case_is_told_right_through_the_api_and_on_the_node_page() {
     let mut args = vec!["--demo".to_string()];
     args.extend(dra_files());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let gd = Gpudash::start(&args).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&args).await.unwrap();
     // The DRA watchers start once the group is found; wait for their objects.
     let v = gd
         .wait_view(Duration::from_secs(30), |v| {
@@ -52,7 +52,7 @@ async fn every_dra_case_is_told_right_through_the_api_and_on_the_node_page() {
                 && v["diagnoses"].as_array().into_iter().flatten().any(|d| d["code"] == "dra-claim-unreserved")
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
 
     // Whole GPUs on a two-GPU node, exactly placed; the older pool generation left out.
     let a = dra(&v, "gpu-a100-01");
@@ -122,10 +122,10 @@ spec:
         .body(body)
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap()
         .json()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let fits: Vec<&str> = fit["nodes"]
         .as_array()
         .into_iter()
@@ -167,17 +167,15 @@ spec:
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_and_the_python_client_read_dra_objects_with_the_servers_columns() {
-    let scenario = Scenario::from_files(&dra_files()).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::from_files(&dra_files()).unwrap();
     let mut demo = gpudash_sim::demo_scenario();
     demo.objects.extend(scenario.objects);
-    let sim = start(Simulator::new(demo), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let (dir, kc) = kubeconfig_file(&sim.url());
     let cases: &[(&[&str], &[&str])] = &[
         (&["version"], &["Server Version: v1.34.2+k3s1"]),
@@ -237,12 +235,12 @@ for c in claims["items"]:
 print("DONE")
 "#,
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let out = tokio::task::spawn_blocking(move || {
-        Command::new("/usr/bin/python3").arg(&script).arg(&kc).output().unwrap_or_else(|e| panic!("python3: {e}"))
+        Command::new("/usr/bin/python3").arg(&script).arg(&kc).output().expect("python3")
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
     assert!(text.contains("SLICE gpu-a100-mig-01 4"), "{text}");
@@ -253,24 +251,20 @@ print("DONE")
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_older_k3s_without_dra_leaves_gpudash_working_with_no_dra_section() {
-    let scenario = Scenario::from_files(&dra_files()).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::from_files(&dra_files()).unwrap();
     let mut demo = gpudash_sim::demo_scenario();
     demo.objects.extend(scenario.objects);
     let simulator = Simulator::new(demo);
     simulator.set_kubernetes_minor(31);
-    let sim =
-        start(simulator, ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(simulator, ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let (ok, out) = kubectl(&kc, &["get", "resourceslices"]);
     assert!(!ok && out.contains("the server doesn't have a resource type"), "{out}");
-    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
-    let v = gd
-        .wait_view(Duration::from_secs(20), |v| v["source"]["synced"] == true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap();
+    let v = gd.wait_view(Duration::from_secs(20), |v| v["source"]["synced"] == true).await.unwrap();
     // Two more seconds for anything that would turn stale or error.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let v2 = gd.json("/api/v1/cluster").await.unwrap_or_else(|e| panic!("{e}"));
+    let v2 = gd.json("/api/v1/cluster").await.unwrap();
     for v in [&v, &v2] {
         assert!(v["source"]["stale_since"].is_null(), "{}", v["source"]);
         let dra_entries = v["nodes"]

@@ -9,14 +9,12 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap();
     let http = reqwest::Client::new();
     let post = |body: serde_json::Value| http.post(format!("{}/api/v1/fit", gd.url)).json(&body).send();
     // The seed's story: a second model on the one-GPU Orin Nano.
-    let r = post(json!({"gpu_count": "1", "memory_request": "1Gi", "memory_limit": "2Gi", "node_selector": "factory.example.com/line=press-3", "runtime_class": "nvidia"})).await.unwrap_or_else(|e| panic!("{e}"));
+    let r = post(json!({"gpu_count": "1", "memory_request": "1Gi", "memory_limit": "2Gi", "node_selector": "factory.example.com/line=press-3", "runtime_class": "nvidia"})).await.unwrap();
     assert_eq!(r.status().as_u16(), 200);
     let v: serde_json::Value = r.json().await.unwrap_or_default();
     assert_eq!(
@@ -36,20 +34,18 @@ async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
     // A pasted Deployment that fits on the MIG slices.
     let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: e}\nspec:\n  replicas: 2\n  template:\n    spec:\n      runtimeClassName: \
         nvidia\n      containers: [{name: c, resources: {limits: {nvidia.com/mig-1g.5gb: \"1\"}}}]\n";
-    let v: serde_json::Value =
-        post(json!({"yaml": yaml})).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
+    let v: serde_json::Value = post(json!({"yaml": yaml})).await.unwrap().json().await.unwrap_or_default();
     assert_eq!(v["placeable"], 2, "{v}");
     assert!(v["summary"].as_str().unwrap_or("").starts_with("1/8 nodes can run it (gpu-x86-01)"), "{v}");
     // Bad input: the field is named.
-    let r = post(json!({"memory_limit": "12GB"})).await.unwrap_or_else(|e| panic!("{e}"));
+    let r = post(json!({"memory_limit": "12GB"})).await.unwrap();
     assert_eq!(r.status().as_u16(), 422);
     let v: serde_json::Value = r.json().await.unwrap_or_default();
     assert_eq!(v["error"]["field"], "memory_limit");
-    let r =
-        http.post(format!("{}/api/v1/fit", gd.url)).body("{not json").send().await.unwrap_or_else(|e| panic!("{e}"));
+    let r = http.post(format!("{}/api/v1/fit", gd.url)).body("{not json").send().await.unwrap();
     assert_eq!(r.status().as_u16(), 400);
     let huge = json!({"yaml": "#".repeat(100_000)});
-    let v: serde_json::Value = post(huge).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
+    let v: serde_json::Value = post(huge).await.unwrap().json().await.unwrap_or_default();
     assert_eq!(v["error"]["field"], "yaml");
     assert!(gpudash_tests::post_declared(&gd.url, "/api/v1/fit", 1 << 20).starts_with("HTTP/1.1 413"));
     // Read-only: the cluster saw GETs only.
@@ -62,7 +58,7 @@ async fn the_fit_api_answers_in_scheduler_words_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fit_page_checks_a_form_in_the_browser() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     let url = gd.url.clone();
     let result = with_browser(|c| async move {
         c.goto(&format!("{url}/fit")).await?;
@@ -117,7 +113,7 @@ spec:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fit_page_says_whether_an_update_can_complete_in_both_languages() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     let url = gd.url.clone();
     let result = with_browser(|c| async move {
         for (lang, stuck, fix) in [

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 fn scenario(rel: &str) -> Scenario {
     let text = std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
-    Scenario::from_text(rel, &text).unwrap_or_else(|e| panic!("{e}"))
+    Scenario::from_text(rel, &text).expect("the scenario")
 }
 
 async fn fleet(sites: &std::path::Path, db: &str) -> (Proc, String) {
@@ -45,7 +45,7 @@ async fn fleet_with(sites: &std::path::Path, db: &str, extra: &[&str]) -> (Proc,
     .map(|s| s.to_string())
     .collect();
     args.extend(extra.iter().map(|s| s.to_string()));
-    let p = Proc::spawn(&bin(), &args).unwrap_or_else(|e| panic!("{e}"));
+    let p = Proc::spawn(&bin(), &args).expect("starting gpudash fleet");
     let url = format!("http://127.0.0.1:{port}");
     if let Err(e) = wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(60)).await {
         panic!("{e}\n{}", p.output());
@@ -82,31 +82,31 @@ const PENDING_POD: &str = r#"{"apiVersion": "v1", "kind": "Pod",
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outlives_a_restart() {
-    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let pg = Postgres::start().unwrap();
     let sim_a = start(Simulator::new(gpudash_sim::demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let sim_b = start(
         Simulator::new(scenario("tests/scenarios/agent/agents.yaml")),
         ([127, 0, 0, 1], 0).into(),
         TimelineMode::Manual,
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let sim_c = start(
         Simulator::new(scenario("tests/scenarios/onsite/gpu-unhealthy.yaml")),
         ([127, 0, 0, 1], 0).into(),
         TimelineMode::Manual,
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
     let token = dir.path().join("c.token");
     std::fs::write(&token, "fleet-test-token-0123456789-abcdef\n").unwrap_or_default();
-    let a = Gpudash::watching(&sim_a.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
-    let b = Gpudash::watching(&sim_b.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
+    let a = Gpudash::watching(&sim_a.url(), &[]).await.unwrap();
+    let b = Gpudash::watching(&sim_b.url(), &[]).await.unwrap();
     let t = token.display().to_string();
-    let mut c = Gpudash::watching(&sim_c.url(), &["--auth-token-file", &t]).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut c = Gpudash::watching(&sim_c.url(), &["--auth-token-file", &t]).await.unwrap();
     let sites = dir.path().join("sites.yaml");
     std::fs::write(
         &sites,
@@ -135,12 +135,7 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
         "the unhealthy GPU site has diagnoses"
     );
     let pending_before = pa["totals"]["pending"].as_u64().unwrap_or(0);
-    let metrics = reqwest::get(format!("{furl}/metrics"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .text()
-        .await
-        .unwrap_or_default();
+    let metrics = reqwest::get(format!("{furl}/metrics")).await.unwrap().text().await.unwrap_or_default();
     assert!(metrics.contains(r#"gpudash_fleet_site_live{site="plant-a",state="live"} 1"#), "{metrics}");
 
     // A change on a site reaches the fleet page without a reload.
@@ -160,7 +155,7 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 
     // A site killed: stale, then unreachable — its last totals kept, never zeroed.
     let had = site(&json(&api).await, "plant-c")["totals"].clone();
@@ -177,19 +172,21 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
         cl.goto(&format!("{furl3}/")).await?;
         let el = cl.find(Locator::Css("article.site[data-site='plant-c']")).await?;
         assert_eq!(el.attr("data-state").await?.as_deref(), Some("unreachable"));
-        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(15)).await?;
+        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(15))
+            .await?;
         shot(&cl, "fleet-unreachable.png").await?;
         // The kiosk: dark, large, no links to follow on a wall screen; still live.
         cl.goto(&format!("{furl3}/?kiosk=1")).await?;
         let class = cl.find(Locator::Css("html")).await?.attr("class").await?.unwrap_or_default();
         assert!(class.contains("kiosk"), "{class}");
         assert!(cl.find_all(Locator::Css("article.site h2 a")).await?.is_empty(), "no links in kiosk mode");
-        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(15)).await?;
+        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(15))
+            .await?;
         shot(&cl, "fleet-kiosk.png").await?;
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 
     // Its history in PostgreSQL: samples while it was live, then a gap.
     let h = json(&format!("{furl}/api/v1/fleet/history?site=plant-c&metric=site_nodes&range=1h")).await;
@@ -198,8 +195,7 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
     let before = json(&format!("{furl}/api/v1/fleet/history?site=plant-a&metric=site_pending&range=1h")).await;
     let first_ts = before["points"][0]["ts"].as_i64().unwrap_or(0);
     assert!(first_ts > 0, "{before}");
-    let chart =
-        reqwest::get(format!("{furl}/charts/site.svg?site=plant-c&range=1h")).await.unwrap_or_else(|e| panic!("{e}"));
+    let chart = reqwest::get(format!("{furl}/charts/site.svg?site=plant-c&range=1h")).await.unwrap();
     let svg = chart.text().await.unwrap_or_default();
     assert!(
         svg.contains("GPU units held") && svg.contains("pending pods") && svg.contains("plant-c"),
@@ -220,7 +216,7 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_sites_file_is_refused_naming_the_entry() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let sites = dir.path().join("sites.yaml");
     std::fs::write(&sites, "sites:\n- {name: ok, url: 'http://127.0.0.1:1'}\n- {name: broken, url: 'gpudash.local'}\n")
         .unwrap_or_default();
@@ -229,7 +225,7 @@ async fn a_bad_sites_file_is_refused_naming_the_entry() {
             .iter()
             .map(|s| s.to_string())
             .collect();
-    let mut p = Proc::spawn(&bin(), &args).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = Proc::spawn(&bin(), &args).unwrap();
     let code = p.wait_exit(Duration::from_secs(20));
     assert!(code.is_some_and(|c| c != 0), "exits non-zero");
     let out = p.output();
@@ -242,13 +238,13 @@ async fn a_bad_sites_file_is_refused_naming_the_entry() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_connections_are_closed_and_sigterm_ends_the_fleet_service() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let pg = Postgres::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
     let sites = dir.path().join("sites.yaml");
     std::fs::write(&sites, "sites:\n- {name: far, url: 'http://127.0.0.1:1'}\n").unwrap_or_default();
     let (mut fp, furl) = fleet_with(&sites, &pg.url, &["--header-read-timeout", "1"]).await;
     let addr = furl.trim_start_matches("http://").to_string();
-    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let t = Instant::now();
     let mut closed = false;
     for b in b"GET / HTTP/1.1\r\nHost: x\r\n".iter().take(20) {
@@ -267,7 +263,7 @@ async fn slow_connections_are_closed_and_sigterm_ends_the_fleet_service() {
     }
     assert!(closed, "a connection dribbling its headers was still open after {:?}", t.elapsed());
     assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
-    wait_http_ok(&format!("{furl}/readyz"), Duration::from_secs(5)).await.unwrap_or_else(|e| panic!("{e}"));
+    wait_http_ok(&format!("{furl}/readyz"), Duration::from_secs(5)).await.unwrap();
     let pid = fp.pid().to_string();
     let killed = std::process::Command::new("kill").args(["-TERM", &pid]).status().is_ok_and(|s| s.success());
     assert!(killed);
@@ -281,8 +277,8 @@ async fn slow_connections_are_closed_and_sigterm_ends_the_fleet_service() {
 /// an authenticating proxy's header counts only from the addresses named `--trusted-proxy`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fleet_takes_the_sites_sign_in_and_a_proxy_only_from_its_address() {
-    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let pg = Postgres::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
     let sites = dir.path().join("sites.yaml");
     std::fs::write(&sites, "sites:\n- {name: far, url: 'http://127.0.0.1:1'}\n").unwrap_or_default();
     let tf = dir.path().join("token");
@@ -296,17 +292,15 @@ async fn the_fleet_takes_the_sites_sign_in_and_a_proxy_only_from_its_address() {
             .redirect(reqwest::redirect::Policy::none())
             .local_address(std::net::IpAddr::from(from))
             .build()
-            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap()
     };
     let (direct, proxy) = (client([127, 0, 0, 1]), client([127, 0, 0, 2]));
-    let status =
-        |r: reqwest::Result<reqwest::Response>| r.map(|r| r.status().as_u16()).unwrap_or_else(|e| panic!("{e}"));
+    let status = |r: reqwest::Result<reqwest::Response>| r.map(|r| r.status().as_u16()).unwrap();
     let api = format!("{furl}/api/v1/fleet");
     assert_eq!(status(direct.get(&api).send().await), 401);
     assert_eq!(status(direct.get(format!("{furl}/api/v1/fleet/stream")).send().await), 401);
     assert_eq!(status(direct.get(format!("{furl}/healthz")).send().await), 200);
-    let page =
-        direct.get(format!("{furl}/")).header("accept", "text/html").send().await.unwrap_or_else(|e| panic!("{e}"));
+    let page = direct.get(format!("{furl}/")).header("accept", "text/html").send().await.unwrap();
     assert_eq!(page.status().as_u16(), 303);
     assert_eq!(page.headers().get("location").and_then(|v| v.to_str().ok()), Some("/login"));
     // The proxy's header from anyone but the proxy is no sign-in.
@@ -314,17 +308,13 @@ async fn the_fleet_takes_the_sites_sign_in_and_a_proxy_only_from_its_address() {
     assert_eq!(status(proxy.get(&api).header("X-Forwarded-User", "operator@factory").send().await), 200);
     assert_eq!(status(proxy.get(&api).send().await), 401, "the proxy without the header");
     assert_eq!(status(direct.get(&api).bearer_auth("fleet-sign-in-token-0123456789-abcdef").send().await), 200);
-    let login = direct
-        .post(format!("{furl}/login"))
-        .body("token=fleet-sign-in-token-0123456789-abcdef")
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let login =
+        direct.post(format!("{furl}/login")).body("token=fleet-sign-in-token-0123456789-abcdef").send().await.unwrap();
     assert_eq!(login.status().as_u16(), 303);
     let cookie = login.headers().get("set-cookie").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
     let pair = cookie.split(';').next().unwrap_or("").to_string();
-    let page = direct.get(format!("{furl}/")).header("cookie", &pair).send().await.unwrap_or_else(|e| panic!("{e}"));
+    let page = direct.get(format!("{furl}/")).header("cookie", &pair).send().await.unwrap();
     assert_eq!(page.status().as_u16(), 200);
     let body = page.text().await.unwrap_or_default();
     assert!(body.contains("data-site=\"far\""), "{body}");
@@ -334,7 +324,7 @@ async fn the_fleet_takes_the_sites_sign_in_and_a_proxy_only_from_its_address() {
         .header("origin", furl.clone())
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(out.status().is_redirection() || out.status().is_success(), "{}", out.status());
     assert_eq!(status(direct.get(&api).header("cookie", &pair).send().await), 401, "the session ended");
 }
@@ -343,8 +333,8 @@ async fn the_fleet_takes_the_sites_sign_in_and_a_proxy_only_from_its_address() {
 /// (once, or with `repeat` in 1 MiB pieces up to `limit` bytes), then holds the connection open.
 async fn fake_site(body: &'static [u8], repeat: bool, limit: usize) -> (String, tokio::task::JoinHandle<()>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
-    let url = format!("http://{}", l.local_addr().unwrap_or_else(|e| panic!("{e}")));
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port for the fake site");
+    let url = format!("http://{}", l.local_addr().expect("the fake site's address"));
     let task = tokio::spawn(async move {
         while let Ok((mut s, _)) = l.accept().await {
             tokio::spawn(async move {
@@ -388,14 +378,14 @@ async fn fake_site(body: &'static [u8], repeat: bool, limit: usize) -> (String, 
 /// shown with a plain reason, the real one stays live, and the fleet's memory stays bounded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_sites_get_a_plain_reason_and_leave_the_others_alone() {
-    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
-    let real = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let pg = Postgres::start().unwrap();
+    let real = Gpudash::start(&["--demo"]).await.unwrap();
     let (garbage, _g) = fake_site(b"data: {\"revision\": \"not a view\"\n\n", false, 0).await;
     let (binary, _b) = fake_site(b"data: \xff\xfe\xfd\n\n", false, 0).await;
     let (endless, _e) = fake_site(b"data: xxxxxxxxxxxxxxxx", true, 80 << 20).await;
     let (chatty, _c) = fake_site(b": keep-alive\n\n", true, 200 << 20).await;
     let (silent, _s) = fake_site(b"", false, 0).await;
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let sites = dir.path().join("sites.yaml");
     std::fs::write(
         &sites,

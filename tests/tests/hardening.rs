@@ -22,9 +22,9 @@ const ROUTES: &[&str] = &[
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_route_carries_the_security_headers() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     for path in ROUTES {
-        let r = reqwest::get(format!("{}{path}", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+        let r = reqwest::get(format!("{}{path}", gd.url)).await.unwrap();
         let h = r.headers();
         let get = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
         assert!(get("content-security-policy").contains("frame-ancestors 'none'"), "{path}: {h:?}");
@@ -32,17 +32,17 @@ async fn every_route_carries_the_security_headers() {
         assert_eq!(get("referrer-policy"), "no-referrer", "{path}");
         assert_eq!(get("x-frame-options"), "DENY", "{path}");
     }
-    let r = reqwest::get(format!("{}/no/such/page", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    let r = reqwest::get(format!("{}/no/such/page", gd.url)).await.unwrap();
     assert_eq!(r.status().as_u16(), 404);
     // Pages allow no inline script but the nonce'd hydration loader, fresh on every request.
     let mut nonces = Vec::new();
     for _ in 0..2 {
-        let r = reqwest::get(format!("{}/", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+        let r = reqwest::get(format!("{}/", gd.url)).await.unwrap();
         let csp = r.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
         let script = csp.split(';').find(|d| d.trim().starts_with("script-src")).unwrap_or("").to_string();
         assert!(script.contains("'nonce-") && !script.contains("unsafe-inline"), "{csp}");
         let nonce = script.split("'nonce-").nth(1).and_then(|s| s.split('\'').next()).unwrap_or("").to_string();
-        let html = r.text().await.unwrap_or_else(|e| panic!("body: {e}"));
+        let html = r.text().await.expect("body");
         assert!(html.contains(&format!("nonce=\"{nonce}\"")), "the hydration script carries the nonce");
         nonces.push(nonce);
     }
@@ -51,12 +51,12 @@ async fn every_route_carries_the_security_headers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bundle_is_sent_precompressed_and_every_page_weighs_under_200_kib() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     let http = reqwest::Client::new();
     let get = |path: String, enc: &'static str| {
         let (http, url) = (http.clone(), format!("{}{path}", gd.url));
         async move {
-            let r = http.get(url).header("accept-encoding", enc).send().await.unwrap_or_else(|e| panic!("{e}"));
+            let r = http.get(url).header("accept-encoding", enc).send().await.unwrap();
             assert_eq!(r.status().as_u16(), 200, "{path}");
             let h = r.headers().clone();
             (h, r.bytes().await.unwrap_or_else(|e| panic!("{path}: body: {e}")))
@@ -127,7 +127,7 @@ async fn the_bundle_is_sent_precompressed_and_every_page_weighs_under_200_kib() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn static_files_refuse_traversal_and_listing() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     let port = gd.url.rsplit(':').next().unwrap_or("0").to_string();
     // Raw requests: a client library would normalise the dots away before sending.
     for path in [
@@ -141,7 +141,7 @@ async fn static_files_refuse_traversal_and_listing() {
         let out = Command::new("curl")
             .args(["-s", "--path-as-is", "-o", "-", "-w", "\n%{http_code}", &format!("http://127.0.0.1:{port}{path}")])
             .output()
-            .unwrap_or_else(|e| panic!("curl: {e}"));
+            .expect("curl");
         let text = String::from_utf8_lossy(&out.stdout);
         let code = text.rsplit('\n').next().unwrap_or("");
         assert!(!text.contains("[workspace]"), "{path} leaked Cargo.toml");
@@ -151,10 +151,10 @@ async fn static_files_refuse_traversal_and_listing() {
     // A body over the limit is refused from its declared length, before it is read (a client
     // still sending would see the connection close, so the request is written by hand).
     use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
     s.write_all(b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \
-        2097152\r\n\r\ntoken=").unwrap_or_else(|e| panic!("{e}"));
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap_or_else(|e| panic!("{e}"));
+        2097152\r\n\r\ntoken=").unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut buf = [0u8; 64];
     let n = s.read(&mut buf).unwrap_or(0);
     let head = String::from_utf8_lossy(&buf[..n]);
@@ -163,16 +163,9 @@ async fn static_files_refuse_traversal_and_listing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
-    gd.wait_view(Duration::from_secs(10), |v| v["nodes"][0]["memory"]["used_bytes"].is_u64())
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let text = reqwest::get(format!("{}/metrics", gd.url))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .text()
-        .await
-        .unwrap_or_else(|e| panic!("body: {e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
+    gd.wait_view(Duration::from_secs(10), |v| v["nodes"][0]["memory"]["used_bytes"].is_u64()).await.unwrap();
+    let text = reqwest::get(format!("{}/metrics", gd.url)).await.unwrap().text().await.expect("body");
     for want in [
         r#"gpudash_gpu_capacity{node="orin-agx-01",resource="nvidia.com/gpu"} 4"#,
         r#"gpudash_gpu_allocatable{node="gpu-x86-01",resource="nvidia.com/mig-1g.5gb"} 7"#,
@@ -187,9 +180,9 @@ async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }
     // An independent parser: the official Python client's.
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("metrics.txt");
-    std::fs::write(&f, &text).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&f, &text).unwrap();
     let out = Command::new("/usr/bin/python3")
         .args([
             "-c",
@@ -198,7 +191,7 @@ async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
             &f.display().to_string(),
         ])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(
         out.status.success(),
         "prometheus_client could not parse /metrics: {}",
@@ -211,9 +204,9 @@ async fn metrics_parse_as_prometheus_text_with_the_demo_gauges() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_file_requires_the_token_and_probes_stay_open() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let tf = dir.path().join("token");
-    std::fs::write(&tf, "s3cret-token-for-the-factory-floor-7\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&tf, "s3cret-token-for-the-factory-floor-7\n").unwrap();
     let gd = Gpudash::start(&[
         "--demo",
         "--auth-token-file",
@@ -224,20 +217,13 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
         "127.0.0.2",
     ])
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let code = |r: reqwest::Response| r.status().as_u16();
-    assert_eq!(
-        code(http.get(format!("{}/api/v1/cluster", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"))),
-        401
-    );
-    assert_eq!(code(http.get(format!("{}/metrics", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"))), 401);
-    assert_eq!(code(http.get(format!("{}/healthz", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"))), 200);
-    let r =
-        http.get(format!("{}/", gd.url)).header("accept", "text/html").send().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(code(http.get(format!("{}/api/v1/cluster", gd.url)).send().await.unwrap()), 401);
+    assert_eq!(code(http.get(format!("{}/metrics", gd.url)).send().await.unwrap()), 401);
+    assert_eq!(code(http.get(format!("{}/healthz", gd.url)).send().await.unwrap()), 200);
+    let r = http.get(format!("{}/", gd.url)).header("accept", "text/html").send().await.unwrap();
     assert_eq!(r.status().as_u16(), 303);
     assert_eq!(r.headers().get("location").and_then(|v| v.to_str().ok()), Some("/login"));
     let wrong = http
@@ -245,30 +231,25 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
         .bearer_auth("s3cret-token-for-the-factory-floor-Y")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(code(wrong), 401);
     let ok = http
         .get(format!("{}/api/v1/cluster", gd.url))
         .bearer_auth("s3cret-token-for-the-factory-floor-7")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(code(ok), 200);
     // People: the login form sets an HttpOnly cookie that then opens the pages.
-    let r = http
-        .post(format!("{}/login", gd.url))
-        .body("token=s3cret-token-for-the-factory-floor-7")
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r =
+        http.post(format!("{}/login", gd.url)).body("token=s3cret-token-for-the-factory-floor-7").send().await.unwrap();
     assert_eq!(r.status().as_u16(), 303);
     let cookie = r.headers().get("set-cookie").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
     let pair = cookie.split(';').next().unwrap_or("").to_string();
-    let page =
-        http.get(format!("{}/pending", gd.url)).header("cookie", pair).send().await.unwrap_or_else(|e| panic!("{e}"));
+    let page = http.get(format!("{}/pending", gd.url)).header("cookie", pair).send().await.unwrap();
     assert_eq!(code(page), 200);
-    let bad = http.post(format!("{}/login", gd.url)).body("token=guess").send().await.unwrap_or_else(|e| panic!("{e}"));
+    let bad = http.post(format!("{}/login", gd.url)).body("token=guess").send().await.unwrap();
     assert_eq!(code(bad), 401);
     // An authenticating proxy in front — its header counts from its address (127.0.0.2) only.
     let forged = http
@@ -276,19 +257,19 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
         .header("X-Forwarded-User", "operator@factory")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(code(forged), 401, "the proxy's header sent by a client that reached gpudash directly");
     let proxy = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
         .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let proxied = proxy
         .get(format!("{}/api/v1/cluster", gd.url))
         .header("X-Forwarded-User", "operator@factory")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(code(proxied), 200);
     // Nothing of the cluster's credentials is ever in what the browser gets.
     let body = http
@@ -296,20 +277,19 @@ async fn a_token_file_requires_the_token_and_probes_stay_open() {
         .bearer_auth("s3cret-token-for-the-factory-floor-7")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap()
         .text()
         .await
-        .unwrap_or_else(|e| panic!("body: {e}"));
+        .expect("body");
     assert!(!body.contains("gpudash-sim-read-only") && !body.contains("s3cret"), "credentials leaked");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_shuts_down_gracefully_even_with_open_streams() {
-    let mut gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
-    let stream = reqwest::get(format!("{}/api/v1/stream", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut gd = Gpudash::start(&["--demo"]).await.unwrap();
+    let stream = reqwest::get(format!("{}/api/v1/stream", gd.url)).await.unwrap();
     assert_eq!(stream.status().as_u16(), 200);
-    let st =
-        Command::new("kill").args(["-TERM", &gd.proc.pid().to_string()]).status().unwrap_or_else(|e| panic!("{e}"));
+    let st = Command::new("kill").args(["-TERM", &gd.proc.pid().to_string()]).status().unwrap();
     assert!(st.success());
     let code = gd.proc.wait_exit(Duration::from_secs(10));
     assert_eq!(code, Some(0), "did not exit cleanly:\n{}", gd.proc.output());
@@ -318,14 +298,14 @@ async fn sigterm_shuts_down_gracefully_even_with_open_streams() {
 
 #[test]
 fn a_short_or_missing_token_file_is_refused_at_start() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let tf = dir.path().join("token");
-    std::fs::write(&tf, "short\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&tf, "short\n").unwrap();
     for f in [tf.display().to_string(), "/nonexistent/token".to_string()] {
         let out = Command::new(gpudash_tests::bin())
             .args(["serve", "--demo", "--auth-token-file", &f, "--db", &dir.path().join("h.db").display().to_string()])
             .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains("--auth-token-file"), "{err}");
     }

@@ -16,7 +16,7 @@ fn sqlite(db: &std::path::Path, script: &str) -> String {
             &db.display().to_string(),
         ])
         .output()
-        .unwrap_or_else(|e| panic!("python3: {e}"));
+        .expect("python3");
     assert!(out.status.success(), "sqlite3 script failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
@@ -55,12 +55,12 @@ fn start(db: &std::path::Path, extra: &[&str]) -> (Proc, String) {
         gpudash_tests::site_root().display().to_string(),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
-    (Proc::spawn(&bin(), &args).unwrap_or_else(|e| panic!("{e}")), format!("http://127.0.0.1:{port}"))
+    (Proc::spawn(&bin(), &args).expect("starting gpudash"), format!("http://127.0.0.1:{port}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_writes_never_leaves_a_broken_or_partial_database() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("history.db");
     let mut last_samples = 0i64;
     for i in 0..15u64 {
@@ -109,32 +109,23 @@ async fn kill_9_during_writes_never_leaves_a_broken_or_partial_database() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     // A corrupt file.
     let junk = dir.path().join("junk.db");
     let bytes: Vec<u8> = (0..65_536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-    std::fs::write(&junk, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&junk, &bytes).unwrap();
     let (p, url) = start(&junk, &[]);
     wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
-    let v: serde_json::Value = reqwest::get(format!("{url}/api/v1/cluster"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json()
-        .await
-        .unwrap_or_default();
+    let v: serde_json::Value =
+        reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap().json().await.unwrap_or_default();
     assert_eq!(v["nodes"].as_array().map(Vec::len), Some(8), "live view works");
-    let st: serde_json::Value = reqwest::get(format!("{url}/api/v1/history/status"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json()
-        .await
-        .unwrap_or_default();
+    let st: serde_json::Value =
+        reqwest::get(format!("{url}/api/v1/history/status")).await.unwrap().json().await.unwrap_or_default();
     assert_eq!(st["available"], false);
     assert!(st["problem"].as_str().unwrap_or("").contains("left untouched"), "{st}");
-    let page =
-        reqwest::get(format!("{url}/history")).await.unwrap_or_else(|e| panic!("{e}")).text().await.unwrap_or_default();
+    let page = reqwest::get(format!("{url}/history")).await.unwrap().text().await.unwrap_or_default();
     assert!(page.contains("history disabled"), "the history page says why");
     // Neither the file's path nor SQLite's words reach a client: they are in the log, under the
     // id the status quotes.
@@ -164,14 +155,10 @@ async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
     wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
-    let st: serde_json::Value = reqwest::get(format!("{url}/api/v1/history/status"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json()
-        .await
-        .unwrap_or_default();
+    let st: serde_json::Value =
+        reqwest::get(format!("{url}/api/v1/history/status")).await.unwrap().json().await.unwrap_or_default();
     assert!(st["problem"].as_str().unwrap_or("").contains("newer gpudash"), "{st}");
-    let r = reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap_or_else(|e| panic!("{e}"));
+    let r = reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap();
     assert_eq!(r.status().as_u16(), 200);
     drop(p);
     let after = sqlite(&db, "print(c.execute('SELECT COUNT(*) FROM samples').fetchone()[0])");
@@ -180,22 +167,20 @@ async fn corrupt_or_newer_databases_are_left_alone_and_the_live_view_works() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_history_api_and_charts_serve_recorded_data() {
-    let gd = Gpudash::start(&["--demo", "--history-resolution", "0.1"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo", "--history-resolution", "0.1"]).await.unwrap();
     wait_recorded(&gd.url).await;
     let s = gd
         .json("/api/v1/history/series?node=orin-agx-01&metric=gpu_allocated&resource=nvidia.com/gpu&range=1h")
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let pts = s["points"].as_array().cloned().unwrap_or_default();
     assert!(!pts.is_empty() && pts[0]["value"] == 4.0, "{s}");
-    let pods = gd.json("/api/v1/history/pods?range=1h").await.unwrap_or_else(|e| panic!("{e}"));
+    let pods = gd.json("/api/v1/history/pods?range=1h").await.unwrap();
     let ivs = pods["intervals"].as_array().cloned().unwrap_or_default();
     assert!(ivs.iter().any(|i| i["name"] == "anomaly-detector-6f8d7b5c4-r7zq9" && i["state"] == "pending"), "{pods}");
-    let d = gd.json("/api/v1/history/diagnoses?range=24h").await.unwrap_or_else(|e| panic!("{e}"));
+    let d = gd.json("/api/v1/history/diagnoses?range=24h").await.unwrap();
     assert!(d["events"].as_array().is_some_and(|e| e.iter().any(|e| e["code"] == "device-plugin-missing")), "{d}");
-    let bad = reqwest::get(format!("{}/api/v1/history/series?metric=x&range=2y", gd.url))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let bad = reqwest::get(format!("{}/api/v1/history/series?metric=x&range=2y", gd.url)).await.unwrap();
     assert_eq!(bad.status().as_u16(), 400);
     for chart in [
         "gpu.svg?node=orin-agx-01&resource=nvidia.com/gpu",
@@ -204,7 +189,7 @@ async fn the_history_api_and_charts_serve_recorded_data() {
         "waits.svg?",
         "pod.svg?namespace=vision&name=anomaly-detector-6f8d7b5c4-r7zq9",
     ] {
-        let r = reqwest::get(format!("{}/charts/{chart}&range=1h", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+        let r = reqwest::get(format!("{}/charts/{chart}&range=1h", gd.url)).await.unwrap();
         assert_eq!(r.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("image/svg+xml"), "{chart}");
         let body = r.text().await.unwrap_or_default();
         assert!(body.starts_with("<svg") && body.contains("<text"), "{chart}");
@@ -213,7 +198,7 @@ async fn the_history_api_and_charts_serve_recorded_data() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_locked_database_pauses_history_but_not_the_live_view() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("history.db");
     let (p, url) = start(&db, &["--history-resolution", "0.1"]);
     wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(30))
@@ -228,17 +213,13 @@ async fn a_locked_database_pauses_history_but_not_the_live_view() {
     let t = std::time::Instant::now();
     let mut saw_problem = false;
     while t.elapsed() < Duration::from_secs(8) {
-        let st: serde_json::Value = reqwest::get(format!("{url}/api/v1/history/status"))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .json()
-            .await
-            .unwrap_or_default();
+        let st: serde_json::Value =
+            reqwest::get(format!("{url}/api/v1/history/status")).await.unwrap().json().await.unwrap_or_default();
         if st["problem"].as_str().is_some_and(|p| p.contains("history writes failing")) {
             saw_problem = true;
             assert!(!st.to_string().contains("database is locked"), "SQLite's words stay in the log: {st}");
         }
-        let live = reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap_or_else(|e| panic!("{e}"));
+        let live = reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap();
         assert_eq!(live.status().as_u16(), 200, "the live view must not wait on the database");
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
@@ -247,12 +228,8 @@ async fn a_locked_database_pauses_history_but_not_the_live_view() {
     // Once the lock is gone, recording resumes and the problem clears.
     let t = std::time::Instant::now();
     loop {
-        let st: serde_json::Value = reqwest::get(format!("{url}/api/v1/history/status"))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .json()
-            .await
-            .unwrap_or_default();
+        let st: serde_json::Value =
+            reqwest::get(format!("{url}/api/v1/history/status")).await.unwrap().json().await.unwrap_or_default();
         if st["problem"].is_null() {
             break;
         }

@@ -49,7 +49,7 @@ fn closed_by_server(s: &mut TcpStream) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn markup_in_every_fit_field_stays_text_in_chromium() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     // The server's HTML: the paste is text inside the textarea, never markup.
     let http = reqwest::Client::new();
     let html = http
@@ -57,7 +57,7 @@ async fn markup_in_every_fit_field_stays_text_in_chromium() {
         .form(&[("yaml", HOSTILE), ("memory_request", HOSTILE)])
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap()
         .text()
         .await
         .unwrap_or_default();
@@ -109,20 +109,16 @@ async fn markup_in_every_fit_field_stays_text_in_chromium() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn posts_from_other_sites_are_refused_and_other_hosts_get_421() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let tf = dir.path().join("token");
-    std::fs::write(&tf, "a-factory-token-of-32-characters-at-least\n").unwrap_or_else(|e| panic!("{e}"));
-    let open =
-        Gpudash::start(&["--demo", "--allowed-host", "gpu.factory.example"]).await.unwrap_or_else(|e| panic!("{e}"));
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&tf, "a-factory-token-of-32-characters-at-least\n").unwrap();
+    let open = Gpudash::start(&["--demo", "--allowed-host", "gpu.factory.example"]).await.unwrap();
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let post = |path: &str, headers: &[(&'static str, String)]| {
         let mut r =
             http.post(format!("{}{path}", open.url)).header("content-type", "application/x-www-form-urlencoded");
@@ -139,66 +135,49 @@ async fn posts_from_other_sites_are_refused_and_other_hosts_get_421() {
             vec![("origin", "http://evil.example".to_string())],
             vec![("origin", "null".to_string())],
         ] {
-            let r = post(path, &h).await.unwrap_or_else(|e| panic!("{e}"));
+            let r = post(path, &h).await.unwrap();
             assert_eq!(r.status().as_u16(), 403, "{path} {h:?}");
         }
         let same = post(path, &[("sec-fetch-site", "same-origin".into()), ("origin", format!("http://{host}"))])
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         assert_ne!(same.status().as_u16(), 403, "{path} from gpudash's own page");
     }
-    let curl = post("/fit", &[]).await.unwrap_or_else(|e| panic!("{e}"));
+    let curl = post("/fit", &[]).await.unwrap();
     assert_eq!(curl.status().as_u16(), 200, "no browser headers: a script");
     // DNS rebinding: a page on evil.example, its name now resolving to gpudash.
     let get = |h: &'static str| http.get(format!("{}/api/v1/cluster", open.url)).header("host", h).send();
-    assert_eq!(get("evil.example").await.unwrap_or_else(|e| panic!("{e}")).status().as_u16(), 421);
-    assert_eq!(get("evil.example:8080").await.unwrap_or_else(|e| panic!("{e}")).status().as_u16(), 421);
+    assert_eq!(get("evil.example").await.unwrap().status().as_u16(), 421);
+    assert_eq!(get("evil.example:8080").await.unwrap().status().as_u16(), 421);
     for ok in ["gpu.factory.example", "localhost:8080", "gpudash.gpudash.svc.cluster.local:8080", "10.42.0.7:8080"] {
-        assert_eq!(get(ok).await.unwrap_or_else(|e| panic!("{e}")).status().as_u16(), 200, "{ok}");
+        assert_eq!(get(ok).await.unwrap().status().as_u16(), 200, "{ok}");
     }
     // With sign-in on, the Host does not matter (a rebinding page has no session), but a
     // cross-site sign-out is still refused.
-    let signed = Gpudash::start(&["--demo", "--auth-token-file", &tf.display().to_string()])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let signed = Gpudash::start(&["--demo", "--auth-token-file", &tf.display().to_string()]).await.unwrap();
     let r = http
         .get(format!("{}/api/v1/cluster", signed.url))
         .header("host", "evil.example")
         .header("Authorization", "bearer a-factory-token-of-32-characters-at-least")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(r.status().as_u16(), 200, "a lower-case bearer scheme is accepted");
-    let r = http
-        .post(format!("{}/logout", signed.url))
-        .header("sec-fetch-site", "cross-site")
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r = http.post(format!("{}/logout", signed.url)).header("sec-fetch-site", "cross-site").send().await.unwrap();
     assert_eq!(r.status().as_u16(), 403);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn guessing_the_token_is_slowed_then_refused() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let tf = dir.path().join("token");
-    std::fs::write(&tf, "a-factory-token-of-32-characters-at-least\n").unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::start(&["--demo", "--auth-token-file", &tf.display().to_string()])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&tf, "a-factory-token-of-32-characters-at-least\n").unwrap();
+    let gd = Gpudash::start(&["--demo", "--auth-token-file", &tf.display().to_string()]).await.unwrap();
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let t = Instant::now();
     let mut codes = Vec::new();
     for i in 0..12 {
-        let r = http
-            .post(format!("{}/login", gd.url))
-            .body(format!("token=guess-{i}"))
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let r = http.post(format!("{}/login", gd.url)).body(format!("token=guess-{i}")).send().await.unwrap();
         codes.push(r.status().as_u16());
     }
     let took = t.elapsed();
@@ -212,7 +191,7 @@ async fn guessing_the_token_is_slowed_then_refused() {
         .body("token=a-factory-token-of-32-characters-at-least")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(r.status().as_u16(), 429, "still refused within the minute, even the right token");
     assert!(r.headers().get("retry-after").is_some());
     // Bearer tokens (scripts, Prometheus) are not throttled by sign-in guesses.
@@ -221,22 +200,22 @@ async fn guessing_the_token_is_slowed_then_refused() {
         .bearer_auth("a-factory-token-of-32-characters-at-least")
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(ok.status().as_u16(), 200);
     // A 16-character token is refused at start.
-    std::fs::write(&tf, "passwordpassword\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&tf, "passwordpassword\n").unwrap();
     let out = std::process::Command::new(gpudash_tests::bin())
         .args(["serve", "--demo", "--auth-token-file", &tf.display().to_string(), "--db"])
         .arg(dir.path().join("h.db"))
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("at least 32 characters"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nested_yaml_and_nonsense_quantities_are_refused_and_the_probes_stay_fast() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     let http = reqwest::Client::new();
     let deep = format!("kind: Pod\nspec: {}{}", "[".repeat(32_000), "]".repeat(32_000));
     let t = Instant::now();
@@ -246,7 +225,7 @@ async fn nested_yaml_and_nonsense_quantities_are_refused_and_the_probes_stay_fas
         .body(deep.clone())
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let code = r.status().as_u16();
     let body = r.text().await.unwrap_or_default();
     assert!(matches!(code, 400 | 422) && body.contains("nested"), "{code} {body}");
@@ -294,7 +273,7 @@ async fn nested_yaml_and_nonsense_quantities_are_refused_and_the_probes_stay_fas
             .json(&serde_json::json!({ field: value }))
             .send()
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         assert_eq!(r.status().as_u16(), 422, "{field}={value}");
         let v: serde_json::Value = r.json().await.unwrap_or_default();
         assert_eq!(v["error"]["field"], field, "{v}");
@@ -307,21 +286,21 @@ async fn nested_yaml_and_nonsense_quantities_are_refused_and_the_probes_stay_fas
         .json(&serde_json::json!({"memory_request": "999999999999999999999Ei"}))
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let v: serde_json::Value = r.json().await.unwrap_or_default();
     assert_eq!(v["placeable"], 0, "{v}");
     assert!(v["nodes"].as_array().is_some_and(|n| !n.is_empty() && n.iter().all(|n| n["fits"] == false)), "{v}");
     assert!(v["summary"].as_str().unwrap_or("").contains("Insufficient memory"), "{v}");
     // No store of live data in caches.
     for path in ["/metrics", "/api/v1/history/status", "/api/v1/cluster"] {
-        let r = http.get(format!("{}{path}", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"));
+        let r = http.get(format!("{}{path}", gd.url)).send().await.unwrap();
         assert_eq!(r.headers().get("cache-control").and_then(|v| v.to_str().ok()), Some("no-store"), "{path}");
     }
     let svg = http
         .get(format!("{}/charts/gpu.svg?node=%00%1b&resource=nvidia.com/gpu&range=1h", gd.url))
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let csp = svg.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     assert!(csp.contains("default-src 'none'"), "{csp}");
     let text = svg.text().await.unwrap_or_default();
@@ -330,7 +309,7 @@ async fn nested_yaml_and_nonsense_quantities_are_refused_and_the_probes_stay_fas
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_and_silent_connections_are_closed_and_healthz_answers_while_1000_are_held() {
-    let gd = Gpudash::start(&["--demo", "--header-read-timeout", "2"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo", "--header-read-timeout", "2"]).await.unwrap();
     let url = gd.url.clone();
     let (held, times, closed) = tokio::task::spawn_blocking(move || {
         let mut conns: Vec<TcpStream> = Vec::new();
@@ -361,7 +340,7 @@ async fn slow_and_silent_connections_are_closed_and_healthz_answers_while_1000_a
         (held, times, closed)
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     assert_eq!(held, 1000, "all connections opened");
     let worst = times.iter().max().copied().unwrap_or_default();
     eprintln!("figure: /healthz worst {worst:?} of 10 with 1,000 silent and stalled connections held; {closed} of 1,001 closed by the 2 s header-read timeout");
@@ -373,7 +352,7 @@ async fn slow_and_silent_connections_are_closed_and_healthz_answers_while_1000_a
 async fn under_a_descriptor_limit_a_flood_leaves_no_accept_errors_and_healthz_comes_back() {
     // gpudash under a 512-descriptor limit: its cap is 384 connections; 600 are opened.
     let port = free_port();
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let bin = gpudash_tests::bin();
     let args: Vec<String> = [
         "--nofile=512:512",
@@ -394,7 +373,7 @@ async fn under_a_descriptor_limit_a_flood_leaves_no_accept_errors_and_healthz_co
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let gd = Proc::spawn(std::path::Path::new("/usr/bin/prlimit"), &args).unwrap_or_else(|e| panic!("{e}"));
+    let gd = Proc::spawn(std::path::Path::new("/usr/bin/prlimit"), &args).unwrap();
     let url = format!("http://127.0.0.1:{port}");
     gpudash_tests::wait_http_ok(&format!("{url}/readyz"), Duration::from_secs(60))
         .await
@@ -416,7 +395,7 @@ async fn under_a_descriptor_limit_a_flood_leaves_no_accept_errors_and_healthz_co
         back
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     // The refusal is logged by the server as it happens; read its log until it shows (bounded).
     let t = Instant::now();
     let mut log = gd.output();
@@ -519,7 +498,7 @@ async fn the_agent_keeps_answering_in_10_mib_under_2000_idle_connections_and_a_1
         (report, opened, answered, peak, threads)
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let (report, opened, answered, peak, threads) = got;
     eprintln!("figure: agent peak RSS {peak:.1} MiB, {threads} threads, answered {answered:?} after 2,000 idle connections and a 100 MiB line");
     let r = report.unwrap_or_else(|| panic!("no good tegrastats reading after the 100 MiB line:\n{}", a.output()));
@@ -578,8 +557,7 @@ async fn a_command_printing_flat_out_costs_the_agent_little_and_sigterm_stops_it
         "sh, yes and sleep: {:?}",
         gpudash_tests::group_members(pgid)
     );
-    let st =
-        std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap_or_else(|e| panic!("{e}"));
+    let st = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
     assert!(st.success());
     assert_eq!(a.wait_exit(Duration::from_secs(5)), Some(0), "{}", a.output());
     let t = Instant::now();

@@ -41,7 +41,7 @@ fn japanese(s: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overview_pending_and_kiosk_in_japanese_fit_a_1920x1080_screen() {
-    let gd = Gpudash::start(&["--demo", "--kiosk-rotate", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo", "--kiosk-rotate", "6"]).await.unwrap();
     let url = gd.url.clone();
     let result = with_browser(|c| async move {
         viewport(&c, 1920, 1080).await?;

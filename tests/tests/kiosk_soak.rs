@@ -10,10 +10,8 @@ use gpudash_tests::{flat, soak_duration, spawn_churn, with_browser, Gpudash};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_kiosk_page_runs_under_churn_without_growing() {
-    let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Auto)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::watching(&running.url(), &["--kiosk-rotate", "7"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Auto).await.unwrap();
+    let gd = Gpudash::watching(&running.url(), &["--kiosk-rotate", "7"]).await.unwrap();
     let churn = spawn_churn(running.sim.clone(), 20);
     let url = gd.url.clone();
     let result = with_browser(|c| async move {

@@ -11,9 +11,7 @@ use gpudash_tests::{expect_kubectl, kubeconfig_file, kubectl};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_reads_every_kind_the_simulator_serves() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let cases: &[(&[&str], &[&str])] = &[
         (&["version"], &["Server Version: v1.34.2+k3s1"]),
@@ -46,16 +44,14 @@ async fn kubectl_reads_every_kind_the_simulator_serves() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_watch_sees_a_timeline_change() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let mut child = gpudash_tests::kubectl_command(&kc)
         .args(["get", "pods", "-A", "-w"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("kubectl: {e}"));
+        .expect("kubectl");
     let stdout = child.stdout.take().unwrap_or_else(|| panic!("stdout"));
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
@@ -90,31 +86,23 @@ async fn kubectl_watch_sees_a_timeline_change() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_are_refused_with_405_and_logged() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let (_dir, kc) = kubeconfig_file(&sim.url());
     let kc2 = kc.clone();
     let (ok, out) =
         tokio::task::spawn_blocking(move || kubectl(&kc2, &["delete", "pod", "-n", "ml", "triton-server-0"]))
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
     assert!(!ok && out.contains("MethodNotAllowed"), "{out}");
-    let (ok, out) = tokio::task::spawn_blocking(move || kubectl(&kc, &["label", "node", "orin-nano-01", "x=y"]))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (ok, out) =
+        tokio::task::spawn_blocking(move || kubectl(&kc, &["label", "node", "orin-nano-01", "x=y"])).await.unwrap();
     assert!(!ok, "{out}");
     let refused: Vec<_> = sim.sim.requests().into_iter().filter(|r| r.status == 405).collect();
     assert!(refused.iter().any(|r| r.verb == "delete" && r.uri.contains("/pods/triton-server-0")), "{refused:?}");
     assert!(refused.iter().any(|r| r.verb == "patch" && r.uri.contains("/nodes/orin-nano-01")), "{refused:?}");
     assert!(sim.sim.get("Pod", "ml", "triton-server-0").is_some(), "nothing was deleted");
     let http = reqwest::Client::new();
-    let r = http
-        .post(format!("{}/api/v1/namespaces/ml/pods", sim.url()))
-        .body("{}")
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r = http.post(format!("{}/api/v1/namespaces/ml/pods", sim.url())).body("{}").send().await.unwrap();
     assert_eq!(r.status().as_u16(), 405);
     let body: serde_json::Value = r.json().await.unwrap_or_default();
     assert_eq!((body["kind"].as_str(), body["code"].as_u64()), (Some("Status"), Some(405)));
@@ -125,9 +113,7 @@ async fn writes_are_refused_with_405_and_logged() {
 /// `continue` token on every page but the last, `remainingItemCount` only without selectors.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paged_lists_cover_every_object_once() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let http = reqwest::Client::new();
     for (query, selected) in [("", false), ("&fieldSelector=status.phase%3DRunning", true)] {
         let all: serde_json::Value = http
@@ -135,10 +121,10 @@ async fn paged_lists_cover_every_object_once() {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
-            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap()
             .json()
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         let want: Vec<String> = all["items"]
             .as_array()
             .into_iter()
@@ -152,10 +138,10 @@ async fn paged_lists_cover_every_object_once() {
                 .get(format!("{}/api/v1/pods?limit=4&continue={token}{query}", sim.url()))
                 .send()
                 .await
-                .unwrap_or_else(|e| panic!("{e}"))
+                .unwrap()
                 .json()
                 .await
-                .unwrap_or_else(|e| panic!("{e}"));
+                .unwrap();
             pages += 1;
             let items = page["items"].as_array().cloned().unwrap_or_default();
             got.extend(items.iter().filter_map(|p| p["metadata"]["name"].as_str().map(str::to_string)));

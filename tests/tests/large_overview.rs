@@ -43,23 +43,19 @@ fn cards(html: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_site_gets_a_light_paged_overview_that_stays_live() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     for i in 0..52 {
-        sim.sim.apply(server(i, true)).unwrap_or_else(|e| panic!("{e}"));
+        sim.sim.apply(server(i, true)).unwrap();
     }
-    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
-    gd.wait_view(Duration::from_secs(20), |v| v["nodes"].as_array().is_some_and(|n| n.len() == 60))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap();
+    gd.wait_view(Duration::from_secs(20), |v| v["nodes"].as_array().is_some_and(|n| n.len() == 60)).await.unwrap();
     let http = reqwest::Client::new();
     let get = |path: &str| {
         let (http, url) = (http.clone(), format!("{}{path}", gd.url));
         async move {
-            let r = http.get(url).send().await.unwrap_or_else(|e| panic!("{e}"));
+            let r = http.get(url).send().await.unwrap();
             assert_eq!(r.status().as_u16(), 200);
-            r.text().await.unwrap_or_else(|e| panic!("{e}"))
+            r.text().await.unwrap()
         }
     };
 
@@ -83,9 +79,9 @@ async fn a_large_site_gets_a_light_paged_overview_that_stays_live() {
     let mut weight = 0;
     for path in std::iter::once("/").chain(parts.iter().map(String::as_str)) {
         let r = http.get(format!("{}{path}", gd.url)).header("accept-encoding", "gzip").send().await;
-        let r = r.unwrap_or_else(|e| panic!("{e}"));
+        let r = r.unwrap();
         assert_eq!(r.headers().get("content-encoding").and_then(|v| v.to_str().ok()), Some("gzip"), "{path}");
-        weight += r.bytes().await.unwrap_or_else(|e| panic!("{e}")).len();
+        weight += r.bytes().await.unwrap().len();
     }
     assert!(weight < 40 * 1024, "the paged overview's first load: {weight} B gzip");
 
@@ -147,5 +143,5 @@ async fn a_large_site_gets_a_light_paged_overview_that_stays_live() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }

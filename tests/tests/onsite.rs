@@ -32,11 +32,8 @@ async fn every_on_site_case_is_told_right_through_the_api_and_in_chromium() {
     let mut args = vec!["--demo".to_string()];
     args.extend(gpudash_tests::scenario_files("onsite", 7));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let gd = Gpudash::start(&args).await.unwrap_or_else(|e| panic!("{e}"));
-    let v = gd
-        .wait_view(Duration::from_secs(20), |v| v["source"]["synced"] == true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&args).await.unwrap();
+    let v = gd.wait_view(Duration::from_secs(20), |v| v["source"]["synced"] == true).await.unwrap();
 
     // K3s --default-runtime nvidia: no runtimeClassName warning there, nor for nvidia-cdi pods.
     assert_eq!(node(&v, "orin-agx-dr")["default_runtime"], "nvidia");
@@ -122,5 +119,5 @@ async fn every_on_site_case_is_told_right_through_the_api_and_in_chromium() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }

@@ -25,13 +25,8 @@ return out.slice(0, 12);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_page_fits_a_phone_in_both_languages() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
-    let v: Value = reqwest::get(format!("{}/api/v1/cluster", gd.url))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .json()
-        .await
-        .unwrap_or_default();
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
+    let v: Value = reqwest::get(format!("{}/api/v1/cluster", gd.url)).await.unwrap().json().await.unwrap_or_default();
     let node = v["nodes"]
         .as_array()
         .into_iter()
@@ -76,6 +71,6 @@ async fn every_page_fits_a_phone_in_both_languages() {
         Ok(problems)
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

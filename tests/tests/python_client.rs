@@ -29,14 +29,12 @@ print("DONE")
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_client_lists_and_watches_pods() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let (dir, kc) = kubeconfig_file(&sim.url());
     let script = dir.path().join("client.py");
-    std::fs::write(&script, SCRIPT).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&script, SCRIPT).unwrap();
     let handle = tokio::task::spawn_blocking(move || {
-        Command::new("/usr/bin/python3").arg(&script).arg(&kc).output().unwrap_or_else(|e| panic!("python3: {e}"))
+        Command::new("/usr/bin/python3").arg(&script).arg(&kc).output().expect("python3")
     });
     // Once the script has listed and opened its watch, change the cluster.
     let t = std::time::Instant::now();
@@ -45,7 +43,7 @@ async fn the_python_client_lists_and_watches_pods() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(sim.sim.advance());
-    let out = handle.await.unwrap_or_else(|e| panic!("{e}"));
+    let out = handle.await.unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(
         out.status.success(),

@@ -22,17 +22,12 @@ fn files() -> Vec<std::path::PathBuf> {
 async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
     let paths = files();
     let refs: Vec<&std::path::Path> = paths.iter().map(std::path::PathBuf::as_path).collect();
-    let scenario = Scenario::from_files(&refs).unwrap_or_else(|e| panic!("{e}"));
-    let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::from_files(&refs).unwrap();
+    let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
 
     // kubectl reads the quotas from the simulator as from an API server.
     let (_dir, kc) = kubeconfig_file(&sim.url());
-    let out = gpudash_tests::kubectl_command(&kc)
-        .args(["get", "resourcequota", "-A"])
-        .output()
-        .unwrap_or_else(|e| panic!("kubectl: {e}"));
+    let out = gpudash_tests::kubectl_command(&kc).args(["get", "resourcequota", "-A"]).output().expect("kubectl");
     let listing = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{listing}{}", String::from_utf8_lossy(&out.stderr));
     for q in ["gpu-quota", "gpu-high-priority", "dra-gpus"] {
@@ -41,16 +36,16 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
     let out = gpudash_tests::kubectl_command(&kc)
         .args(["get", "quota", "gpu-quota", "-n", "team-a", "-o", "jsonpath={.status.used}"])
         .output()
-        .unwrap_or_else(|e| panic!("kubectl: {e}"));
+        .expect("kubectl");
     assert!(String::from_utf8_lossy(&out.stdout).contains("requests.nvidia.com/gpu"));
 
-    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap();
     let v = gd
         .wait_view(Duration::from_secs(20), |v| {
             v["source"]["synced"] == true && v["blocked"].as_array().is_some_and(|b| b.len() == 2)
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let quotas: Vec<(String, String, u64, u64)> = v["quotas"]
         .as_array()
         .into_iter()
@@ -95,7 +90,7 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
         .body(pod)
         .send()
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(r.status().as_u16(), 200);
     let fit: Value = r.json().await.unwrap_or_default();
     assert_eq!(
@@ -130,5 +125,5 @@ async fn a_quota_that_blocks_a_model_while_gpus_are_free_is_seen_everywhere() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }

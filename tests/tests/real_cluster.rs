@@ -102,12 +102,12 @@ fn apply_rbac(plane: &ControlPlane) {
         })
         .collect();
     assert_eq!(docs.len(), 4, "the manifests' access objects");
-    plane.apply(&docs).unwrap_or_else(|e| panic!("{e}"));
+    plane.apply(&docs).expect("the manifests' access objects applied");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
-    let mut plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let mut plane = ControlPlane::start().await.unwrap();
 
     // The version stamped at build is the one the API server reports.
     let version = plane.kubectl_json(&["version", "-o", "json"]).expect("real control plane step");
@@ -127,7 +127,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     apply_rbac(&plane);
     let out = plane
         .kubectl(&["apply", "--dry-run=server", "-f", &manifests.display().to_string()])
-        .unwrap_or_else(|e| panic!("the plain manifests refused by the real API server: {e}"));
+        .expect("the plain manifests refused by the real API server");
     assert!(out.contains("deployment.apps/gpudash") && out.contains("(server dry run)"), "{out}");
     // The fleet's manifests too (its namespace made first, as `kubectl apply -f deploy/fleet/`
     // would in its second pass).
@@ -145,8 +145,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         );
     }
     let fleet = gpudash_tests::helm::chart_named("gpudash-fleet", "", "fleet", "gpudash-fleet");
-    let out = dry_run(&plane, "gpudash-fleet", fleet)
-        .unwrap_or_else(|e| panic!("the rendered fleet chart refused by the real API server: {e}"));
+    let out = dry_run(&plane, "gpudash-fleet", fleet).expect("the rendered fleet chart refused by the real API server");
     assert!(out.contains("deployment.apps/fleet") && out.contains("(server dry run)"), "{out}");
     // And so is the rendered chart: defaults, then the ingress and a Jetson agent switched on.
     plane
@@ -186,7 +185,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
         let out = plane
             .kubectl_stdin(&["apply", "--dry-run=server", "-n", "edge-ops", "-f", "-"], &list.to_string())
-            .unwrap_or_else(|e| panic!("the chart's alerting objects refused by the real API server: {e}"));
+            .expect("the chart's alerting objects refused by the real API server");
         assert!(
             out.contains("prometheusrule.monitoring.coreos.com/gpudash")
                 && out.contains("servicemonitor.monitoring.coreos.com/gpudash"),
@@ -230,7 +229,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         "capacity": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"},
         "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}
     }});
-    plane.add_nodes(&[(jetson("orin-agx-1"), gpu)]).await.unwrap_or_else(|e| panic!("{e}"));
+    plane.add_nodes(&[(jetson("orin-agx-1"), gpu)]).await.unwrap();
     plane
         .apply(&[
             json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
@@ -245,7 +244,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
         .expect("real control plane step");
     let kc = plane.kubeconfig_for_token(token.trim(), "gpudash.kubeconfig").expect("real control plane step");
     let kc = kc.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc, "--watch-stall", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc, "--watch-stall", "6"]).await.unwrap();
     let v = gd
         .wait_view(Duration::from_secs(90), |v| {
             v["source"]["synced"] == true
@@ -293,9 +292,9 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
     plane.kill_apiserver();
     gd.wait_view(Duration::from_secs(30), |v| !v["source"]["stale_since"].is_null())
         .await
-        .unwrap_or_else(|e| panic!("gpudash never said stale with the API server gone: {e}"));
+        .expect("gpudash never said stale with the API server gone");
     plane.apply(&[]).expect_err("the API server is down");
-    plane.restart_apiserver().await.unwrap_or_else(|e| panic!("{e}"));
+    plane.restart_apiserver().await.unwrap();
     // A change made after the restart must reach it too.
     plane.kubectl(&["scale", "deployment/detector", "-n", "vision", "--replicas=6"]).expect("real control plane step");
     let recovered = gd
@@ -350,7 +349,7 @@ async fn gpudash_reads_a_real_control_plane_with_its_own_service_account() {
             node(v, "bulk-board").is_some_and(|n| n["gpu_resources"][0]["allocated"] == 5000)
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(
         items(&node(&v, "bulk-board").expect("real control plane step")["gpu_resources"][0], "holders").len(),
         5000

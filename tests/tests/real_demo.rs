@@ -20,14 +20,14 @@ fn gpu<'a>(v: &'a Value, node: &str, resource: &str) -> Option<&'a Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_cluster_on_a_real_control_plane_tells_the_demo_story() {
-    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let plane = ControlPlane::start().await.unwrap();
     let text = std::fs::read_to_string(gpudash_tests::root().join("sim/scenarios/edge.yaml"))
         .expect("real control plane step");
     let shape = demo_shape::from_scenario(&text).expect("real control plane step");
     assert_eq!(shape.nodes.len(), 8, "the demo's eight nodes");
-    plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
+    plane.create_shape(&shape).await.unwrap();
     let kc = plane.kubeconfig.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
 
     let v = gd
         .wait_view(Duration::from_secs(120), |v| {

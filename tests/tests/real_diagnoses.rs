@@ -57,7 +57,7 @@ fn model(ns: &str, name: &str, replicas: u32, memory: &str, selector: Value, tol
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
-    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let plane = ControlPlane::start().await.unwrap();
     let jetson = json!({"nvidia.com/gpu.count": "1", "nvidia.com/gpu.product": "NVIDIA-Jetson-Orin-Nano-8GB",
                         "kubernetes.io/arch": "arm64", "factory.example.com/line": "press-3"});
     let shape = gpudash_tests::demo_shape::Shape {
@@ -105,7 +105,7 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
     let mut shape = shape;
     shape.nodes[3].0["metadata"]["annotations"]["kwok.x-k8s.io/node"] = json!("solo");
     let mut dark_kubelet = plane.kubelet_for("dark-board").expect("dark-board's kubelet");
-    plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
+    plane.create_shape(&shape).await.unwrap();
     let tolerate_gpu = json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]);
     plane
         .apply(&[
@@ -128,10 +128,10 @@ async fn the_real_scheduler_and_controllers_lead_to_each_diagnosis() {
             model("vision", "wear-model", 1, "1Gi", json!({"factory.example.com/line": "cut-7"}), json!([])),
         ])
         .expect("workloads");
-    plane.wait_one_running("vision", "app=dark-model", Duration::from_secs(60)).await.unwrap_or_else(|e| panic!("{e}"));
+    plane.wait_one_running("vision", "app=dark-model", Duration::from_secs(60)).await.unwrap();
 
     let kc = plane.kubeconfig.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     let v = gd
         .wait_view(Duration::from_secs(90), |v| {
             has(v, "insufficient-memory", "big-model-")

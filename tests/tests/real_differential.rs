@@ -111,7 +111,7 @@ async fn watch_events(client: reqwest::Client, url: String, window: Duration) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
-    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let plane = ControlPlane::start().await.unwrap();
     let node = json!({
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": "orin-diff", "annotations": {"kwok.x-k8s.io/node": "fake"},
@@ -121,7 +121,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
     });
     let gpu = json!({"status": {"capacity": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"},
                                 "allocatable": {"cpu": "12", "memory": "64305Mi", "pods": "110", "nvidia.com/gpu": "4"}}});
-    plane.add_nodes(&[(node, gpu)]).await.unwrap_or_else(|e| panic!("{e}"));
+    plane.add_nodes(&[(node, gpu)]).await.unwrap();
     plane
         .apply(&[
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "diff"}}),
@@ -185,7 +185,7 @@ async fn the_simulator_answers_kubectl_as_the_real_api_server_does() {
                 && !events.trim().is_empty()
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     // Let the deployment controller's status settle (availableReplicas, conditions).
     tokio::time::sleep(Duration::from_secs(3)).await;
 

@@ -140,11 +140,8 @@ fn real_allocation(plane: &ControlPlane, node: &str) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devices_allocated_by_the_real_scheduler_are_shown_with_their_pods() {
-    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
-    plane
-        .add_nodes(&[dra_node("l4-dra-1"), dra_node("a100-mig-1"), dra_node("l4-shared-1")])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let plane = ControlPlane::start().await.unwrap();
+    plane.add_nodes(&[dra_node("l4-dra-1"), dra_node("a100-mig-1"), dra_node("l4-shared-1")]).await.unwrap();
     let mut shared = slice("l4-shared-1");
     if let Some(devices) = shared["spec"]["devices"].as_array_mut() {
         devices.truncate(1);
@@ -170,7 +167,7 @@ async fn devices_allocated_by_the_real_scheduler_are_shown_with_their_pods() {
             json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared-l4", "namespace": "dra"},
                    "spec": request(DRIVER, None)}),
         ])
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     plane
         .apply(&[
             deployment("llm", "one-gpu", 3),
@@ -178,10 +175,10 @@ async fn devices_allocated_by_the_real_scheduler_are_shown_with_their_pods() {
             deployment_on("embed", "mig-1g10gb", false, 2, "a100-mig-1"),
             deployment_on("cam-ingest", "shared-l4", true, 3, "l4-shared-1"),
         ])
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
 
     let kc = plane.kubeconfig.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     let held = |v: &Value| held_on(v, "l4-dra-1");
     let pending = |v: &Value, prefix: &str| -> Option<Value> {
         v["pending"].as_array()?.iter().find(|p| p["name"].as_str().is_some_and(|n| n.starts_with(prefix))).cloned()

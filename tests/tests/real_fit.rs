@@ -112,13 +112,13 @@ fn mentions(v: &Value, name: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_what_if_check_agrees_with_the_real_scheduler_case_by_case() {
-    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let plane = ControlPlane::start().await.unwrap();
     let text = std::fs::read_to_string(gpudash_tests::root().join("sim/scenarios/edge.yaml")).expect("edge.yaml");
     let mut shape = demo_shape::from_scenario(&text).expect("the demo scenario");
     shape.setup.push(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fit"}}));
-    plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
+    plane.create_shape(&shape).await.unwrap();
     let kc = plane.kubeconfig.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     // The demo settled: the AGX Orin full and both waiting models waiting.
     gd.wait_view(Duration::from_secs(120), |v| {
         v["source"]["synced"] == true
@@ -126,7 +126,7 @@ async fn the_what_if_check_agrees_with_the_real_scheduler_case_by_case() {
             && v["nodes"].as_array().is_some_and(|n| n.len() == 8)
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 
     let http = reqwest::Client::new();
     let mut disagreements = Vec::new();
@@ -166,7 +166,7 @@ async fn the_what_if_check_agrees_with_the_real_scheduler_case_by_case() {
         // Gone from the cluster and from gpudash's view before the next question.
         let _ =
             plane.kubectl(&["delete", "pod", &name, "-n", "fit", "--grace-period=0", "--force", "--ignore-not-found"]);
-        gd.wait_view(Duration::from_secs(30), |v| !mentions(v, &name)).await.unwrap_or_else(|e| panic!("{e}"));
+        gd.wait_view(Duration::from_secs(30), |v| !mentions(v, &name)).await.unwrap();
         // A CPU-only pod is in neither list; its deletion reaches gpudash's watch in
         // milliseconds, and a second is a wide margin.
         tokio::time::sleep(Duration::from_secs(1)).await;

@@ -58,7 +58,7 @@ fn model(name: &str, line: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apart() {
-    let plane = ControlPlane::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let plane = ControlPlane::start().await.unwrap();
     let shape = gpudash_tests::demo_shape::Shape {
         setup: vec![
             json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}),
@@ -74,7 +74,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         ],
         ..Default::default()
     };
-    plane.create_shape(&shape).await.unwrap_or_else(|e| panic!("{e}"));
+    plane.create_shape(&shape).await.unwrap();
     // The device plugin runs on every board (its DaemonSet's pods, made by the real controller).
     let plugin = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
         "metadata": {"name": "nvdp-nvidia-device-plugin", "namespace": "nvidia-device-plugin"},
@@ -106,12 +106,9 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
                 .is_ok_and(|s| s == "Running")
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    plane.wait_one_running("vision", "app=ocr-model", Duration::from_secs(60)).await.unwrap_or_else(|e| panic!("{e}"));
-    plane
-        .wait_one_running("vision", "app=line-inspector", Duration::from_secs(60))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
+    plane.wait_one_running("vision", "app=ocr-model", Duration::from_secs(60)).await.unwrap();
+    plane.wait_one_running("vision", "app=line-inspector", Duration::from_secs(60)).await.unwrap();
     plane
         .apply(&[model("sorter", "sort-1"), model("press-model", "press-3"), model("next-model", "cut-7")])
         .expect("models");
@@ -125,7 +122,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
     plane.kubectl(&["delete", "pod", "old-model", "-n", "vision", "--wait=false"]).expect("delete old-model");
 
     let kc = plane.kubeconfig.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     let v = gd
         .wait_view(Duration::from_secs(90), |v| {
             diagnosis(v, "gpu-resource-name-mismatch", "sorter-").is_some()
@@ -227,7 +224,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
             && items(v, "pending").iter().all(|p| !p["name"].as_str().unwrap_or("").starts_with("ocr-model-"))
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 
     // The DaemonSet's surge: the real controller's new pod on the one board, waiting for the GPU
     // its old pod holds there; the patch from the diagnosis lets the controller replace it.
@@ -277,9 +274,7 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
 
     // Uncordoned, the press model runs and its diagnosis goes.
     plane.kubectl(&["uncordon", "cordoned-board"]).expect("kubectl uncordon");
-    gd.wait_view(Duration::from_secs(60), |v| diagnosis(v, "gpu-node-cordoned", "").is_none())
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    gd.wait_view(Duration::from_secs(60), |v| diagnosis(v, "gpu-node-cordoned", "").is_none()).await.unwrap();
     // The finalizer removed, the old model goes and the next one takes the GPU.
     plane
         .kubectl(&[
@@ -297,5 +292,5 @@ async fn renamed_resources_cordoned_boards_and_terminating_holders_are_told_apar
         items(v, "pending").iter().all(|p| !p["name"].as_str().unwrap_or("").starts_with("next-model-"))
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }

@@ -41,7 +41,7 @@ async fn a_watch_left_behind_by_compaction_relists_without_ghosts_or_losses() {
     let plane =
         ControlPlane::start_with(&["--compact-interval=2s", "--compact-min-retain=5"], &["--watch-cache=false"])
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
     // A board without a kubelet (nothing changes its pods behind the test's back).
     plane
         .apply(&[
@@ -56,8 +56,8 @@ async fn a_watch_left_behind_by_compaction_relists_without_ghosts_or_losses() {
     plane.apply(&[gpu_pod("keep"), gpu_pod("ghost")]).expect("real control plane step");
 
     let kc = plane.kubeconfig.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc, "--watch-stall", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
-    gd.wait_view(Duration::from_secs(60), |v| holders(v) == ["ghost", "keep"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--kubeconfig", &kc, "--watch-stall", "6"]).await.unwrap();
+    gd.wait_view(Duration::from_secs(60), |v| holders(v) == ["ghost", "keep"]).await.unwrap();
 
     // Frozen long enough for the server to end its watches (re-opened every 4 s), then the
     // changes it must not miss, then the history compacted past them.
@@ -106,7 +106,7 @@ async fn a_watch_left_behind_by_compaction_relists_without_ghosts_or_losses() {
     let relists = audit_entries(&tmp).into_iter().filter(|e| e.0 == "admin" && e.1 == "list" && e.2 == "pods").count();
     assert!(relists >= 1, "no pod list after the thaw: gpudash did not relist");
 
-    let fresh = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap_or_else(|e| panic!("{e}"));
+    let fresh = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     let f = fresh.wait_view(Duration::from_secs(60), |v| holders(v) == ["arrived", "keep"]).await.expect("fresh view");
     assert_eq!(
         gpudash_tests::without_since(&v["nodes"]),

@@ -36,11 +36,11 @@ return left;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demos_gpu_hours_per_workload_in_the_api_the_csv_and_the_page() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     // The recorder writes the first synced view within a tick (10 s); then the intervals run.
     let t = std::time::Instant::now();
     let r = loop {
-        let r = gd.json("/api/v1/reports?by=workload").await.unwrap_or_else(|e| panic!("{e}"));
+        let r = gd.json("/api/v1/reports?by=workload").await.unwrap();
         let triton = r["rows"].as_array().into_iter().flatten().find(|x| x["workload"] == "StatefulSet/triton-server");
         if triton.is_some_and(|x| x["held_gpu_seconds"].as_f64().unwrap_or(0.0) >= 3.0) {
             break r;
@@ -67,11 +67,7 @@ async fn the_demos_gpu_hours_per_workload_in_the_api_the_csv_and_the_page() {
     assert!(row(&r, "ml", "StatefulSet/triton-server")["used_gpu_seconds"].is_null());
 
     let http = reqwest::Client::new();
-    let csv = http
-        .get(format!("{}/api/v1/reports?by=namespace&format=csv&lang=ja", gd.url))
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let csv = http.get(format!("{}/api/v1/reports?by=namespace&format=csv&lang=ja", gd.url)).send().await.unwrap();
     assert_eq!(csv.headers()["content-type"], "text/csv; charset=utf-8");
     let body = csv.text().await.unwrap_or_default();
     let body = body.strip_prefix('\u{feff}').unwrap_or_else(|| panic!("no BOM: {body}"));
@@ -80,7 +76,7 @@ async fn the_demos_gpu_hours_per_workload_in_the_api_the_csv_and_the_page() {
     assert!(body.lines().skip(1).any(|l| l.starts_with("vision,")), "{body}");
 
     for (q, field) in [("by=team", "by"), ("month=2026-13", "month"), ("tz=9999", "tz"), ("from=5&to=1", "to")] {
-        let resp = http.get(format!("{}/api/v1/reports?{q}", gd.url)).send().await.unwrap_or_else(|e| panic!("{e}"));
+        let resp = http.get(format!("{}/api/v1/reports?{q}", gd.url)).send().await.unwrap();
         assert_eq!(resp.status(), 400, "{q}");
         let v: Value = resp.json().await.unwrap_or_default();
         assert_eq!(v["error"]["field"], field, "{q}: {v}");
@@ -119,5 +115,5 @@ async fn the_demos_gpu_hours_per_workload_in_the_api_the_csv_and_the_page() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }

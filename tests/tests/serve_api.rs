@@ -13,16 +13,14 @@ fn names(v: &Value, list: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_derives_the_cluster_and_follows_changes_read_only() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::watching(&sim.url(), &["--metrics-interval", "1"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
+    let gd = Gpudash::watching(&sim.url(), &["--metrics-interval", "1"]).await.unwrap();
     let v = gd
         .wait_view(Duration::from_secs(10), |v| {
             v["source"]["synced"] == true && v["nodes"][0]["memory"]["used_bytes"].is_u64()
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(v["source"]["mode"], "cluster");
     assert_eq!(names(&v, "nodes").len(), 8);
     let nano = v["pending"]
@@ -54,10 +52,10 @@ async fn serve_derives_the_cluster_and_follows_changes_read_only() {
             v["pending"].as_array().is_some_and(|p| p.iter().any(|p| p["name"] == "speech-tts-6d5c4b3a2-z9y8x"))
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(v2["revision"].as_u64().unwrap_or(0) > rev);
     for path in ["/healthz", "/readyz"] {
-        let r = reqwest::get(format!("{}{path}", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+        let r = reqwest::get(format!("{}{path}", gd.url)).await.unwrap();
         assert_eq!(r.status().as_u16(), 200, "{path}");
     }
     // Read-only by construction: every request gpudash made was a GET (get, list or watch).
@@ -74,16 +72,11 @@ async fn serve_derives_the_cluster_and_follows_changes_read_only() {
 async fn every_diagnosis_code_is_raised_from_scenario_files() {
     let extra = gpudash_tests::root().join("tests/scenarios/diagnoses.yaml");
     let mut scenario = demo_scenario();
-    let more = Scenario::from_files(&[&extra]).unwrap_or_else(|e| panic!("{e}"));
+    let more = Scenario::from_files(&[&extra]).unwrap();
     scenario.objects.extend(more.objects);
-    let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap_or_else(|e| panic!("{e}"));
-    let v = gd
-        .wait_view(Duration::from_secs(10), |v| v["source"]["synced"] == true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
+    let gd = Gpudash::watching(&sim.url(), &[]).await.unwrap();
+    let v = gd.wait_view(Duration::from_secs(10), |v| v["source"]["synced"] == true).await.unwrap();
     let diags = v["diagnoses"].as_array().cloned().unwrap_or_default();
     let find = |code: &str, name: &str| diags.iter().any(|d| d["code"] == code && d["name"] == name);
     assert!(find("runtime-handler-missing", "sandbox-fails"), "{diags:?}");
@@ -112,7 +105,7 @@ async fn an_unreachable_cluster_is_shown_as_connecting_with_the_error() {
     let dead = format!("http://127.0.0.1:{}", free_port());
     let (_dir, kc) = kubeconfig_file(&dead);
     let port = free_port();
-    let db = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = tempfile::tempdir().unwrap();
     let p = Proc::spawn(
         &bin(),
         &[
@@ -125,19 +118,14 @@ async fn an_unreachable_cluster_is_shown_as_connecting_with_the_error() {
             db.path().join("h.db").display().to_string(),
         ],
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let url = format!("http://127.0.0.1:{port}");
     gpudash_tests::wait_http_ok(&format!("{url}/healthz"), Duration::from_secs(20))
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", p.output()));
     let t = std::time::Instant::now();
     loop {
-        let v: Value = reqwest::get(format!("{url}/api/v1/cluster"))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .json()
-            .await
-            .unwrap_or_default();
+        let v: Value = reqwest::get(format!("{url}/api/v1/cluster")).await.unwrap().json().await.unwrap_or_default();
         if v["source"]["error"].is_string() {
             assert_eq!(v["source"]["synced"], false);
             assert!(v["source"]["stale_since"].is_string());
@@ -146,14 +134,14 @@ async fn an_unreachable_cluster_is_shown_as_connecting_with_the_error() {
         assert!(t.elapsed() < Duration::from_secs(20), "no error shown: {v}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let r = reqwest::get(format!("{url}/readyz")).await.unwrap_or_else(|e| panic!("{e}"));
+    let r = reqwest::get(format!("{url}/readyz")).await.unwrap();
     assert_eq!(r.status().as_u16(), 503);
     drop(p);
 }
 
 /// Runs `gpudash args…`, expects a non-zero exit and one line naming the problem.
 fn fails_with(args: &[String], want: &str) {
-    let mut p = Proc::spawn(&bin(), args).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = Proc::spawn(&bin(), args).expect("starting gpudash");
     let code = p.wait_exit(Duration::from_secs(20));
     let out = p.output();
     assert!(matches!(code, Some(c) if c != 0), "expected failure for {args:?}, got {code:?}:\n{out}");
@@ -165,16 +153,15 @@ fn fails_with(args: &[String], want: &str) {
 
 #[test]
 fn start_up_problems_are_one_clear_line_and_a_non_zero_exit() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let bad_kc = dir.path().join("bad-kubeconfig");
-    std::fs::write(&bad_kc, "apiVersion: v1\nkind: Config\nclusters: [this is not: a kubeconfig\n")
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&bad_kc, "apiVersion: v1\nkind: Config\nclusters: [this is not: a kubeconfig\n").unwrap();
     let db = dir.path().join("h.db").display().to_string();
     let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     fails_with(&s(&["serve", "--kubeconfig", &bad_kc.display().to_string(), "--db", &db]), "kubeconfig");
     fails_with(&s(&["serve", "--kubeconfig", "/nonexistent/kubeconfig", "--db", &db]), "cannot read kubeconfig");
     fails_with(&s(&["serve", "--demo", "--db", "/proc/gpudash/h.db", "--listen", "127.0.0.1:0"]), "--db");
-    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = busy.local_addr().map(|a| a.to_string()).unwrap_or_default();
     fails_with(&s(&["serve", "--demo", "--db", &db, "--listen", &addr]), "cannot listen");
     fails_with(&s(&["serve", "--demo", "--db", &db, "--base-path", "no-slash"]), "--base-path");
@@ -188,7 +175,7 @@ fn start_up_problems_are_one_clear_line_and_a_non_zero_exit() {
         "apiVersion: v1\nkind: Node\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {labels: {a: \
         b}}\n",
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     fails_with(&s(&["serve", "--demo", "--db", &db, &bad_scenario.display().to_string()]), "document 2: metadata.name");
     fails_with(
         &s(&["sim", "--scenario", &bad_scenario.display().to_string(), "--listen", "127.0.0.1:0"]),
@@ -200,30 +187,25 @@ fn start_up_problems_are_one_clear_line_and_a_non_zero_exit() {
         .env_remove("KUBECONFIG")
         .env("HOME", dir.path())
         .env_remove("KUBERNETES_SERVICE_HOST");
-    let out = p.output().unwrap_or_else(|e| panic!("{e}"));
+    let out = p.output().unwrap();
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && text.contains("--demo"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_shows_a_model_update_stuck_on_a_full_gpu_then_fixed_and_history_keeps_both_ends() {
-    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::watching(&sim.url(), &["--history-resolution", "0.1"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let sim = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
+    let gd = Gpudash::watching(&sim.url(), &["--history-resolution", "0.1"]).await.unwrap();
     let deadlock = |v: &Value| {
         v["diagnoses"].as_array().into_iter().flatten().find(|d| d["code"] == "gpu-rollout-deadlock").cloned()
     };
-    let v = gd
-        .wait_view(Duration::from_secs(10), |v| v["source"]["synced"] == true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let v = gd.wait_view(Duration::from_secs(10), |v| v["source"]["synced"] == true).await.unwrap();
     assert!(deadlock(&v).is_none(), "{}", v["diagnoses"]);
     // The factory day's five steps, then the update.
     for _ in 0..6 {
         assert!(sim.sim.advance());
     }
-    let v = gd.wait_view(Duration::from_secs(10), |v| deadlock(v).is_some()).await.unwrap_or_else(|e| panic!("{e}"));
+    let v = gd.wait_view(Duration::from_secs(10), |v| deadlock(v).is_some()).await.unwrap();
     let d = deadlock(&v).unwrap_or_default();
     assert_eq!(
         (d["kind"].as_str(), d["namespace"].as_str(), d["name"].as_str()),
@@ -255,7 +237,7 @@ async fn the_demo_shows_a_model_update_stuck_on_a_full_gpu_then_fixed_and_histor
                 })
         })
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(!v["pending"]
         .as_array()
         .into_iter()
@@ -265,7 +247,7 @@ async fn the_demo_shows_a_model_update_stuck_on_a_full_gpu_then_fixed_and_histor
     let url = format!("{}/api/v1/history/diagnoses?range=1h", gd.url);
     let mut events = Vec::new();
     for _ in 0..50 {
-        let h: Value = reqwest::get(&url).await.unwrap_or_else(|e| panic!("{e}")).json().await.unwrap_or_default();
+        let h: Value = reqwest::get(&url).await.unwrap().json().await.unwrap_or_default();
         events = h["events"].as_array().cloned().unwrap_or_default();
         if events.iter().any(|e| e["code"] == "gpu-rollout-deadlock" && e["cleared"].is_number()) {
             break;
@@ -288,5 +270,5 @@ async fn the_demo_shows_a_model_update_stuck_on_a_full_gpu_then_fixed_and_histor
         })
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 }

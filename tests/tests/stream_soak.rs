@@ -41,19 +41,17 @@ fn spawn_client(url: String, last: Arc<AtomicU64>) -> tokio::task::JoinHandle<()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_stream_clients_keep_up_and_memory_stays_flat() {
-    let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Auto)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let gd = Gpudash::watching(&running.url(), &["--metrics-interval", "2"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Auto).await.unwrap();
+    let gd = Gpudash::watching(&running.url(), &["--metrics-interval", "2"]).await.unwrap();
     let pid = gd.proc.pid();
     let churn = spawn_churn(running.sim.clone(), 20);
 
     // The slow client: asks for the stream and never reads a byte.
     let addr = gd.url.trim_start_matches("http://").to_string();
-    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
     slow.write_all(b"GET /api/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
 
     let lasts: Vec<Arc<AtomicU64>> = (0..CLIENTS).map(|_| Arc::new(AtomicU64::new(0))).collect();
     let clients: Vec<_> = lasts.iter().map(|l| spawn_client(format!("{}/api/v1/stream", gd.url), l.clone())).collect();

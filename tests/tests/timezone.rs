@@ -21,7 +21,7 @@ fn jst_clock(text: &str) -> Option<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reader_in_tokyo_sees_every_time_in_jst_and_none_in_utc() {
-    let gd = Gpudash::start(&["--demo"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo"]).await.unwrap();
     let url = gd.url.clone();
     with_browser_in(Some(("Asia/Tokyo", "ja")), |c| async move {
         c.goto(&format!("{url}/")).await?;
@@ -60,7 +60,7 @@ async fn a_reader_in_tokyo_sees_every_time_in_jst_and_none_in_utc() {
         Ok(())
     })
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
 
     // Charts in the reader's zone: named in the caption, the axis in its hours.
     let http = reqwest::Client::new();
@@ -89,8 +89,8 @@ async fn a_reader_in_tokyo_sees_every_time_in_jst_and_none_in_utc() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sites_zone_serves_readers_who_have_not_said_theirs_and_a_bad_one_is_refused() {
-    let gd = Gpudash::start(&["--demo", "--timezone", "Europe/Berlin"]).await.unwrap_or_else(|e| panic!("{e}"));
-    let html = reqwest::get(format!("{}/pending", gd.url)).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::start(&["--demo", "--timezone", "Europe/Berlin"]).await.unwrap();
+    let html = reqwest::get(format!("{}/pending", gd.url)).await.unwrap();
     let html = html.text().await.unwrap_or_default();
     assert!(html.contains(" CET") || html.contains(" CEST"), "the site's zone with its name");
     assert!(!html.contains(" UTC"), "no UTC time on a Berlin site's page");
@@ -98,7 +98,7 @@ async fn the_sites_zone_serves_readers_who_have_not_said_theirs_and_a_bad_one_is
     let out = std::process::Command::new(gpudash_tests::bin())
         .args(["serve", "--demo", "--listen", "127.0.0.1:0", "--timezone", "Tokio"])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("\"Tokio\"") && err.contains("IANA"), "{err}");

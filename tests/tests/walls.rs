@@ -14,7 +14,7 @@ fn cargo_tree(package: &str) -> String {
         .args(["tree", "--offline", "-p", package, "-e", "normal", "--prefix", "none", "--color", "never"])
         .current_dir(gpudash_tests::root())
         .output()
-        .unwrap_or_else(|e| panic!("cargo tree: {e}"));
+        .expect("cargo tree");
     assert!(out.status.success(), "cargo tree -p {package}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -54,10 +54,10 @@ async fn kube_rs_watcher_survives_every_injected_fault() {
         TimelineMode::Manual,
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let sim = running.sim.clone();
-    let cfg = kube::Config::new(running.url().parse().unwrap_or_else(|e| panic!("{e}")));
-    let client = Client::try_from(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = kube::Config::new(running.url().parse().unwrap());
+    let client = Client::try_from(cfg).unwrap();
     let (store, writer) = reflector::store::<Pod>();
     let stream = watcher(Api::<Pod>::all(client), watcher::Config::default().timeout(5))
         .default_backoff()
@@ -75,7 +75,7 @@ async fn kube_rs_watcher_survives_every_injected_fault() {
     ];
     for (i, (what, inject)) in faults.iter().enumerate() {
         inject(&sim);
-        sim.apply(pod(&format!("after-fault-{i}"))).unwrap_or_else(|e| panic!("{e}"));
+        sim.apply(pod(&format!("after-fault-{i}"))).unwrap();
         let _ = sim.advance();
         converge(&sim, &store, what).await;
     }
@@ -83,7 +83,7 @@ async fn kube_rs_watcher_survives_every_injected_fault() {
 
     // A stall: watches are accepted and stay silent; changes made meanwhile arrive after it ends.
     sim.stall(true);
-    sim.apply(pod("during-stall")).unwrap_or_else(|e| panic!("{e}"));
+    sim.apply(pod("during-stall")).unwrap();
     assert!(sim.delete("Pod", "faults", "after-fault-0"));
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(mirror(&store).iter().all(|k| k.1 != "during-stall"), "a stalled watch delivered an event");
@@ -107,21 +107,20 @@ async fn drain(resp: &mut reqwest::Response, limit: Duration) -> String {
 /// change falls (CI once saw one slip through). Forty rounds, each a fresh open watch.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_made_just_after_a_stall_begins_never_reaches_an_open_watch() {
-    let running = start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let running =
+        start(Simulator::new(demo_scenario()), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await.unwrap();
     let sim = running.sim.clone();
     let http = reqwest::Client::new();
     for round in 0..40 {
         let rv = sim.resource_version();
         let url = format!("{}/api/v1/pods?watch=true&resourceVersion={rv}&timeoutSeconds=30", running.url());
-        let mut resp = http.get(&url).send().await.unwrap_or_else(|e| panic!("{e}"));
+        let mut resp = http.get(&url).send().await.unwrap();
         // The watch is live once a change made now arrives through it.
-        sim.apply(pod(&format!("before-{round}"))).unwrap_or_else(|e| panic!("{e}"));
+        sim.apply(pod(&format!("before-{round}"))).unwrap();
         let first = drain_until(&mut resp, &format!("before-{round}")).await;
         assert!(first, "round {round}: the open watch did not deliver a change");
         sim.stall(true);
-        sim.apply(pod(&format!("during-{round}"))).unwrap_or_else(|e| panic!("{e}"));
+        sim.apply(pod(&format!("during-{round}"))).unwrap();
         let after = drain(&mut resp, Duration::from_millis(300)).await;
         assert!(!after.contains(&format!("during-{round}")), "round {round}: a stalled watch sent {after}");
         sim.stall(false);

@@ -53,7 +53,7 @@ fn toggle_cordon(sim: &Simulator, node: &str) {
     let mut n = sim.get("Node", "", node).unwrap_or_else(|| panic!("node {node} missing"));
     let on = n["spec"]["unschedulable"] != true;
     n["spec"]["unschedulable"] = json!(on);
-    sim.apply(n).unwrap_or_else(|e| panic!("{e}"));
+    sim.apply(n).expect("the simulator takes the node");
 }
 
 /// Polls gpudash until its view matches the oracle and is not stale; returns how long it took.
@@ -103,10 +103,10 @@ async fn a_hundred_watch_faults_each_recover_to_the_simulators_state_within_5_s(
         TimelineMode::Manual,
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let sim = running.sim.clone();
     // A short stall limit keeps the test short; the default (30 s) behaves the same, slower.
-    let gd = Gpudash::watching(&running.url(), &["--watch-stall", "6"]).await.unwrap_or_else(|e| panic!("{e}"));
+    let gd = Gpudash::watching(&running.url(), &["--watch-stall", "6"]).await.unwrap();
     converge(&gd, &sim, Duration::from_secs(10), "the initial sync").await;
     let nodes: Vec<String> = sim.state("Node").into_iter().map(|k| k.name).collect();
 
@@ -120,7 +120,7 @@ async fn a_hundred_watch_faults_each_recover_to_the_simulators_state_within_5_s(
             what = "a 30 s stall";
             let t = Instant::now();
             sim.stall(true);
-            sim.apply(pod(&format!("during-stall-{i}"))).unwrap_or_else(|e| panic!("{e}"));
+            sim.apply(pod(&format!("during-stall-{i}"))).unwrap();
             let src = wait_stale(&gd, Duration::from_secs(20), what).await;
             let err = src["error"].as_str().unwrap_or("");
             assert!(err.contains("stalled"), "the stall is named: {src}");
@@ -155,7 +155,7 @@ async fn a_hundred_watch_faults_each_recover_to_the_simulators_state_within_5_s(
                 }
             }
             // Changes made while the fault is in effect.
-            sim.apply(pod(&format!("fault-{i}"))).unwrap_or_else(|e| panic!("{e}"));
+            sim.apply(pod(&format!("fault-{i}"))).unwrap();
             if i >= 3 {
                 sim.delete("Pod", "faults", &format!("fault-{}", i - 3));
             }

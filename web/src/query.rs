@@ -67,9 +67,9 @@ mod tests {
 
     #[test]
     fn a_query_reads_into_its_type_with_defaults_and_the_last_of_a_repeated_key() {
-        let q: Q = parse("node=orin%2001&range=7d&range=1h&top=3").unwrap_or_else(|e| panic!("{e}"));
+        let q: Q = parse("node=orin%2001&range=7d&range=1h&top=3").unwrap();
         assert_eq!(q, Q { node: "orin 01".into(), range: Range::Hour, lang: None, top: Some(3) });
-        let q: Q = parse("").unwrap_or_else(|e| panic!("{e}"));
+        let q: Q = parse("").unwrap();
         assert_eq!(q, Q::default());
         assert_eq!(q.range, Range::Day, "a page's default range");
         // Unknown keys are ignored, as they always were.

@@ -290,7 +290,7 @@ mod tests {
     use super::check_source;
 
     fn found(src: &str) -> Vec<String> {
-        check_source(src).unwrap_or_else(|e| panic!("{e}")).0.into_iter().map(|f| f.what).collect()
+        check_source(src).unwrap().0.into_iter().map(|f| f.what).collect()
     }
 
     #[test]
@@ -344,7 +344,7 @@ mod tests {
         assert!(found(clean).is_empty(), "{:?}", found(clean));
         let allowed =
             "fn f(i: usize) -> usize {\n    // views-lint: allow(a 1-based position is how people count)\n    i + 1\n}";
-        let (f, ok) = check_source(allowed).unwrap_or_else(|e| panic!("{e}"));
+        let (f, ok) = check_source(allowed).unwrap();
         assert!(f.is_empty() && ok == 1, "{f:?}");
     }
 }

@@ -140,7 +140,7 @@ fn a_dra_drivers_whole_gpus_show_the_busy_and_memory_dcgm_exporter_measures() {
         Arc::new(crate::agent::AgentSeen {
             node: "gpu-a100-01".into(),
             pod: "gpudash/gpudash-agent-gpu-a100-01".into(),
-            report: Some(crate::agent::parse(report.as_bytes()).unwrap_or_else(|e| panic!("{e}"))),
+            report: Some(crate::agent::parse(report.as_bytes()).unwrap()),
             last_ok: last_ok.parse().ok(),
             error: None,
         })

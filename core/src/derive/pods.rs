@@ -399,7 +399,7 @@ mod tests {
     use super::*;
 
     fn pod(yaml: &str) -> Pod {
-        serde_yaml::from_str(yaml).unwrap_or_else(|e| panic!("fixture: {e}"))
+        serde_yaml::from_str(yaml).expect("fixture")
     }
 
     #[test]

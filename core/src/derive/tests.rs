@@ -7,7 +7,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 /// Loads `kubectl get -o yaml`-shaped documents (objects and Lists) into typed inputs.
 pub(crate) fn load(text: &str) -> Inputs {
-    super::load::from_kubectl_yaml(text).unwrap_or_else(|e| panic!("fixture: {e}"))
+    super::load::from_kubectl_yaml(text).expect("fixture")
 }
 
 /// The text of a scenario file under `tests/scenarios/` (`onsite/gpu-unhealthy.yaml`).

@@ -453,8 +453,8 @@ mod tests {
     /// four nodes, two of them measured, with two gaps, in every grouping and at two offsets.
     #[tokio::test]
     async fn sql_and_rust_paths_agree_with_the_pure_computation() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
+        let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap();
         let (from, to, now) = (1_000_000_i64, 1_000_000 + 3 * 86_400, 1_000_000 + 2 * 86_400);
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut rnd = |n: u64| {
@@ -502,7 +502,7 @@ mod tests {
             .bind(iv.unified)
             .execute(&pool)
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
             intervals.push(iv);
         }
         for (s, e) in [(from + 30_000, from + 33_600), (from + 90_000, from + 90_060)] {
@@ -511,11 +511,11 @@ mod tests {
                 .bind(e)
                 .execute(&pool)
                 .await
-                .unwrap_or_else(|e| panic!("{e}"));
+                .unwrap();
         }
         // n0 and n2 measured, two GPUs on n2.
         let mut busy: BTreeMap<(String, String), Vec<Steps>> = BTreeMap::new();
-        let gaps = query::gaps(&pool, from, now).await.unwrap_or_else(|e| panic!("{e}"));
+        let gaps = query::gaps(&pool, from, now).await.unwrap();
         for (id, node, dev) in [(1, "n0", "gpu0"), (2, "n2", "gpu0"), (3, "n2", "gpu1")] {
             sqlx::query("INSERT INTO series (id, node, metric, resource) VALUES (?, ?, 'gpu_busy', ?)")
                 .bind(id)
@@ -523,7 +523,7 @@ mod tests {
                 .bind(format!("nvidia.com/gpu|{dev}"))
                 .execute(&pool)
                 .await
-                .unwrap_or_else(|e| panic!("{e}"));
+                .unwrap();
             let mut pts = Vec::new();
             let mut t = from - 1000;
             while t < now {
@@ -534,20 +534,19 @@ mod tests {
                     .bind(v)
                     .execute(&pool)
                     .await
-                    .unwrap_or_else(|e| panic!("{e}"));
+                    .unwrap();
                 pts.push(Point { ts: t, value: v, min: None, max: None });
                 t += 60 + rnd(900) as i64;
             }
-            let all = query::points(&pool, node, "gpu_busy", &format!("nvidia.com/gpu|{dev}"), from, now)
-                .await
-                .unwrap_or_else(|e| panic!("{e}"));
+            let all =
+                query::points(&pool, node, "gpu_busy", &format!("nvidia.com/gpu|{dev}"), from, now).await.unwrap();
             busy.entry((node.to_string(), "nvidia.com/gpu".to_string()))
                 .or_default()
                 .push(steps(&all, &gaps, 600, now));
         }
         for by in [By::Namespace, By::Workload, By::Pod] {
             for tz in [0, 540] {
-                let sql = report(&pool, from, to, now, by, tz, 600).await.unwrap_or_else(|e| panic!("{e}"));
+                let sql = report(&pool, from, to, now, by, tz, 600).await.unwrap();
                 let pure = compute(&intervals, &gaps, &busy, from, to, now, by, tz);
                 let t = &pure.totals;
                 assert!(pure.rows.len() > 2 && t.used_gpu_seconds.is_some_and(|u| u > 0.0), "{t:?}");
@@ -594,15 +593,15 @@ mod tests {
     /// the second five days.
     #[tokio::test]
     async fn long_reports_read_hourly_sums_and_agree_with_the_samples() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
+        let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap();
         let day = 86_400_i64;
         let from = 1_700_000_000 - 1_700_000_000 % 3600;
         let now = from + 10 * day;
         let exec = |sql: &'static str| {
             let pool = pool.clone();
             async move {
-                sqlx::query(sql).bind(from).bind(now).execute(&pool).await.unwrap_or_else(|e| panic!("{e}"));
+                sqlx::query(sql).bind(from).bind(now).execute(&pool).await.unwrap();
             }
         };
         exec("INSERT INTO series (id, node, metric, resource) SELECT 1, 'n0', 'gpu_busy', 'nvidia.com/gpu|gpu0' WHERE ?1 < ?2")
@@ -619,22 +618,20 @@ mod tests {
         )
         .await;
         let run = || report(&pool, from, now, now, By::Pod, 540, 600);
-        let before = run().await.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(busy_hours_until(&pool).await.unwrap_or_else(|e| panic!("{e}")), 0);
-        assert_eq!(sum_busy_hours(&pool, now + 59).await.unwrap_or_else(|e| panic!("{e}")), 240);
-        let summed = run().await.unwrap_or_else(|e| panic!("{e}"));
-        let pruned = crate::history::retention::prune(&pool, &crate::history::Config::default(), now)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let before = run().await.unwrap();
+        assert_eq!(busy_hours_until(&pool).await.unwrap(), 0);
+        assert_eq!(sum_busy_hours(&pool, now + 59).await.unwrap(), 240);
+        let summed = run().await.unwrap();
+        let pruned = crate::history::retention::prune(&pool, &crate::history::Config::default(), now).await.unwrap();
         assert!(pruned.rolled_up > 1000, "{pruned:?}");
-        let rolled = run().await.unwrap_or_else(|e| panic!("{e}"));
+        let rolled = run().await.unwrap();
         // A database whose older samples were rolled up before any hour was summed (one written
         // before busy_hours existed): read from the rollups, then summed from them.
         exec("DELETE FROM busy_hours WHERE ?1 < ?2").await;
         exec("UPDATE gpudash_meta SET value = '0' WHERE key = 'busy_hours_until' AND ?1 < ?2").await;
-        let from_rollups = run().await.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(sum_busy_hours(&pool, now).await.unwrap_or_else(|e| panic!("{e}")), 240);
-        let resummed = run().await.unwrap_or_else(|e| panic!("{e}"));
+        let from_rollups = run().await.unwrap();
+        assert_eq!(sum_busy_hours(&pool, now).await.unwrap(), 240);
+        let resummed = run().await.unwrap();
         let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0);
         let find = |r: &Report, pod: &str| {
             r.rows.iter().find(|x| x.pod.as_deref() == Some(pod)).map(|x| x.figures.clone()).unwrap_or_default()

@@ -8,8 +8,8 @@ use super::recorder::Recorder;
 use super::{charts, query, retention, Config};
 
 async fn db() -> (tempfile::TempDir, sqlx::SqlitePool) {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap();
     (dir, pool)
 }
 
@@ -66,7 +66,7 @@ async fn count(pool: &sqlx::SqlitePool, sql: &str) -> i64 {
 
 /// The view of a scenario text, as the live loop would derive it.
 fn derive(text: &str) -> ClusterView {
-    let inputs = crate::derive::from_kubectl_yaml(text).unwrap_or_else(|e| panic!("fixture: {e}"));
+    let inputs = crate::derive::from_kubectl_yaml(text).expect("fixture");
     crate::derive::derive(
         &inputs,
         &crate::derive::Options::default(),
@@ -83,18 +83,18 @@ fn cfg() -> Config {
 #[tokio::test]
 async fn samples_are_written_on_change_and_on_heartbeat_only() {
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(1, false), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap();
+    rec.record(&view(1, false), 1000).await.unwrap();
     let first = count(&pool, "SELECT COUNT(*) FROM samples").await;
     assert!(first >= 8, "every series gets a first sample: {first}");
     for t in (1010..1200).step_by(10) {
-        rec.record(&view(1, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+        rec.record(&view(1, false), t).await.unwrap();
     }
     assert_eq!(count(&pool, "SELECT COUNT(*) FROM samples").await, first, "a flat line costs nothing");
-    rec.record(&view(2, false), 1200).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(2, false), 1200).await.unwrap();
     let alloc = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 2000).await.unwrap_or_default();
     assert_eq!(alloc.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(), vec![(1000, 1.0), (1200, 2.0)]);
-    rec.record(&view(2, false), 1500).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(2, false), 1500).await.unwrap();
     let alloc = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 2000).await.unwrap_or_default();
     assert_eq!(alloc.len(), 3, "heartbeat after 300 s");
 }
@@ -102,9 +102,9 @@ async fn samples_are_written_on_change_and_on_heartbeat_only() {
 #[tokio::test]
 async fn pod_intervals_and_diagnoses_open_and_close() {
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(1, true), 100).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(2, false), 160).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap();
+    rec.record(&view(1, true), 100).await.unwrap();
+    rec.record(&view(2, false), 160).await.unwrap();
     let ivs = query::pod_intervals(&pool, Some(("ml", "late")), 0, 1000).await.unwrap_or_default();
     assert_eq!(ivs.len(), 1);
     assert_eq!((ivs[0].state.as_str(), ivs[0].start, ivs[0].end), ("pending", 100, Some(160)));
@@ -122,9 +122,9 @@ async fn a_gpu_going_out_of_service_and_coming_back_is_recorded() {
     let healed = failed.replacen("nvidia.com/gpu: \"1\", pods: \"110\"}", "nvidia.com/gpu: \"2\", pods: \"110\"}", 1);
     assert_ne!(failed, healed);
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&derive(&failed), 100).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&derive(&healed), 400).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap();
+    rec.record(&derive(&failed), 100).await.unwrap();
+    rec.record(&derive(&healed), 400).await.unwrap();
     let events = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::En).await.unwrap_or_default();
     let unhealthy: Vec<_> = events.iter().filter(|e| e.code == "gpu-unhealthy").collect();
     assert_eq!(unhealthy.len(), 1, "{events:?}");
@@ -143,9 +143,9 @@ async fn dra_device_allocation_and_the_pods_on_devices_are_recorded_like_the_oth
     let end = before[start..].find("- apiVersion").map_or(before.len(), |e| start + e);
     let after = format!("{}{}", &before[..start - "- apiVersion: resource.k8s.io/v1\n".len()], &before[end..]);
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&derive(&before), 100).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&derive(&after), 400).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap();
+    rec.record(&derive(&before), 100).await.unwrap();
+    rec.record(&derive(&after), 400).await.unwrap();
     let alloc =
         query::points(&pool, "gpu-a100-01", "gpu_allocated", "gpu.nvidia.com", 0, 1000).await.unwrap_or_default();
     assert_eq!(alloc.iter().map(|p| (p.ts, p.value)).collect::<Vec<_>>(), vec![(100, 2.0), (400, 1.0)]);
@@ -172,7 +172,7 @@ async fn a_retention_failure_shows_until_it_recovers_and_never_clears_another_wr
     let problems = health.problems();
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(problems[1].starts_with("history pruning failing"), "{problems:?}");
-    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap();
     retention::prune_reporting(&pool, &cfg(), 1000, &health).await;
     assert_eq!(
         health.problems(),
@@ -186,18 +186,18 @@ async fn a_retention_failure_shows_until_it_recovers_and_never_clears_another_wr
 #[tokio::test]
 async fn downtime_and_stale_watches_are_gaps_never_zeros() {
     let (dir, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(3, false), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap();
+    rec.record(&view(3, false), 1000).await.unwrap();
     let mut stale = view(0, false);
     stale.source.stale_since = Some("1970-01-01T00:16:50Z".into());
-    rec.record(&stale, 1020).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(3, false), 1100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&stale, 1020).await.unwrap();
+    rec.record(&view(3, false), 1100).await.unwrap();
     drop(rec);
     pool.close().await;
     // gpudash was down from 1100 to 5000.
-    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
-    let mut rec = Recorder::open(pool.clone(), cfg(), 5000).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(3, false), 5000).await.unwrap_or_else(|e| panic!("{e}"));
+    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap();
+    let mut rec = Recorder::open(pool.clone(), cfg(), 5000).await.unwrap();
+    rec.record(&view(3, false), 5000).await.unwrap();
     let gaps = query::gaps(&pool, 0, 6000).await.unwrap_or_default();
     assert_eq!(
         gaps,
@@ -222,15 +222,15 @@ async fn retention_rolls_up_then_expires_and_respects_the_size_cap() {
         rollup_width: Duration::from_secs(600),
         ..cfg()
     };
-    let mut rec = Recorder::open(pool.clone(), c, 0).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), c, 0).await.unwrap();
     let day = 86_400;
     for i in 0..(3 * day / 60) {
         let t = i * 60;
-        rec.record(&view(((i / 2) % 4) as u64, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+        rec.record(&view(((i / 2) % 4) as u64, false), t).await.unwrap();
     }
     let before = count(&pool, "SELECT COUNT(*) FROM samples").await;
     let now = 3 * day;
-    let p = retention::prune(&pool, &c, now).await.unwrap_or_else(|e| panic!("{e}"));
+    let p = retention::prune(&pool, &c, now).await.unwrap();
     assert!(p.rolled_up > 0 && count(&pool, "SELECT COUNT(*) FROM samples").await < before);
     assert_eq!(count(&pool, &format!("SELECT COUNT(*) FROM samples WHERE ts < {}", 2 * day)).await, 0);
     let pts = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, day).await.unwrap_or_default();
@@ -239,18 +239,18 @@ async fn retention_rolls_up_then_expires_and_respects_the_size_cap() {
     assert!(rolled.iter().all(|p| p.min <= Some(p.value) && Some(p.value) <= p.max && p.ts % 600 == 0));
     assert!(rolled.iter().any(|p| p.min == Some(0.0) && p.max == Some(3.0)), "min/max kept");
     // Past the keep period everything goes.
-    retention::prune(&pool, &c, 20 * day).await.unwrap_or_else(|e| panic!("{e}"));
+    retention::prune(&pool, &c, 20 * day).await.unwrap();
     assert_eq!(count(&pool, "SELECT COUNT(*) FROM rollups").await, 0);
     // The size cap wins over the windows.
     let baseline = retention::used_bytes(&pool).await.unwrap_or(0);
     for i in 0..(2 * day / 60) {
-        rec.record(&view((i % 4) as u64, i % 2 == 0), 20 * day + i * 60).await.unwrap_or_else(|e| panic!("{e}"));
+        rec.record(&view((i % 4) as u64, i % 2 == 0), 20 * day + i * 60).await.unwrap();
     }
     let used = retention::used_bytes(&pool).await.unwrap_or(0);
     assert!(used > 2 * baseline, "{used} vs {baseline}");
     let cap = (baseline + used) / 2;
     let tiny = Config { max_bytes: cap, ..c };
-    let p = retention::prune(&pool, &tiny, 22 * day).await.unwrap_or_else(|e| panic!("{e}"));
+    let p = retention::prune(&pool, &tiny, 22 * day).await.unwrap();
     assert!(p.capped > 0);
     assert!(retention::used_bytes(&pool).await.unwrap_or(u64::MAX) <= cap);
 }
@@ -258,14 +258,14 @@ async fn retention_rolls_up_then_expires_and_respects_the_size_cap() {
 #[tokio::test]
 async fn a_chart_from_recorded_data_has_axes_series_and_gaps() {
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap();
     for (t, a) in [(1000, 1), (1600, 2), (2200, 3)] {
-        rec.record(&view(a, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+        rec.record(&view(a, false), t).await.unwrap();
     }
     let mut stale = view(0, false);
     stale.source.stale_since = Some("1970-01-01T00:40:00Z".into());
-    rec.record(&stale, 2400).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(1, false), 3000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&stale, 2400).await.unwrap();
+    rec.record(&view(1, false), 3000).await.unwrap();
     let svg = charts::series_chart(
         &pool,
         "orin · nvidia.com/gpu",
@@ -278,7 +278,7 @@ async fn a_chart_from_recorded_data_has_axes_series_and_gaps() {
         false,
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     assert!(svg.contains("allocated") && svg.contains("capacity"), "legend");
     assert!(svg.contains("no data (cluster watch stale)"), "gap drawn and labelled");
     assert!(svg.contains("<text") && svg.contains("00:"), "time axis");
@@ -300,17 +300,17 @@ async fn charts_render_a_30_day_range() {
         true,
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     assert!(svg.starts_with("<svg"));
 }
 
 #[tokio::test]
 async fn long_ranges_are_bucketed_by_sqlite_and_keep_extremes() {
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 0).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 0).await.unwrap();
     for i in 0..2000i64 {
         let alloc = if i == 1234 { 4 } else { (i % 2) as u64 };
-        rec.record(&view(alloc, false), i * 60).await.unwrap_or_else(|e| panic!("{e}"));
+        rec.record(&view(alloc, false), i * 60).await.unwrap();
     }
     let all = query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 120_000).await.unwrap_or_default();
     let b = query::points_bucketed(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, 120_000, 1200)
@@ -331,18 +331,18 @@ async fn a_line_holds_until_its_next_sample_or_its_stop() {
     let (_d, pool) = db().await;
     let cfg = Config::default();
     assert_eq!(cfg.heartbeat, Duration::from_secs(3600));
-    let mut rec = Recorder::open(pool.clone(), cfg, 0).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg, 0).await.unwrap();
     for t in (0..3600).step_by(10) {
-        rec.record(&view(2, false), t).await.unwrap_or_else(|e| panic!("{e}"));
+        rec.record(&view(2, false), t).await.unwrap();
     }
     let pts = |to| query::points(&pool, "orin", "gpu_allocated", "nvidia.com/gpu", 0, to);
     assert_eq!(pts(4000).await.unwrap_or_default().len(), 1, "one sample for an hour of a flat line");
-    rec.record(&view(2, false), 3600).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(2, false), 3600).await.unwrap();
     assert_eq!(pts(4000).await.unwrap_or_default().len(), 2, "and the hourly one");
     // The node is removed at 3700; a pending count goes on.
     let gone = ClusterView { nodes: vec![], ..view(0, false) };
-    rec.record(&gone, 3700).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&gone, 3710).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&gone, 3700).await.unwrap();
+    rec.record(&gone, 3710).await.unwrap();
     assert_eq!(count(&pool, "SELECT COUNT(*) FROM series_stops").await, 8, "each of the node's lines stops once");
     let p = pts(4000).await.unwrap_or_default();
     assert!(p.last().is_some_and(query::Point::is_stop) && p.last().is_some_and(|p| p.ts == 3700), "{p:?}");
@@ -354,14 +354,14 @@ async fn a_line_holds_until_its_next_sample_or_its_stop() {
         .unwrap_or_default()
         .is_empty());
     // It comes back: a new sample at once.
-    rec.record(&view(2, false), 4000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&view(2, false), 4000).await.unwrap();
     let p = pts(5000).await.unwrap_or_default();
     assert_eq!(p.last().map(|p| (p.ts, p.value)), Some((4000, 2.0)));
     // A stale watch, then back: every line gets a sample after the gap, even unchanged.
     let mut stale = view(2, false);
     stale.source.stale_since = Some("1970-01-01T01:06:50Z".into());
-    rec.record(&stale, 4020).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&view(2, false), 4100).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&stale, 4020).await.unwrap();
+    rec.record(&view(2, false), 4100).await.unwrap();
     let p = pts(5000).await.unwrap_or_default();
     assert_eq!(p.last().map(|p| (p.ts, p.value)), Some((4100, 2.0)));
     let gaps = query::gaps(&pool, 0, 5000).await.unwrap_or_default();
@@ -388,15 +388,15 @@ fn measured(busy: u32, board: u64, stale: bool) -> ClusterView {
 #[tokio::test]
 async fn gpu_busy_and_board_use_are_recorded_while_the_agent_is_fresh_and_gap_when_it_is_silent() {
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&measured(10, 2 << 30, false), 1000).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&measured(11, 2 << 30, false), 1010).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&measured(95, 3 << 30, false), 1020).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1000).await.unwrap();
+    rec.record(&measured(10, 2 << 30, false), 1000).await.unwrap();
+    rec.record(&measured(11, 2 << 30, false), 1010).await.unwrap();
+    rec.record(&measured(95, 3 << 30, false), 1020).await.unwrap();
     // Silent agent from 1030 to 2000: nothing is recorded for its series, not zero.
     for t in (1030..2000).step_by(10) {
-        rec.record(&measured(95, 3 << 30, true), t).await.unwrap_or_else(|e| panic!("{e}"));
+        rec.record(&measured(95, 3 << 30, true), t).await.unwrap();
     }
-    rec.record(&measured(40, 2 << 30, false), 2000).await.unwrap_or_else(|e| panic!("{e}"));
+    rec.record(&measured(40, 2 << 30, false), 2000).await.unwrap();
     let busy = query::points(&pool, "orin", "gpu_busy", "nvidia.com/gpu|tegra", 0, 3000).await.unwrap_or_default();
     let got: Vec<(i64, Option<f64>)> = busy.iter().map(|p| (p.ts, (!p.is_stop()).then_some(p.value))).collect();
     assert_eq!(
@@ -423,7 +423,7 @@ async fn gpu_busy_and_board_use_are_recorded_while_the_agent_is_fresh_and_gap_wh
         false,
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     assert!(svg.contains("GPU 0 · tegra") && svg.contains("100%"), "legend and a percent axis");
     assert!(svg.matches(r#"stroke-width="2" points"#).count() >= 2, "the line breaks over the silence:\n{svg}");
 }
@@ -498,32 +498,32 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
         .bind(unified)
         .execute(&pool)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     }
     sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?, ?, 'gpudash not running')")
         .bind(t0 + 6000)
         .bind(t0 + 6600)
         .execute(&pool)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     sqlx::query(
         "INSERT INTO series (id, node, metric, resource) VALUES (1, 'orin-1', 'gpu_busy', 'nvidia.com/gpu|gpu0')",
     )
     .execute(&pool)
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     for (ts, v) in [(t0, 80.0), (t0 + 1800, 2.0), (t0 + 3600, 50.0)] {
         sqlx::query("INSERT INTO samples (series, ts, value) VALUES (1, ?, ?)")
             .bind(ts)
             .bind(v)
             .execute(&pool)
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
     }
     let (from, to, now) = (t0, t0 + 10_000, t0 + 20_000);
     let run = |by| {
         let pool = pool.clone();
-        async move { report::report(&pool, from, to, now, by, 0, 100_000).await.unwrap_or_else(|e| panic!("{e}")) }
+        async move { report::report(&pool, from, to, now, by, 0, 100_000).await.unwrap() }
     };
     let r = run(By::Namespace).await;
     assert_eq!(r.gap_seconds, 600);
@@ -552,7 +552,7 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
         r.days.iter().map(|d| (d.start, d.namespace.as_str(), d.held_gpu_seconds)).collect();
     assert_eq!(days, [(950_400, "llm", 5000.0), (950_400, "vision", 3100.0)]);
     // Days at UTC+9: Japan's midnight falls at t0 + 4400 s, splitting chat-0's 5000 s.
-    let jst = report::report(&pool, from, to, now, By::Namespace, 540, 100_000).await.unwrap_or_else(|e| panic!("{e}"));
+    let jst = report::report(&pool, from, to, now, By::Namespace, 540, 100_000).await.unwrap();
     let llm_days: Vec<(i64, f64)> =
         jst.days.iter().filter(|d| d.namespace == "llm").map(|d| (d.start, d.held_gpu_seconds)).collect();
     assert_eq!(llm_days, [(918_000, 4400.0), (1_004_400, 600.0)]);
@@ -591,7 +591,7 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
 fn report_windows_from_months_ranges_and_time_zones() {
     let q = |pairs: &[(&str, &str)]| -> super::http::ReportParams {
         let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        gpudash_web::query::from_pairs(&pairs).unwrap_or_else(|e| panic!("{e}"))
+        gpudash_web::query::from_pairs(&pairs).unwrap()
     };
     let w = |pairs: &[(&str, &str)]| super::http::report_window(&q(pairs), 1_796_378_400);
     // 2026-11 in UTC and in Japan.
@@ -630,8 +630,8 @@ fn scenario_text(rel: &str) -> String {
 async fn diagnoses_are_read_in_the_readers_language_and_older_rows_stay_readable() {
     let failed = scenario_text("onsite/gpu-unhealthy.yaml");
     let (_d, pool) = db().await;
-    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap_or_else(|e| panic!("{e}"));
-    rec.record(&derive(&failed), 100).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap();
+    rec.record(&derive(&failed), 100).await.unwrap();
     // A row as gpudash wrote them before it kept both languages.
     sqlx::query(
         "INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, raised) \
@@ -639,7 +639,7 @@ async fn diagnoses_are_read_in_the_readers_language_and_older_rows_stay_readable
     )
     .execute(&pool)
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let ja = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::Ja).await.unwrap_or_default();
     let en = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::En).await.unwrap_or_default();
     let pick = |v: &[query::DiagnosisEvent], code: &str| v.iter().find(|e| e.code == code).cloned();

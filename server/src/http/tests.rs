@@ -18,7 +18,7 @@ use crate::publish::Snapshot;
 
 fn demo_inputs() -> crate::derive::Inputs {
     crate::derive::from_kubectl_yaml(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""))
-        .unwrap_or_else(|e| panic!("fixture: {e}"))
+        .expect("fixture")
 }
 
 /// A view of `n` nodes shaped like a real site's (labels, conditions, a GPU resource each).
@@ -190,8 +190,8 @@ async fn history_errors_share_one_shape_and_a_500_sends_no_internal_text() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(json(&body)["error"]["field"], "range");
     // The database fails under the query: 500, an id, and nothing of sqlx's text.
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let pool = crate::db::open(&dir.path().join("h.db")).await.unwrap();
     pool.close().await;
     let mut s = Setup::new(big_view(1));
     s.history.pool = Some(pool);
@@ -241,7 +241,7 @@ async fn probes_and_metrics_answer() {
 
 #[tokio::test]
 async fn public_files_are_served_and_unknown_paths_get_a_small_404_without_cluster_state() {
-    let site = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let site = tempfile::tempdir().unwrap();
     let public = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../public");
     for f in ["favicon.ico", "robots.txt"] {
         std::fs::copy(public.join(f), site.path().join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
@@ -317,7 +317,7 @@ fn inflate_stream(gz: &[u8]) -> String {
     let mut out = Vec::new();
     let r = crate::publish::Inflate::default().push(gz, &mut out, 64 << 20);
     assert!(r.is_ok(), "a gzip header, then deflate: {r:?}");
-    String::from_utf8(out).unwrap_or_else(|e| panic!("{e}"))
+    String::from_utf8(out).unwrap()
 }
 
 /// A client that takes gzip gets the stream compressed: the full view, then each delta, each as

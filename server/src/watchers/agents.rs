@@ -141,8 +141,8 @@ mod tests {
     /// A peer posing as an agent that answers a GiB: with a Content-Length, or chunked without.
     async fn huge_peer(declared: bool) -> String {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
-        let url = format!("http://{}/v1/report", l.local_addr().unwrap_or_else(|e| panic!("{e}")));
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/report", l.local_addr().unwrap());
         tokio::spawn(async move {
             let Ok((mut s, _)) = l.accept().await else { return };
             let mut req = [0u8; 4096];
@@ -172,11 +172,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_reply_past_the_cap_is_refused_without_reading_it_all() {
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(20))
-            .no_proxy()
-            .build()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).no_proxy().build().unwrap();
         for declared in [true, false] {
             let url = huge_peer(declared).await;
             let t = std::time::Instant::now();

@@ -577,7 +577,7 @@ fn a_model_waiting_for_board_memory_hears_what_the_board_really_has_where_the_ag
     inputs.agents = vec![std::sync::Arc::new(crate::agent::AgentSeen {
         node: "orin-nano-mem".into(),
         pod: "gpudash/gpudash-agent-orin-nano-mem".into(),
-        report: Some(crate::agent::parse(report.as_bytes()).unwrap_or_else(|e| panic!("{e}"))),
+        report: Some(crate::agent::parse(report.as_bytes()).unwrap()),
         last_ok: "2026-11-30T12:00:00Z".parse().ok(),
         error: None,
     })];
