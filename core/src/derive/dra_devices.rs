@@ -104,6 +104,13 @@ fn driver_devices<'a>(dra: &'a NodeDra, driver: &str) -> Vec<Dev<'a>> {
             }
         }
     }
+    // The node's claims come by address (what the memo compares): the shares of a device are
+    // drawn in the claims' order by namespace and name, the same on every revision and run.
+    for dev in &mut devs {
+        dev.uses.sort_by(|a, b| {
+            (&a.0.metadata.namespace, &a.0.metadata.name, a.1).cmp(&(&b.0.metadata.namespace, &b.0.metadata.name, b.1))
+        });
+    }
     devs
 }
 
