@@ -4,6 +4,7 @@
 //! and serve what it returns.
 
 pub mod agent;
+pub mod catalogue;
 pub mod derive;
 pub mod dra;
 pub mod fit;

@@ -1,6 +1,10 @@
-//! [`Said`]: a derived sentence in both languages, serialised in one.
+//! [`Said`]: a derived sentence in both languages, serialised in one; [`Sentence`]: a sentence
+//! of a catalogue, its placeholders named; [`Form`]: how a sentence was made, which history
+//! keeps to say it again in the reader's language.
 
+use std::borrow::Cow;
 use std::cell::Cell;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -15,27 +19,187 @@ pub struct Said {
     pub en: String,
     /// Japanese.
     pub ja: String,
+    /// How it was made, where catalogue sentences made it (none: the words are all there is).
+    pub form: Option<Arc<Form>>,
 }
 
 impl Said {
     /// The same text in both languages (a name, a raw message, a string read back).
     pub fn same(s: impl Into<String>) -> Self {
         let en = s.into();
-        Self { ja: en.clone(), en }
+        Self { ja: en.clone(), en, form: None }
+    }
+
+    /// A value as text, the same in both languages (a name, a count).
+    pub fn text(v: impl std::fmt::Display) -> Self {
+        Self::same(v.to_string())
+    }
+
+    /// Words written in each language directly.
+    pub fn pair(en: String, ja: String) -> Self {
+        Self { en, ja, form: None }
     }
 
     /// Sentences or items joined, each language with its own separator.
     pub fn join(parts: &[Said], en_sep: &str, ja_sep: &str) -> Self {
+        let form = parts.iter().any(|p| p.form.is_some()).then(|| {
+            Arc::new(Form::Join { parts: parts.iter().map(Said::form).collect(), en: en_sep.into(), ja: ja_sep.into() })
+        });
         Self {
             en: parts.iter().map(|p| p.en.as_str()).collect::<Vec<_>>().join(en_sep),
             ja: parts.iter().map(|p| p.ja.as_str()).collect::<Vec<_>>().join(ja_sep),
+            form,
         }
     }
 
     /// Appends to both.
     pub fn push(&mut self, other: &Said) {
+        if self.form.is_some() || other.form.is_some() {
+            let mut parts = match self.form.as_deref() {
+                Some(Form::Join { parts, en, ja }) if en.is_empty() && ja.is_empty() => parts.clone(),
+                _ => vec![self.form()],
+            };
+            parts.push(other.form());
+            self.form = Some(Arc::new(Form::Join { parts, en: String::new(), ja: String::new() }));
+        }
         self.en.push_str(&other.en);
         self.ja.push_str(&other.ja);
+    }
+
+    /// How it was made: its form where catalogue sentences made it, else its words.
+    pub fn form(&self) -> Form {
+        match &self.form {
+            Some(f) => Form::clone(f),
+            None if self.en == self.ja => Form::Text(self.en.clone()),
+            None => Form::Pair { en: self.en.clone(), ja: self.ja.clone() },
+        }
+    }
+}
+
+/// A sentence of a catalogue: a stable key (`family.name`) and its two templates, placeholders
+/// named (`{node}`) and braces doubled (`{{`), as `format!` writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sentence {
+    /// `family.name`, as history keeps it.
+    pub key: &'static str,
+    /// English.
+    pub en: &'static str,
+    /// Japanese.
+    pub ja: &'static str,
+}
+
+impl Sentence {
+    /// The sentence said with `args` in its placeholders (each language of an argument in that
+    /// language's sentence), and how it was made.
+    pub fn say(&self, args: &[(&'static str, &Said)]) -> Said {
+        let arg = |name: &str| args.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        let en = fill_named(self.en, |n| arg(n).map(|v| v.en.as_str())).0;
+        let ja = fill_named(self.ja, |n| arg(n).map(|v| v.ja.as_str())).0;
+        let args = args.iter().map(|(k, v)| (Cow::Borrowed(*k), v.form())).collect();
+        Said { en, ja, form: Some(Arc::new(Form::Sentence { key: Cow::Borrowed(self.key), args })) }
+    }
+
+    /// The template in `lang`.
+    pub fn template(&self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::En => self.en,
+            Lang::Ja => self.ja,
+        }
+    }
+}
+
+/// A template with its placeholders filled: `{name}` by `value(name)` (left as written where it
+/// gives none), `{{` and `}}` as single braces; and whether every placeholder had a value.
+pub fn fill_named<'a>(template: &str, value: impl Fn(&str) -> Option<&'a str>) -> (String, bool) {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut complete = true;
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        let name_end = tail.find('}').filter(|_| tail.starts_with('{'));
+        match name_end.map(|e| (&tail[1..e], e)) {
+            Some((name, e)) => {
+                match value(name) {
+                    Some(v) => out.push_str(v),
+                    None => {
+                        complete = false;
+                        out.push_str(&tail[..=e]);
+                    }
+                }
+                rest = &tail[e + 1..];
+            }
+            None => {
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    (out, complete)
+}
+
+/// How a sentence was made, so that it can be said again later in either language: history
+/// keeps this, not the words, and a reader gets it in their language.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    /// A catalogue sentence by key, with its named arguments.
+    Sentence {
+        /// [`Sentence::key`].
+        key: Cow<'static, str>,
+        /// Each placeholder's argument.
+        args: Vec<(Cow<'static, str>, Form)>,
+    },
+    /// The same words in both languages (a name, a number, a message quoted as it is).
+    Text(String),
+    /// Words written in each language directly.
+    Pair {
+        /// English.
+        en: String,
+        /// Japanese.
+        ja: String,
+    },
+    /// Parts joined, each language with its separator.
+    Join {
+        /// The parts.
+        parts: Vec<Form>,
+        /// The English separator.
+        en: String,
+        /// The Japanese separator.
+        ja: String,
+    },
+}
+
+impl Form {
+    /// Says it again in `lang`, its catalogue sentences looked up by `sentence`; none where a
+    /// sentence or an argument is not known to this build (the caller falls back to the words).
+    pub fn say(&self, lang: Lang, sentence: &dyn Fn(&str) -> Option<Sentence>) -> Option<String> {
+        let pick = |en: &str, ja: &str| match lang {
+            Lang::En => en.to_string(),
+            Lang::Ja => ja.to_string(),
+        };
+        match self {
+            Form::Text(t) => Some(t.clone()),
+            Form::Pair { en, ja } => Some(pick(en, ja)),
+            Form::Join { parts, en, ja } => {
+                let parts = parts.iter().map(|p| p.say(lang, sentence)).collect::<Option<Vec<_>>>()?;
+                Some(parts.join(&pick(en, ja)))
+            }
+            Form::Sentence { key, args } => {
+                let s = sentence(key)?;
+                let said =
+                    args.iter().map(|(k, f)| Some((k.as_ref(), f.say(lang, sentence)?))).collect::<Option<Vec<_>>>()?;
+                let (text, complete) =
+                    fill_named(s.template(lang), |n| said.iter().find(|(k, _)| *k == n).map(|(_, v)| v.as_str()));
+                complete.then_some(text)
+            }
+        }
     }
 }
 
@@ -126,12 +290,12 @@ impl<'de> Deserialize<'de> for Said {
 #[macro_export]
 macro_rules! say {
     ($en:literal, $ja:literal; $($said:ident),+ $(,)?) => {
-        $crate::i18n::Said {
-            en: { $(let $said = &$said.en;)+ format!($en) },
-            ja: { $(let $said = &$said.ja;)+ format!($ja) },
-        }
+        $crate::i18n::Said::pair(
+            { $(let $said = &$said.en;)+ format!($en) },
+            { $(let $said = &$said.ja;)+ format!($ja) },
+        )
     };
     ($en:literal, $ja:literal $(, $arg:expr)* $(,)?) => {
-        $crate::i18n::Said { en: format!($en $(, $arg)*), ja: format!($ja $(, $arg)*) }
+        $crate::i18n::Said::pair(format!($en $(, $arg)*), format!($ja $(, $arg)*))
     };
 }

@@ -70,3 +70,44 @@ fn a_said_sentence_is_written_in_the_answer_language() {
     let back: Said = serde_json::from_str("\"x\"").unwrap_or_default();
     assert_eq!(back, Said::same("x"));
 }
+
+#[cfg(not(feature = "hydrate"))]
+#[test]
+fn a_template_fills_its_named_placeholders_and_keeps_doubled_braces() {
+    let v = |n: &str| match n {
+        "node" => Some("orin-01"),
+        "n" => Some("2"),
+        _ => None,
+    };
+    assert_eq!(fill_named("{node} has {n} free", v), ("orin-01 has 2 free".to_string(), true));
+    assert_eq!(fill_named("-p '{{\"a\":{{}}}}' on {node}", v), ("-p '{\"a\":{}}' on orin-01".to_string(), true));
+    assert_eq!(fill_named("{missing} and {node}", v), ("{missing} and orin-01".to_string(), false));
+    assert_eq!(fill_named("a lone } and { stay", v), ("a lone } and { stay".to_string(), true));
+    assert_eq!(fill_named("日本語 {n} 個", v), ("日本語 2 個".to_string(), true));
+}
+
+#[cfg(not(feature = "hydrate"))]
+#[test]
+fn a_catalogue_sentence_says_both_languages_and_remembers_how_it_was_made() {
+    const HELD: Sentence =
+        Sentence { key: "test.held", en: "{what} held by {who}", ja: "{who} が {what} を使用中" };
+    const WHO: Sentence = Sentence { key: "test.who", en: "pod {p}", ja: "Pod {p}" };
+    let who = WHO.say(&[("p", &Said::text("infer-0"))]);
+    let s = HELD.say(&[("what", &Said::text("2 GPUs")), ("who", &who)]);
+    assert_eq!((s.en.as_str(), s.ja.as_str()), ("2 GPUs held by pod infer-0", "Pod infer-0 が 2 GPUs を使用中"));
+    let lookup = |k: &str| [HELD, WHO].into_iter().find(|s| s.key == k);
+    assert_eq!(s.form().say(Lang::Ja, &lookup).as_deref(), Some(s.ja.as_str()));
+    // Joined and appended, with words around: the form says the whole in either language.
+    let mut all = Said::join(&[s.clone(), Said::same("x")], "; ", "。");
+    all.push(&crate::say!(" (since 5m)", "（5分前から）"));
+    for lang in [Lang::En, Lang::Ja] {
+        assert_eq!(all.form().say(lang, &lookup).as_deref(), Some(all.say(lang)), "{lang:?}");
+    }
+    // Through JSON, as history keeps it.
+    let text = serde_json::to_string(&all.form()).unwrap();
+    let back: Form = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.say(Lang::Ja, &lookup).as_deref(), Some(all.ja.as_str()));
+    // Words alone carry no form, and their form is their words.
+    assert!(Said::same("x").form.is_none() && crate::say!("a", "b").form.is_none());
+    assert_eq!(crate::say!("a", "b").form(), Form::Pair { en: "a".into(), ja: "b".into() });
+}

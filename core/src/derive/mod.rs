@@ -17,6 +17,7 @@ pub mod scheduler;
 mod since;
 pub mod strategy;
 
+pub(crate) use diagnose::sentences as diagnosis_sentences;
 pub use inputs::{ContainerMetrics, Inputs, NodeMetrics, Options, PodMetrics, SelectorError};
 pub use load::from_kubectl_yaml;
 use node_view::{attach_problems, node_views, NodeMemo, OnNodes, Use};

@@ -159,7 +159,7 @@ pub fn reason(en: String, nodes: Option<u32>) -> ReasonCount {
     };
     let verbatim = ja.is_none();
     let ja = ja.unwrap_or_else(|| en.clone());
-    ReasonCount { reason: app::i18n::Said { en, ja }, nodes, verbatim }
+    ReasonCount { reason: app::i18n::Said::pair(en, ja), nodes, verbatim }
 }
 
 fn counted(item: &str) -> ReasonCount {

@@ -29,6 +29,11 @@ use crate::derive::{pods, Inputs};
 use crate::pod::Pod;
 use crate::quantity::{Bytes, Quantity};
 
+/// Every sentence the what-if check's update answer says, from its catalogue.
+pub(crate) fn sentences() -> impl Iterator<Item = &'static app::i18n::Sentence> {
+    update_said::ALL.iter()
+}
+
 const TAINT: &str = "node(s) had untolerated taint(s)";
 const SELECTOR: &str = "node(s) didn't match Pod's node affinity/selector";
 const UNSCHEDULABLE: &str = "node(s) were unschedulable";

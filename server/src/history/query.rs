@@ -1,6 +1,7 @@
 //! Reading history back: series points (full resolution and rollups), gaps, pod intervals,
 //! diagnosis events. Every query here runs in a test against a real SQLite file.
 
+use app::i18n::Lang;
 use serde::Serialize;
 use sqlx::SqlitePool;
 
@@ -197,7 +198,7 @@ pub async fn pod_intervals(
 }
 
 /// One diagnosis event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiagnosisEvent {
     /// Code.
     pub code: String,
@@ -209,10 +210,11 @@ pub struct DiagnosisEvent {
     pub namespace: Option<String>,
     /// Name.
     pub name: String,
-    /// Message when raised, in the language asked for where it was recorded in it.
+    /// Message when raised, in the language asked for: said again from the sentences that made
+    /// it where they were recorded and this build has them, else as recorded in that language.
     pub message: String,
-    /// The language of `message`: `ja` where asked and recorded, else `en` (rows recorded
-    /// before gpudash kept both languages are English only).
+    /// The language of `message`: the one asked for, or `en` where the event was recorded in
+    /// English only (before gpudash kept both languages).
     pub message_lang: String,
     /// Raised at.
     pub raised: i64,
@@ -220,26 +222,50 @@ pub struct DiagnosisEvent {
     pub cleared: Option<i64>,
 }
 
-/// Diagnosis events overlapping `[from, to]`, their messages in `lang` where recorded in it.
-pub async fn diagnoses(
-    pool: &SqlitePool,
-    from: i64,
-    to: i64,
-    lang: app::i18n::Lang,
-) -> Result<Vec<DiagnosisEvent>, sqlx::Error> {
-    let ja = lang == app::i18n::Lang::Ja;
-    sqlx::query_as(
-        "SELECT code, severity, kind, namespace, name, \
-         CASE WHEN ? AND message_ja IS NOT NULL THEN message_ja ELSE message END AS message, \
-         CASE WHEN ? AND message_ja IS NOT NULL THEN 'ja' ELSE 'en' END AS message_lang, raised, cleared \
+/// A diagnosis event as stored.
+#[derive(sqlx::FromRow)]
+struct StoredEvent {
+    code: String,
+    severity: String,
+    kind: String,
+    namespace: Option<String>,
+    name: String,
+    message: String,
+    message_ja: Option<String>,
+    message_form: Option<String>,
+    raised: i64,
+    cleared: Option<i64>,
+}
+
+impl StoredEvent {
+    /// The event read in `lang`: from its form where it says it, else from the stored words.
+    fn read(self, lang: Lang) -> DiagnosisEvent {
+        let Self { code, severity, kind, namespace, name, message, message_ja, message_form, raised, cleared } = self;
+        let said = message_form
+            .as_deref()
+            .and_then(|f| serde_json::from_str::<app::i18n::Form>(f).ok())
+            .and_then(|f| gpudash_core::catalogue::say(&f, lang));
+        let (message, message_lang) = match (said, lang, message_ja) {
+            (Some(m), _, _) => (m, lang.code()),
+            (None, Lang::Ja, Some(ja)) => (ja, "ja"),
+            (None, _, _) => (message, "en"),
+        };
+        let message_lang = message_lang.to_string();
+        DiagnosisEvent { code, severity, kind, namespace, name, message, message_lang, raised, cleared }
+    }
+}
+
+/// Diagnosis events overlapping `[from, to]`, their messages in `lang` (see [`DiagnosisEvent`]).
+pub async fn diagnoses(pool: &SqlitePool, from: i64, to: i64, lang: Lang) -> Result<Vec<DiagnosisEvent>, sqlx::Error> {
+    let rows: Vec<StoredEvent> = sqlx::query_as(
+        "SELECT code, severity, kind, namespace, name, message, message_ja, message_form, raised, cleared \
          FROM diagnosis_events WHERE raised <= ? AND (cleared IS NULL OR cleared >= ?) ORDER BY raised LIMIT 5000",
     )
-    .bind(ja)
-    .bind(ja)
     .bind(to)
     .bind(from)
     .fetch_all(pool)
-    .await
+    .await?;
+    Ok(rows.into_iter().map(|r| r.read(lang)).collect())
 }
 
 /// The diagnoses left open when gpudash last stopped (code, kind, namespace, name, raised),

@@ -1,12 +1,15 @@
 //! The recorder: turns each view into change-based samples, pod intervals and diagnosis events,
 //! one transaction per tick, and records gaps when gpudash was down or the watch was stale.
 
+mod run;
+
 use std::collections::{HashMap, HashSet};
 
 use app::model::ClusterView;
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use super::Config;
+pub use run::run;
 
 pub use gpudash_core::series::SeriesKey;
 type PodKey = (String, String, &'static str);
@@ -262,7 +265,7 @@ impl Recorder {
         Ok(())
     }
 
-    /// Diagnoses raised (recorded in both languages) and cleared.
+    /// Diagnoses raised (recorded in both languages and as the sentences that made them) and cleared.
     async fn diagnoses(
         &self,
         tx: &mut Transaction<'_, Sqlite>,
@@ -278,9 +281,11 @@ impl Recorder {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default();
+                // How the message was made (catalogue sentences and their arguments), where it was.
+                let form = d.message.form.as_deref().and_then(|f| serde_json::to_string(f).ok());
                 let r = sqlx::query(
-                    "INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, message_ja, raised) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, message_ja, message_form, \
+                     raised) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 )
                 .bind(d.code.as_str())
                 .bind(sev)
@@ -289,6 +294,7 @@ impl Recorder {
                 .bind(&d.name)
                 .bind(&d.message.en)
                 .bind(&d.message.ja)
+                .bind(form)
                 .bind(now)
                 .execute(&mut **tx)
                 .await?;
@@ -375,71 +381,4 @@ fn pods_seen(view: &ClusterView) -> HashMap<PodKey, Seen> {
         }
     }
     current
-}
-
-/// Runs the recorder: one batch per resolution tick from the latest published view. Write
-/// failures (disk full, database locked) are reported in the recorder's health slot and
-/// retried; the live view never waits on them. Ends after a last batch when `shutdown` is set.
-pub async fn run(
-    pool: SqlitePool,
-    cfg: Config,
-    views: tokio::sync::watch::Receiver<std::sync::Arc<crate::publish::Snapshot>>,
-    health: std::sync::Arc<super::Health>,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
-) {
-    let set = |s: Option<String>| health.set(super::Writer::Recorder, s);
-    let mut rec = loop {
-        match Recorder::open(pool.clone(), cfg, jiff::Timestamp::now().as_second()).await {
-            Ok(r) => break r,
-            Err(e) => {
-                set(Some(crate::error::logged("history recorder cannot start; retrying in 30 s", &e)));
-                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
-            }
-        }
-    };
-    // Record the first view as soon as it exists, then once per tick; on shutdown, one last
-    // batch of the latest view, so that what was shown last is what history ends with.
-    let mut views = views;
-    while views.borrow().view.revision == 0 {
-        tokio::select! {
-            changed = views.changed() => if changed.is_err() { return },
-            _ = shutdown.wait_for(|s| *s) => return,
-        }
-    }
-    let mut tick = tokio::time::interval(cfg.resolution);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut failing = false;
-    loop {
-        let last = tokio::select! {
-            _ = tick.tick() => false,
-            _ = shutdown.wait_for(|s| *s) => true,
-        };
-        let snap = views.borrow().clone();
-        if snap.view.revision != 0 {
-            match rec.record(&snap.view, jiff::Timestamp::now().as_second()).await {
-                Ok(()) => {
-                    if failing {
-                        tracing::info!("history writes recovered");
-                        set(None);
-                        failing = false;
-                    }
-                }
-                Err(e) => {
-                    // Logged once per failing spell (with the id the status shows), not each tick.
-                    if !failing {
-                        set(Some(crate::error::logged(
-                            "history writes failing; nothing of the batch was written, retrying each tick; the live \
-                             view is unaffected and nothing recorded is lost",
-                            &e,
-                        )));
-                    }
-                    failing = true;
-                }
-            }
-        }
-        if last {
-            tracing::info!("history flushed");
-            return;
-        }
-    }
 }

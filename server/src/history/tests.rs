@@ -664,3 +664,43 @@ async fn diagnoses_are_read_in_the_readers_language_and_older_rows_stay_readable
     assert_eq!(gap_reason("cluster watch stale", app::i18n::Lang::En), "cluster watch stale");
     assert_eq!(gap_reason("maintenance", app::i18n::Lang::Ja), "maintenance");
 }
+
+#[tokio::test]
+async fn diagnoses_are_kept_as_sentences_with_their_arguments_and_said_again_in_the_readers_language() {
+    let view = derive(&scenario_text("onsite/gpu-unhealthy.yaml"));
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 100).await.unwrap();
+    rec.record(&view, 100).await.unwrap();
+    let forms: Vec<(String, Option<String>)> =
+        sqlx::query_as("SELECT code, message_form FROM diagnosis_events").fetch_all(&pool).await.unwrap();
+    assert!(!forms.is_empty() && forms.iter().all(|(_, f)| f.is_some()), "every event keeps its form: {forms:?}");
+    // The stored words are only a fallback: with them wiped, the messages are said again from
+    // the forms, word for word as the derivation said them, in each language.
+    sqlx::query("UPDATE diagnosis_events SET message = 'wiped', message_ja = 'wiped'").execute(&pool).await.unwrap();
+    for lang in [app::i18n::Lang::En, app::i18n::Lang::Ja] {
+        let read = query::diagnoses(&pool, 0, 1000, lang).await.unwrap();
+        assert_eq!(read.len(), forms.len());
+        for e in &read {
+            let said = view.diagnoses.iter().any(|d| {
+                d.code.as_str() == e.code && d.name == e.name && app::i18n::Say::say(&d.message, lang) == e.message
+            });
+            assert!(said && e.message_lang == lang.code(), "{e:?}");
+        }
+    }
+    // A form whose sentence this build no longer has, and a row from before forms (both
+    // languages stored): each read from its words.
+    sqlx::query(
+        "INSERT INTO diagnosis_events (code, severity, kind, namespace, name, message, message_ja, message_form, raised) \
+         VALUES ('gpu-node-down', 'critical', 'Node', NULL, 'gone-board', 'gone-board is down', 'gone-board は停止', \
+         '{\"sentence\":{\"key\":\"nodes.removed_since\",\"args\":[]}}', 60), \
+         ('gpu-node-down', 'critical', 'Node', NULL, 'older-board', 'older-board is down', 'older-board は停止', NULL, 70)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let ja = query::diagnoses(&pool, 0, 1000, app::i18n::Lang::Ja).await.unwrap();
+    for (name, want) in [("gone-board", "gone-board は停止"), ("older-board", "older-board は停止")] {
+        let e = ja.iter().find(|e| e.name == name).unwrap();
+        assert_eq!((e.message.as_str(), e.message_lang.as_str()), (want, "ja"));
+    }
+}

@@ -135,7 +135,7 @@ pub(super) fn claim_unreserved(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let on: Vec<String> = results.iter().map(|r| format!("{} on {}", r.device, r.pool)).collect();
         let no: Vec<String> = results.iter().map(|r| format!("{} の {}", r.pool, r.device)).collect();
         out.push(diag(Code::DraClaimUnreserved, Severity::Warning, Kind::ResourceClaim, Some(ns), name, {
-            let devs = Said { en: list(&on).en, ja: list(&no).ja };
+            let devs = Said::pair(list(&on).en, list(&no).ja);
             said::resourceclaim_holds_but_no_pod(&ns, &name, &devs)
         }));
     }

@@ -5,8 +5,10 @@
 
 mod agent;
 mod agent_said;
+mod down_said;
 mod dra;
 mod dra_said;
+mod memory_said;
 mod nodes;
 mod nodes_said;
 mod quota;
@@ -109,6 +111,23 @@ impl<'a> Ctx<'a> {
             || pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()).is_some();
         !named || super::pending_targets(pod, n)
     }
+}
+
+/// Every sentence the diagnoses say, from their catalogues.
+pub(crate) fn sentences() -> impl Iterator<Item = &'static app::i18n::Sentence> {
+    [
+        agent_said::ALL,
+        down_said::ALL,
+        dra_said::ALL,
+        memory_said::ALL,
+        nodes_said::ALL,
+        quota_said::ALL,
+        rollout_said::ALL,
+        runtime_said::ALL,
+        waiting_said::ALL,
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// The codes found from one node's view alone (its GPU users, memory and sharing).

@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1::Node;
 
 use app::i18n::Said;
 
+use super::down_said;
 use super::nodes_said as said;
 use super::{diag, join, list, wants_nvidia_gpu, Ctx};
 use crate::derive::node;
@@ -220,9 +221,9 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let holders: Vec<_> = view.gpu_resources.iter().flat_map(|g| g.holders.iter().map(move |h| (g, h))).collect();
         let since = down.since.as_deref().unwrap_or("?");
         let state = match (down.status.as_str(), &down.reason) {
-            ("Unknown", _) => said::has_not_reported_since(&since),
-            (_, Some(r)) => said::not_ready_since_because(&r, &since),
-            _ => said::not_ready_since_no_reason(&since),
+            ("Unknown", _) => down_said::has_not_reported_since(&since),
+            (_, Some(r)) => down_said::not_ready_since_because(&r, &since),
+            _ => down_said::not_ready_since_no_reason(&since),
         };
         if holders.is_empty() {
             let gpus = view.gpu_resources.iter().map(|g| g.capacity).sum::<u64>();
@@ -233,7 +234,7 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
                     Kind::Node,
                     None,
                     name,
-                    said::gpu_unit_out_reach_until(&name, &state, &gpus),
+                    down_said::gpu_unit_out_reach_until(&name, &state, &gpus),
                 ));
             }
             continue;
@@ -242,11 +243,11 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         names.dedup();
         let terminating = holders.iter().filter(|(_, h)| h.terminating).count();
         let evict = match (&down.evict_at, terminating) {
-            (_, t) if t == holders.len() => said::they_already_terminating_kubernetes_evicted(),
-            (Some(at), 0) => said::kubernetes_evicts_them_at_taint(&at),
-            (Some(at), t) => said::already_terminating_rest_evicted_at(&t, &at),
-            (None, 0) => said::they_tolerate_node_taint_without(),
-            (None, t) => said::already_terminating(&t),
+            (_, t) if t == holders.len() => down_said::they_already_terminating_kubernetes_evicted(),
+            (Some(at), 0) => down_said::kubernetes_evicts_them_at_taint(&at),
+            (Some(at), t) => down_said::already_terminating_rest_evicted_at(&t, &at),
+            (None, 0) => down_said::they_tolerate_node_taint_without(),
+            (None, t) => down_said::already_terminating(&t),
         };
         // What the rest of the cluster could give them.
         let mut need: BTreeMap<&str, u64> = BTreeMap::new();
@@ -262,11 +263,11 @@ pub(super) fn gpu_node_down(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
                     .copied()
                     .unwrap_or(0);
                 if free >= *n {
-                    said::rest_cluster_has_free_they(&free, &r, &n)
+                    down_said::rest_cluster_has_free_they(&free, &r, &n)
                 } else if free > 0 {
-                    said::rest_cluster_has_only_free(&free, &r, &n)
+                    down_said::rest_cluster_has_only_free(&free, &r, &n)
                 } else {
-                    said::no_other_node_has_free(&r, &name)
+                    down_said::no_other_node_has_free(&r, &name)
                 }
             })
             .collect();

@@ -3,6 +3,7 @@
 
 use app::model::{Code, Diagnosis, GpuResource, Kind, NodeView, PendingPod, Severity, Sharing};
 
+use super::memory_said;
 use super::waiting_said as said;
 use app::i18n::Said;
 
@@ -380,18 +381,18 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             .used_bytes
             .map(|u| {
                 let u = Bytes(u);
-                said::board_pods_use_now(&u)
+                memory_said::board_pods_use_now(&u)
             })
             .unwrap_or_default();
         // Where the agent reads GPU memory per process, what the models really hold and what
         // the board really has free (requests count neither).
         if let Some(sp) = m.split.as_ref().filter(|_| best.unified_memory) {
             let (g, f) = (Bytes(sp.gpu_pods_bytes), Bytes(sp.free_bytes));
-            measured.push(&said::their_models_hold_gpu_memory(&g, &f));
+            measured.push(&memory_said::their_models_hold_gpu_memory(&g, &f));
         }
         let others = if candidates.len() > 1 {
             let n = candidates.len() - 1;
-            said::other_node_could_go_have(&n)
+            memory_said::other_node_could_go_have(&n)
         } else {
             Said::default()
         };
@@ -399,16 +400,20 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             (Bytes(m.allocatable_bytes), Bytes(m.requested_bytes), Bytes(ask), Bytes(free(best)));
         let text = if best.unified_memory {
             let replica: Said = match &gpu_free {
-                Some(r) => said::unit_free_there_but_board(&r),
+                Some(r) => memory_said::unit_free_there_but_board(&r),
                 None => Said::default(),
             };
-            said::waiting_memory_shares_between_cpu(&name, &alloc, &req, &ask, &left, &replica, &measured, &others)
+            memory_said::waiting_memory_shares_between_cpu(
+                &name, &alloc, &req, &ask, &left, &replica, &measured, &others,
+            )
         } else {
             let replica: Said = match &gpu_free {
-                Some(r) => said::unit_free_there_but_memory(&r),
+                Some(r) => memory_said::unit_free_there_but_memory(&r),
                 None => Said::default(),
             };
-            said::waiting_memory_has_allocatable_pods(&name, &alloc, &req, &ask, &left, &replica, &measured, &others)
+            memory_said::waiting_memory_has_allocatable_pods(
+                &name, &alloc, &req, &ask, &left, &replica, &measured, &others,
+            )
         };
         out.push(diag(Code::InsufficientMemory, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name, text));
         note(p, Code::InsufficientMemory);

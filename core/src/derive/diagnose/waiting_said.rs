@@ -7,54 +7,104 @@
 
 use std::fmt::Display;
 
-use app::i18n::Said;
-use app::say;
+use app::i18n::{Said, Sentence};
+
+const WAITING_NODE_AIMED_AT_WHICH: Sentence = Sentence {
+    key: "waiting.waiting_node_aimed_at_which",
+    en: "Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: the NVIDIA device plugin is missing or failing there \
+        (see that node's device-plugin-missing diagnosis) — fix the plugin; freeing a GPU elsewhere will not help.",
+    ja: "対象の Node {node} で {res} を {want} \
+        個待っていますが、{node} は1つも公開していません。そこで NVIDIA device plugin がないか失敗しています（その Node の device-plugin-missing を参照）— プラグインを直してください。ほかで GPU を空けても解決しません。",
+};
 
 /// Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: t…
 pub(super) fn waiting_node_aimed_at_which(want: &impl Display, res: &impl Display, node: &impl Display) -> Said {
-    say!("Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: the NVIDIA device plugin is missing or failing there \
-        (see that node's device-plugin-missing diagnosis) — fix the plugin; freeing a GPU elsewhere will not help.", "対象の Node {node} で {res} を {want} \
-        個待っていますが、{node} は1つも公開していません。そこで NVIDIA device plugin がないか失敗しています（その Node の device-plugin-missing を参照）— プラグインを直してください。ほかで GPU を空けても解決しません。")
+    WAITING_NODE_AIMED_AT_WHICH.say(&[
+        ("want", &Said::text(want)),
+        ("res", &Said::text(res)),
+        ("node", &Said::text(node)),
+    ])
 }
+
+const NO_GPU_NODE_SHOWS_WHY: Sentence = Sentence {
+    key: "waiting.no_gpu_node_shows_why",
+    en: "no GPU node shows why (no node looks like a GPU node): check that the NVIDIA device plugin runs on the GPU nodes",
+    ja: "理由を示す GPU Node \
+        がありません（GPU Node らしい Node がない）。GPU Node で NVIDIA device plugin が動いているか確認してください",
+};
 
 /// no GPU node shows why (no node looks like a GPU node): check that the NVIDIA device p…
 pub(super) fn no_gpu_node_shows_why() -> Said {
-    say!("no GPU node shows why (no node looks like a GPU node): check that the NVIDIA device plugin runs on the GPU nodes", "理由を示す GPU Node \
-        がありません（GPU Node らしい Node がない）。GPU Node で NVIDIA device plugin が動いているか確認してください")
+    NO_GPU_NODE_SHOWS_WHY.say(&[])
 }
+
+const NVIDIA_DEVICE_PLUGIN_MISSING_FAILING: Sentence = Sentence {
+    key: "waiting.nvidia_device_plugin_missing_failing",
+    en: "the NVIDIA device plugin is missing or failing on {who} (see device-plugin-missing) — fix the plugin there",
+    ja: "{who} で NVIDIA device plugin \
+        がないか失敗しています（device-plugin-missing を参照）— そこでプラグインを直してください",
+};
 
 /// the NVIDIA device plugin is missing or failing on {who} (see device-plugin-missing) —…
 pub(super) fn nvidia_device_plugin_missing_failing(who: &Said) -> Said {
-    say!("the NVIDIA device plugin is missing or failing on {who} (see device-plugin-missing) — fix the plugin there", "{who} で NVIDIA device plugin \
-        がないか失敗しています（device-plugin-missing を参照）— そこでプラグインを直してください"; who)
+    NVIDIA_DEVICE_PLUGIN_MISSING_FAILING.say(&[("who", who)])
 }
+
+const NOWHERE_ADVERTISED: Sentence = Sentence {
+    key: "waiting.nowhere_advertised",
+    en: "Waiting for {want} {res}, which no node it can go to advertises at all: {where_}. There is nothing to free, and time-slicing cannot help \
+        while the plugin is down.",
+    ja: "{res} を {want} 個待っていますが、行ける Node はどれも {res} を公開していません：{where_}。空けられるものはなく、プラグインが止まっている間はタイムスライスも役に立ちません。",
+};
 
 /// Waiting for {want} {res}, which no node it can go to advertises at all: {where_}. The…
 pub(super) fn nowhere_advertised(want: &impl Display, res: &impl Display, where_: &Said) -> Said {
-    say!("Waiting for {want} {res}, which no node it can go to advertises at all: {where_}. There is nothing to free, and time-slicing cannot help \
-        while the plugin is down.", "{res} を {want} 個待っていますが、行ける Node はどれも {res} を公開していません：{where_}。空けられるものはなく、プラグインが止まっている間はタイムスライスも役に立ちません。"; where_)
+    NOWHERE_ADVERTISED.say(&[("want", &Said::text(want)), ("res", &Said::text(res)), ("where_", where_)])
 }
+
+const OUT_SERVICE: Sentence = Sentence {
+    key: "waiting.out_service",
+    en: "{o} of {c} on {n} out of service",
+    ja: "{n} の {c} 個中 {o} 個が使用不可",
+};
 
 /// {o} of {c} on {n} out of service
 pub(super) fn out_service(o: &impl Display, c: &impl Display, n: &impl Display) -> Said {
-    say!("{o} of {c} on {n} out of service", "{n} の {c} 個中 {o} 個が使用不可")
+    OUT_SERVICE.say(&[("o", &Said::text(o)), ("c", &Said::text(c)), ("n", &Said::text(n))])
 }
+
+const WAITING_GPU_NEEDS_HAS_FAILED: Sentence = Sentence {
+    key: "waiting.waiting_gpu_needs_has_failed",
+    en: "Waiting for {want} {res}: the GPU it needs has failed — {parts} (the device plugin marked it unhealthy; see gpu-unhealthy) and the rest is \
+        held. Bring the GPU back (check the node's kernel log for Xid errors, nvidia-smi, the device plugin's log) or free a unit elsewhere.",
+    ja: "{res} \
+        を {want} 個待っています。必要な GPU が故障しています — {parts}（device plugin が異常と判断。gpu-unhealthy を参照）、残りは使用中です。GPU を戻す（Node のカーネルログの Xid エラー、nvidia-smi、device \
+        plugin のログを確認）か、ほかでユニットを空けてください。",
+};
 
 /// Waiting for {want} {res}: the GPU it needs has failed — {parts} (the device plugin ma…
 pub(super) fn waiting_gpu_needs_has_failed(want: &impl Display, res: &impl Display, parts: &Said) -> Said {
-    say!("Waiting for {want} {res}: the GPU it needs has failed — {parts} (the device plugin marked it unhealthy; see gpu-unhealthy) and the rest is \
-        held. Bring the GPU back (check the node's kernel log for Xid errors, nvidia-smi, the device plugin's log) or free a unit elsewhere.", "{res} \
-        を {want} 個待っています。必要な GPU が故障しています — {parts}（device plugin が異常と判断。gpu-unhealthy を参照）、残りは使用中です。GPU を戻す（Node のカーネルログの Xid エラー、nvidia-smi、device \
-        plugin のログを確認）か、ほかでユニットを空けてください。"; parts)
+    WAITING_GPU_NEEDS_HAS_FAILED.say(&[("want", &Said::text(want)), ("res", &Said::text(res)), ("parts", parts)])
 }
+
+const PAST_GRACE_PERIOD_GPU_HELD: Sentence = Sentence {
+    key: "waiting.past_grace_period_gpu_held",
+    en: " It is past its grace period: see gpu-held-by-terminating-pod for why it may be stuck.",
+    ja: "猶予期間を過ぎています。止まっている理由は gpu-held-by-terminating-pod を参照してください。",
+};
 
 ///  It is past its grace period: see gpu-held-by-terminating-pod for why it may be stuck.
 pub(super) fn past_grace_period_gpu_held() -> Said {
-    say!(
-        " It is past its grace period: see gpu-held-by-terminating-pod for why it may be stuck.",
-        "猶予期間を過ぎています。止まっている理由は gpu-held-by-terminating-pod を参照してください。"
-    )
+    PAST_GRACE_PERIOD_GPU_HELD.say(&[])
 }
+
+const WAITING_EVERY_MATCHING_UNIT_HELD: Sentence = Sentence {
+    key: "waiting.waiting_every_matching_unit_held",
+    en: "Waiting for {want} {res}: every matching unit is held, and {holder}, which holds one, is terminating (deleting since {since}, grace {grace} \
+        s) — the unit frees when it is gone; nothing to do yet.{stuck}",
+    ja: "{res} を {want} 個待っています。合うユニットはすべて使用中で、そのうち1つを持つ {holder} は終了処理中です（{since} \
+        から削除中、猶予 {grace} 秒）— 終わればユニットが空きます。今はすることはありません。{stuck}",
+};
 
 /// Waiting for {want} {res}: every matching unit is held, and {holder}, which holds one,…
 pub(super) fn waiting_every_matching_unit_held(
@@ -65,30 +115,60 @@ pub(super) fn waiting_every_matching_unit_held(
     grace: &impl Display,
     stuck: &Said,
 ) -> Said {
-    say!("Waiting for {want} {res}: every matching unit is held, and {holder}, which holds one, is terminating (deleting since {since}, grace {grace} \
-        s) — the unit frees when it is gone; nothing to do yet.{stuck}", "{res} を {want} 個待っています。合うユニットはすべて使用中で、そのうち1つを持つ {holder} は終了処理中です（{since} \
-        から削除中、猶予 {grace} 秒）— 終わればユニットが空きます。今はすることはありません。{stuck}"; stuck)
+    WAITING_EVERY_MATCHING_UNIT_HELD.say(&[
+        ("want", &Said::text(want)),
+        ("res", &Said::text(res)),
+        ("holder", &Said::text(holder)),
+        ("since", &Said::text(since)),
+        ("grace", &Said::text(grace)),
+        ("stuck", stuck),
+    ])
 }
+
+const FREE_REPLICA_SCALE_DOWN_REMOVE: Sentence = Sentence {
+    key: "waiting.free_replica_scale_down_remove",
+    en: "free a replica (scale down or remove a pod holding one), raise time-slicing replicas, or add a GPU node",
+    ja: "レプリカを空ける（持っている Pod \
+        をスケールダウンか削除）、タイムスライスのレプリカ数を増やす、または GPU Node を追加してください",
+};
 
 /// free a replica (scale down or remove a pod holding one), raise time-slicing replicas,…
 pub(super) fn free_replica_scale_down_remove() -> Said {
-    say!(
-        "free a replica (scale down or remove a pod holding one), raise time-slicing replicas, or add a GPU node",
-        "レプリカを空ける（持っている Pod \
-        をスケールダウンか削除）、タイムスライスのレプリカ数を増やす、または GPU Node を追加してください"
-    )
+    FREE_REPLICA_SCALE_DOWN_REMOVE.say(&[])
 }
+
+const FREE_ONE_SCALE_DOWN_POD: Sentence = Sentence {
+    key: "waiting.free_one_scale_down_pod",
+    en: "free one (scale down a pod holding it), enable time-slicing replicas in the NVIDIA device plugin, or add a GPU node",
+    ja: "1つ空ける（持っている Pod \
+        をスケールダウン）、NVIDIA device plugin でタイムスライスのレプリカを有効にする、または GPU Node を追加してください",
+};
 
 /// free one (scale down a pod holding it), enable time-slicing replicas in the NVIDIA de…
 pub(super) fn free_one_scale_down_pod() -> Said {
-    say!("free one (scale down a pod holding it), enable time-slicing replicas in the NVIDIA device plugin, or add a GPU node", "1つ空ける（持っている Pod \
-        をスケールダウン）、NVIDIA device plugin でタイムスライスのレプリカを有効にする、または GPU Node を追加してください")
+    FREE_ONE_SCALE_DOWN_POD.say(&[])
 }
+
+const WAITING_EVERY_MATCHING_NODE_ALREADY: Sentence = Sentence {
+    key: "waiting.waiting_every_matching_node_already",
+    en: "Waiting for {want} {res}: every matching node's {res} is already held — {hint}.",
+    ja: "{res} を {want} 個待っています。合う Node の {res} はすべて使用中です — {hint}。",
+};
 
 /// Waiting for {want} {res}: every matching node's {res} is already held — {hint}.
 pub(super) fn waiting_every_matching_node_already(want: &impl Display, res: &impl Display, hint: &Said) -> Said {
-    say!("Waiting for {want} {res}: every matching node's {res} is already held — {hint}.", "{res} を {want} 個待っています。合う Node の {res} はすべて使用中です — {hint}。"; hint)
+    WAITING_EVERY_MATCHING_NODE_ALREADY.say(&[("want", &Said::text(want)), ("res", &Said::text(res)), ("hint", hint)])
 }
+
+const WAITING_WHICH_NO_NODE_ADVERTISES: Sentence = Sentence {
+    key: "waiting.waiting_which_no_node_advertises",
+    en: "Waiting for {want} {res}, which no node advertises: this cluster hands out GPUs through DRA (DeviceClass {classes}), not a device plugin. \
+        Ask for the GPU with a ResourceClaim instead: remove {res} from resources.limits and add spec.resourceClaims naming a ResourceClaimTemplate \
+        whose request has deviceClassName: {class}.",
+    ja: "{res} を {want} 個待っていますが、どの Node も公開していません。このクラスタは device plugin ではなく DRA（DeviceClass \
+        {classes}）で GPU を割り当てます。ResourceClaim で要求してください：resources.limits から {res} を外し、deviceClassName: {class} の ResourceClaimTemplate を \
+        spec.resourceClaims で指定します。",
+};
 
 /// Waiting for {want} {res}, which no node advertises: this cluster hands out GPUs throu…
 pub(super) fn waiting_which_no_node_advertises(
@@ -97,42 +177,67 @@ pub(super) fn waiting_which_no_node_advertises(
     classes: &Said,
     class: &impl Display,
 ) -> Said {
-    say!("Waiting for {want} {res}, which no node advertises: this cluster hands out GPUs through DRA (DeviceClass {classes}), not a device plugin. \
-        Ask for the GPU with a ResourceClaim instead: remove {res} from resources.limits and add spec.resourceClaims naming a ResourceClaimTemplate \
-        whose request has deviceClassName: {class}.", "{res} を {want} 個待っていますが、どの Node も公開していません。このクラスタは device plugin ではなく DRA（DeviceClass \
-        {classes}）で GPU を割り当てます。ResourceClaim で要求してください：resources.limits から {res} を外し、deviceClassName: {class} の ResourceClaimTemplate を \
-        spec.resourceClaims で指定します。"; classes)
+    WAITING_WHICH_NO_NODE_ADVERTISES.say(&[
+        ("want", &Said::text(want)),
+        ("res", &Said::text(res)),
+        ("classes", classes),
+        ("class", &Said::text(class)),
+    ])
 }
+
+const NVIDIA_DEVICE_PLUGIN_TIME_SLICING: Sentence = Sentence {
+    key: "waiting.nvidia_device_plugin_time_slicing",
+    en: "the NVIDIA device plugin's time-slicing with renameByDefault: true advertises shared GPUs as {offered}",
+    ja: "NVIDIA device plugin のタイムスライスで \
+        renameByDefault: true のため、共有 GPU は {offered} として公開されています",
+};
 
 /// the NVIDIA device plugin's time-slicing with renameByDefault: true advertises shared…
 pub(super) fn nvidia_device_plugin_time_slicing(offered: &impl Display) -> Said {
-    say!(
-        "the NVIDIA device plugin's time-slicing with renameByDefault: true advertises shared GPUs as {offered}",
-        "NVIDIA device plugin のタイムスライスで \
-        renameByDefault: true のため、共有 GPU は {offered} として公開されています"
-    )
+    NVIDIA_DEVICE_PLUGIN_TIME_SLICING.say(&[("offered", &Said::text(offered))])
 }
+
+const GPU_PARTITIONED_MIG_MIXED_STRATEGY: Sentence = Sentence {
+    key: "waiting.gpu_partitioned_mig_mixed_strategy",
+    en: "the GPU is partitioned with MIG, and the mixed strategy advertises each profile by its name",
+    ja: "GPU が MIG で分割され、mixed 戦略では各プロファイルが名前で公開されます",
+};
 
 /// the GPU is partitioned with MIG, and the mixed strategy advertises each profile by it…
 pub(super) fn gpu_partitioned_mig_mixed_strategy() -> Said {
-    say!(
-        "the GPU is partitioned with MIG, and the mixed strategy advertises each profile by its name",
-        "GPU が MIG で分割され、mixed 戦略では各プロファイルが名前で公開されます"
-    )
+    GPU_PARTITIONED_MIG_MIXED_STRATEGY.say(&[])
 }
+
+const TIME_SLICING_NOT_RENAMED_THERE: Sentence = Sentence {
+    key: "waiting.time_slicing_not_renamed_there",
+    en: "time-slicing is not renamed there (or is off), so the GPU is advertised as {offered}",
+    ja: "そこではタイムスライスが改名されていない（または無効）ため、GPU は {offered} として公開されています",
+};
 
 /// time-slicing is not renamed there (or is off), so the GPU is advertised as {offered}
 pub(super) fn time_slicing_not_renamed_there(offered: &impl Display) -> Said {
-    say!(
-        "time-slicing is not renamed there (or is off), so the GPU is advertised as {offered}",
-        "そこではタイムスライスが改名されていない（または無効）ため、GPU は {offered} として公開されています"
-    )
+    TIME_SLICING_NOT_RENAMED_THERE.say(&[("offered", &Said::text(offered))])
 }
+
+const DEVICE_PLUGIN_ADVERTISES_GPU: Sentence = Sentence {
+    key: "waiting.device_plugin_advertises_gpu",
+    en: "the device plugin advertises the GPU as {offered}",
+    ja: "device plugin は GPU を {offered} として公開しています",
+};
 
 /// the device plugin advertises the GPU as {offered}
 pub(super) fn device_plugin_advertises_gpu(offered: &impl Display) -> Said {
-    say!("the device plugin advertises the GPU as {offered}", "device plugin は GPU を {offered} として公開しています")
+    DEVICE_PLUGIN_ADVERTISES_GPU.say(&[("offered", &Said::text(offered))])
 }
+
+const RESOURCE_RENAMED_ELSEWHERE: Sentence = Sentence {
+    key: "waiting.resource_renamed_elsewhere",
+    en: "Waiting for {want} {res}, which no node it can go to advertises — but {who} advertise {offered}: the device plugin runs; {why}. Change the \
+        pod's resources.limits from {res}: {want} to {offered}: {want} (or set the device plugin to advertise {res}).",
+    ja: "{res} を {want} 個待っていますが、行ける \
+        Node はどれも公開していません — ただし {who} は {offered} を公開しています。device plugin は動いています。{why}。Pod の resources.limits を {res}: {want} から {offered}: {want} \
+        に変えてください（または device plugin が {res} を公開するよう設定してください）。",
+};
 
 /// Waiting for {want} {res}, which no node it can go to advertises — but {who} advertise…
 pub(super) fn resource_renamed_elsewhere(
@@ -142,33 +247,66 @@ pub(super) fn resource_renamed_elsewhere(
     offered: &impl Display,
     why: &Said,
 ) -> Said {
-    say!("Waiting for {want} {res}, which no node it can go to advertises — but {who} advertise {offered}: the device plugin runs; {why}. Change the \
-        pod's resources.limits from {res}: {want} to {offered}: {want} (or set the device plugin to advertise {res}).", "{res} を {want} 個待っていますが、行ける \
-        Node はどれも公開していません — ただし {who} は {offered} を公開しています。device plugin は動いています。{why}。Pod の resources.limits を {res}: {want} から {offered}: {want} \
-        に変えてください（または device plugin が {res} を公開するよう設定してください）。"; who, why)
+    RESOURCE_RENAMED_ELSEWHERE.say(&[
+        ("want", &Said::text(want)),
+        ("res", &Said::text(res)),
+        ("who", who),
+        ("offered", &Said::text(offered)),
+        ("why", why),
+    ])
 }
+
+const NODE_NOTREADY_SO_NO_KUBELET: Sentence = Sentence {
+    key: "waiting.node_notready_so_no_kubelet",
+    en: "its node {node_name} is NotReady, so no kubelet confirms that its containers stopped: bring the node back; if it is gone for good, delete \
+        the pod with kubectl delete pod -n {ns} {pn} --grace-period=0 --force (only when the node is surely off — its GPU might still be in \
+        use)",
+    ja: "Node {node_name} が NotReady のため、コンテナの停止を確認する kubelet がいません。Node を戻してください。恒久的に失われた場合は kubectl delete pod -n {ns} {pn} --grace-period=0 \
+        --force で削除します（Node が確実に停止している場合のみ — GPU がまだ使われているかもしれません）",
+};
 
 /// its node {node_name} is NotReady, so no kubelet confirms that its containers stopped:…
 pub(super) fn node_notready_so_no_kubelet(node_name: &impl Display, ns: &impl Display, pn: &impl Display) -> Said {
-    say!("its node {node_name} is NotReady, so no kubelet confirms that its containers stopped: bring the node back; if it is gone for good, delete \
-        the pod with kubectl delete pod -n {ns} {pn} --grace-period=0 --force (only when the node is surely off — its GPU might still be in \
-        use)", "Node {node_name} が NotReady のため、コンテナの停止を確認する kubelet がいません。Node を戻してください。恒久的に失われた場合は kubectl delete pod -n {ns} {pn} --grace-period=0 \
-        --force で削除します（Node が確実に停止している場合のみ — GPU がまだ使われているかもしれません）")
+    NODE_NOTREADY_SO_NO_KUBELET.say(&[
+        ("node_name", &Said::text(node_name)),
+        ("ns", &Said::text(ns)),
+        ("pn", &Said::text(pn)),
+    ])
 }
+
+const FINALIZERS_HOLD_CONTROLLER_OWNS_THEM: Sentence = Sentence {
+    key: "waiting.finalizers_hold_controller_owns_them",
+    en: "finalizers hold it ({f}): the controller that owns them must finish its work; if that controller is gone, remove them with kubectl patch pod \
+        -n {ns} {pn} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'",
+    ja: "finalizer \
+        が削除を止めています（{f}）。それを持つコントローラーが処理を終える必要があります。コントローラーがもうない場合は kubectl patch pod -n {ns} {pn} --type=merge -p \
+        '{{\"metadata\":{{\"finalizers\":null}}}}' で外してください",
+};
 
 /// finalizers hold it ({f}): the controller that owns them must finish its work; if that…
 pub(super) fn finalizers_hold_controller_owns_them(f: &Said, ns: &impl Display, pn: &impl Display) -> Said {
-    say!("finalizers hold it ({f}): the controller that owns them must finish its work; if that controller is gone, remove them with kubectl patch pod \
-        -n {ns} {pn} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'", "finalizer \
-        が削除を止めています（{f}）。それを持つコントローラーが処理を終える必要があります。コントローラーがもうない場合は kubectl patch pod -n {ns} {pn} --type=merge -p \
-        '{{\"metadata\":{{\"finalizers\":null}}}}' で外してください"; f)
+    FINALIZERS_HOLD_CONTROLLER_OWNS_THEM.say(&[("f", f), ("ns", &Said::text(ns)), ("pn", &Said::text(pn))])
 }
+
+const KUBELET_HAS_NOT_FINISHED_STOPPING: Sentence = Sentence {
+    key: "waiting.kubelet_has_not_finished_stopping",
+    en: "the kubelet on {node_name} has not finished stopping its containers: check the container runtime and the kubelet's log there",
+    ja: "{node_name} \
+        の kubelet がコンテナの停止を終えていません。そこのコンテナランタイムと kubelet のログを確認してください",
+};
 
 /// the kubelet on {node_name} has not finished stopping its containers: check the contai…
 pub(super) fn kubelet_has_not_finished_stopping(node_name: &impl Display) -> Said {
-    say!("the kubelet on {node_name} has not finished stopping its containers: check the container runtime and the kubelet's log there", "{node_name} \
-        の kubelet がコンテナの停止を終えていません。そこのコンテナランタイムと kubelet のログを確認してください")
+    KUBELET_HAS_NOT_FINISHED_STOPPING.say(&[("node_name", &Said::text(node_name))])
 }
+
+const TERMINATING_SINCE_MIN_PAST_GRACE: Sentence = Sentence {
+    key: "waiting.terminating_since_min_past_grace",
+    en: "Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU \
+                that a waiting pod needs: {cause}.",
+    ja: "{since_s} から終了処理中で、猶予 {grace} 秒を {mins} 分過ぎても、\
+                待っている Pod が必要とする GPU を持ったままです：{cause}。",
+};
 
 /// Terminating since {since_s} and {mins} min past its {grace} s grace period, still hol…
 pub(super) fn terminating_since_min_past_grace(
@@ -177,25 +315,47 @@ pub(super) fn terminating_since_min_past_grace(
     grace: &impl Display,
     cause: &Said,
 ) -> Said {
-    say!("Terminating since {since_s} and {mins} min past its {grace} s grace period, still holding a GPU \
-                that a waiting pod needs: {cause}.", "{since_s} から終了処理中で、猶予 {grace} 秒を {mins} 分過ぎても、\
-                待っている Pod が必要とする GPU を持ったままです：{cause}。"; cause)
+    TERMINATING_SINCE_MIN_PAST_GRACE.say(&[
+        ("since_s", &Said::text(since_s)),
+        ("mins", &Said::text(mins)),
+        ("grace", &Said::text(grace)),
+        ("cause", cause),
+    ])
 }
+
+const SINCE: Sentence = Sentence { key: "waiting.since", en: " since {s}", ja: "（{s} から）" };
 
 ///  since {s}
 pub(super) fn since(s: &impl Display) -> Said {
-    say!(" since {s}", "（{s} から）")
+    SINCE.say(&[("s", &Said::text(s))])
 }
+
+const NODES_WITH_IT_COULD_RUN_ON: Sentence = Sentence {
+    key: "waiting.nodes_with_it_could_run_on",
+    en: "the node(s) with {r} it could run on",
+    ja: "行ける {r} の Node",
+};
 
 /// the node(s) with {r} it could run on
 pub(super) fn nodes_with_it_could_run_on(r: &impl Display) -> Said {
-    say!("the node(s) with {r} it could run on", "行ける {r} の Node")
+    NODES_WITH_IT_COULD_RUN_ON.say(&[("r", &Said::text(r))])
 }
+
+const NODES_IT_COULD_RUN_ON: Sentence =
+    Sentence { key: "waiting.nodes_it_could_run_on", en: "the node(s) it could run on", ja: "行ける Node" };
 
 /// the node(s) it could run on
 pub(super) fn nodes_it_could_run_on() -> Said {
-    say!("the node(s) it could run on", "行ける Node")
+    NODES_IT_COULD_RUN_ON.say(&[])
 }
+
+const WAITING_BECAUSE_CORDONED_SPEC_UNSCHEDULABLE: Sentence = Sentence {
+    key: "waiting.waiting_because_cordoned_spec_unschedulable",
+    en: "Waiting because {what} — {who} — are cordoned (spec.unschedulable{since}), perhaps left over from maintenance. When the work there is done: \
+        kubectl uncordon {first}.",
+    ja: "{what}（{who}）が cordon されているため待っています（spec.unschedulable{since}）。メンテナンスの戻し忘れかもしれません。作業が終わっていれば：kubectl uncordon \
+        {first}",
+};
 
 /// Waiting because {what} — {who} — are cordoned (spec.unschedulable{since}), perhaps le…
 pub(super) fn waiting_because_cordoned_spec_unschedulable(
@@ -204,79 +364,52 @@ pub(super) fn waiting_because_cordoned_spec_unschedulable(
     since: &Said,
     first: &impl Display,
 ) -> Said {
-    say!("Waiting because {what} — {who} — are cordoned (spec.unschedulable{since}), perhaps left over from maintenance. When the work there is done: \
-        kubectl uncordon {first}.", "{what}（{who}）が cordon されているため待っています（spec.unschedulable{since}）。メンテナンスの戻し忘れかもしれません。作業が終わっていれば：kubectl uncordon \
-        {first}"; what, since)
+    WAITING_BECAUSE_CORDONED_SPEC_UNSCHEDULABLE.say(&[
+        ("what", what),
+        ("who", &Said::text(who)),
+        ("since", since),
+        ("first", &Said::text(first)),
+    ])
 }
+
+const REQUESTS_MORE_THAN_REPLICA_TIME: Sentence = Sentence {
+    key: "waiting.requests_more_than_replica_time",
+    en: "Requests more than 1 replica of a time-sliced GPU, which the device plugin refuses: request 1 (a replica is not a bigger share of the \
+        GPU).",
+    ja: "タイムスライスの GPU のレプリカを2つ以上要求しており、device plugin が拒否します。1 を要求してください（レプリカを増やしても GPU の取り分は増えません）。",
+};
 
 /// Requests more than 1 replica of a time-sliced GPU, which the device plugin refuses: r…
 pub(super) fn requests_more_than_replica_time() -> Said {
-    say!("Requests more than 1 replica of a time-sliced GPU, which the device plugin refuses: request 1 (a replica is not a bigger share of the \
-        GPU).", "タイムスライスの GPU のレプリカを2つ以上要求しており、device plugin が拒否します。1 を要求してください（レプリカを増やしても GPU の取り分は増えません）。")
+    REQUESTS_MORE_THAN_REPLICA_TIME.say(&[])
 }
 
-///  (the board's pods use {u} now)
-pub(super) fn board_pods_use_now(u: &impl Display) -> Said {
-    say!(" (the board's pods use {u} now)", "（ボードの Pod の現在の使用量は {u}）")
-}
-
-///  (their models hold {g} of GPU memory besides; {f} of the board is really free)
-pub(super) fn their_models_hold_gpu_memory(g: &impl Display, f: &impl Display) -> Said {
-    say!(
-        " (their models hold {g} of GPU memory besides; {f} of the board is really free)",
-        "（そのほかモデルが GPU メモリを {g} 使っており、ボードの実際の空きは {f}）"
-    )
-}
-
-///  {n} other node(s) it could go to have less room.
-pub(super) fn other_node_could_go_have(n: &impl Display) -> Said {
-    say!(" {n} other node(s) it could go to have less room.", "行けるほかの {n} 個の Node はさらに余裕がありません。")
-}
-
-///  A {r} unit is free there, but the board's memory is not: on a Jetson the model's wei…
-pub(super) fn unit_free_there_but_board(r: &impl Display) -> Said {
-    say!(" A {r} unit is free there, but the board's memory is not: on a Jetson the model's weights live in that same RAM, shared by CPU and \
-        GPU.", "そこでは {r} のユニットが空いていますが、ボードのメモリが空いていません。Jetson ではモデルの重みは CPU と GPU が共有する同じ RAM に載ります。")
-}
-
-/// Waiting for memory: {name} shares {alloc} between CPU and GPU, its pods request {req}…
-pub(super) fn waiting_memory_shares_between_cpu(
-    name: &impl Display,
-    alloc: &impl Display,
-    req: &impl Display,
-    ask: &impl Display,
-    left: &impl Display,
-    replica: &Said,
-    measured: &Said,
-    others: &Said,
-) -> Said {
-    say!("Waiting for memory: {name} shares {alloc} between CPU and GPU, its pods request {req}, and this pod asks {ask} — {left} left.{replica} Lower \
-        the other models' memory requests to their measured use{measured}, move this model to a board with more memory, or drop a model from \
-        {name}.{others}", "メモリを待っています。{name} は CPU と GPU で {alloc} を共有し、Pod の requests は {req}、この Pod は {ask} を求めています — 残りは {left} \
-        です。{replica}ほかのモデルのメモリ requests を実測値まで下げる{measured}、このモデルをメモリの多いボードに移す、または {name} からモデルを1つ外してください。{others}"; replica, measured, others)
-}
-
-///  A {r} unit is free there, but the memory is not.
-pub(super) fn unit_free_there_but_memory(r: &impl Display) -> Said {
-    say!(
-        " A {r} unit is free there, but the memory is not.",
-        "そこでは {r} のユニットが空いていますが、メモリが空いていません。"
-    )
-}
-
-/// Waiting for memory: {name} has {alloc} allocatable, its pods request {req}, and this…
-pub(super) fn waiting_memory_has_allocatable_pods(
-    name: &impl Display,
-    alloc: &impl Display,
-    req: &impl Display,
-    ask: &impl Display,
-    left: &impl Display,
-    replica: &Said,
-    measured: &Said,
-    others: &Said,
-) -> Said {
-    say!("Waiting for memory: {name} has {alloc} allocatable, its pods request {req}, and this pod asks {ask} — {left} left.{replica} Lower memory \
-        requests to measured use{measured}, move a pod off {name}, or add a node with more memory.{others}", "メモリを待っています。{name} の allocatable は \
-        {alloc}、Pod の requests は {req}、この Pod は {ask} を求めています — 残りは {left} です。{replica}メモリ requests を実測値まで下げる{measured}、{name} から Pod を移す、またはメモリの多い \
-        Node を追加してください。{others}"; replica, measured, others)
-}
+/// Every sentence of this catalogue, by which history says a recorded one again.
+pub(crate) const ALL: &[Sentence] = &[
+    WAITING_NODE_AIMED_AT_WHICH,
+    NO_GPU_NODE_SHOWS_WHY,
+    NVIDIA_DEVICE_PLUGIN_MISSING_FAILING,
+    NOWHERE_ADVERTISED,
+    OUT_SERVICE,
+    WAITING_GPU_NEEDS_HAS_FAILED,
+    PAST_GRACE_PERIOD_GPU_HELD,
+    WAITING_EVERY_MATCHING_UNIT_HELD,
+    FREE_REPLICA_SCALE_DOWN_REMOVE,
+    FREE_ONE_SCALE_DOWN_POD,
+    WAITING_EVERY_MATCHING_NODE_ALREADY,
+    WAITING_WHICH_NO_NODE_ADVERTISES,
+    NVIDIA_DEVICE_PLUGIN_TIME_SLICING,
+    GPU_PARTITIONED_MIG_MIXED_STRATEGY,
+    TIME_SLICING_NOT_RENAMED_THERE,
+    DEVICE_PLUGIN_ADVERTISES_GPU,
+    RESOURCE_RENAMED_ELSEWHERE,
+    NODE_NOTREADY_SO_NO_KUBELET,
+    FINALIZERS_HOLD_CONTROLLER_OWNS_THEM,
+    KUBELET_HAS_NOT_FINISHED_STOPPING,
+    TERMINATING_SINCE_MIN_PAST_GRACE,
+    SINCE,
+    NODES_WITH_IT_COULD_RUN_ON,
+    NODES_IT_COULD_RUN_ON,
+    WAITING_BECAUSE_CORDONED_SPEC_UNSCHEDULABLE,
+    REQUESTS_MORE_THAN_REPLICA_TIME,
+];
