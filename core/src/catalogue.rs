@@ -49,9 +49,11 @@ mod tests {
             ("dra", include_str!("derive/diagnose/dra_said.rs")),
             ("memory", include_str!("derive/diagnose/memory_said.rs")),
             ("nodes", include_str!("derive/diagnose/nodes_said.rs")),
+            ("plugin", include_str!("derive/diagnose/plugin_said.rs")),
             ("quota", include_str!("derive/diagnose/quota_said.rs")),
             ("rollout", include_str!("derive/diagnose/rollout_said.rs")),
             ("runtime", include_str!("derive/diagnose/runtime_said.rs")),
+            ("terminating", include_str!("derive/diagnose/terminating_said.rs")),
             ("waiting", include_str!("derive/diagnose/waiting_said.rs")),
             ("update", include_str!("fit/update_said.rs")),
         ];
@@ -128,7 +130,7 @@ mod tests {
         }
         assert!(checked > 25, "only {checked} diagnoses in the scenarios: {keys:?}");
         let families: BTreeSet<&str> = keys.iter().filter_map(|k| k.split('.').next()).collect();
-        for f in ["nodes", "down", "memory", "waiting", "quota", "runtime", "dra"] {
+        for f in ["nodes", "plugin", "down", "memory", "waiting", "quota", "runtime", "dra"] {
             assert!(families.contains(f), "no {f} sentence said in any scenario: {keys:?}");
         }
     }

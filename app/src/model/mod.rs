@@ -8,6 +8,7 @@
 pub mod card;
 pub mod cluster;
 pub mod delta;
+pub mod device;
 pub mod diagnosis;
 pub mod fit;
 pub mod fleet;
@@ -21,6 +22,7 @@ pub mod report;
 pub use card::*;
 pub use cluster::*;
 pub use delta::*;
+pub use device::*;
 pub use diagnosis::*;
 pub use fit::*;
 pub use node::*;

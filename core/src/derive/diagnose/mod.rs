@@ -11,12 +11,15 @@ mod dra_said;
 mod memory_said;
 mod nodes;
 mod nodes_said;
+mod plugin_said;
 mod quota;
 mod quota_said;
 mod rollout;
 mod rollout_said;
 mod runtime;
 mod runtime_said;
+mod terminating;
+mod terminating_said;
 mod waiting;
 mod waiting_said;
 
@@ -121,9 +124,11 @@ pub(crate) fn sentences() -> impl Iterator<Item = &'static app::i18n::Sentence> 
         dra_said::ALL,
         memory_said::ALL,
         nodes_said::ALL,
+        plugin_said::ALL,
         quota_said::ALL,
         rollout_said::ALL,
         runtime_said::ALL,
+        terminating_said::ALL,
         waiting_said::ALL,
     ]
     .into_iter()

@@ -10,6 +10,7 @@ use app::i18n::Said;
 
 use super::down_said;
 use super::nodes_said as said;
+use super::plugin_said;
 use super::{diag, join, list, wants_nvidia_gpu, Ctx};
 use crate::derive::node;
 use crate::pod::Pod;
@@ -42,27 +43,27 @@ pub(super) fn plugin_state(p: &Pod) -> Option<Said> {
         return None;
     }
     let Some(c) = bad.or(statuses.first()) else {
-        return Some(said::plugin_pod_phase(&ns, &name, &phase));
+        return Some(plugin_said::plugin_pod_phase(&ns, &name, &phase));
     };
     let now = c.state.as_ref();
     let state =
         now.and_then(|s| s.waiting.as_ref().or(s.terminated.as_ref())).and_then(|w| w.reason.clone()).unwrap_or_else(
             || if now.is_some_and(|s| s.running.is_some()) { "running, not ready".into() } else { phase.into() },
         );
-    let mut s = said::plugin_pod_state(&ns, &name, &state);
+    let mut s = plugin_said::plugin_pod_state(&ns, &name, &state);
     let last = c.last_state.as_ref().and_then(|l| l.terminated.as_ref());
     if c.restart_count > 0 || last.is_some() {
         let n = c.restart_count;
-        let mut more = said::restarted_times(&n);
+        let mut more = plugin_said::restarted_times(&n);
         if let Some(t) = last {
             if let Some(code) = t.exit_code {
-                more.push(&said::last_exit_code(&code));
+                more.push(&plugin_said::last_exit_code(&code));
             }
             if let Some(r) = &t.reason {
                 more.push(&Said::same(format!(", {r}")));
             }
         }
-        more.push(&said::close_paren());
+        more.push(&plugin_said::close_paren());
         s.push(&more);
     }
     Some(s)
@@ -97,12 +98,12 @@ pub(super) fn device_plugin_and_health<'a>(
         let plugin_missing = if all_out.is_some() && plugin.is_some() && plugin_bad.is_none() {
             None
         } else if all_out.is_some() {
-            Some(said::advertises_nvidia_com_gpu_capacity())
+            Some(plugin_said::advertises_nvidia_com_gpu_capacity())
         } else if !has_capacity && !dra_gpus && node::looks_like_gpu_node(n) && cx.dra_mode() {
             super::dra::driver_missing(cx, n, name, pending, out);
             continue;
         } else if !has_capacity && !dra_gpus && node::looks_like_gpu_node(n) {
-            Some(said::has_gpu_signals_labels_jetson())
+            Some(plugin_said::has_gpu_signals_labels_jetson())
         } else {
             None
         };
@@ -110,20 +111,20 @@ pub(super) fn device_plugin_and_health<'a>(
             let why = why_no_plugin(cx, plugin, plugin_bad);
             let outside = if view.gpu_users_outside.iter().any(|u| u.sure) {
                 let n = view.gpu_users_outside.iter().filter(|u| u.sure).count();
-                said::meanwhile_pod_use_gpu_through(&n)
+                plugin_said::meanwhile_pod_use_gpu_through(&n)
             } else {
                 Said::default()
             };
             let waiting = waiting_here(None);
             let severity = if waiting { Severity::Critical } else { Severity::Warning };
-            let stakes = if waiting { said::gpu_pods_waiting() } else { Said::default() };
+            let stakes = if waiting { plugin_said::gpu_pods_waiting() } else { Said::default() };
             out.push(diag(
                 Code::DevicePluginMissing,
                 severity,
                 Kind::Node,
                 None,
                 name,
-                said::plugin_missing(&name, &what, &why, &stakes, &outside),
+                plugin_said::plugin_missing(&name, &what, &why, &stakes, &outside),
             ));
             troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::PluginMissing });
             continue;
@@ -143,17 +144,17 @@ fn why_no_plugin(cx: &Ctx<'_>, plugin: Option<&Pod>, plugin_bad: Option<Said>) -
     match (plugin, plugin_bad) {
         (Some(p), Some(state)) => {
             let (ns, pn) = crate::derive::pods::key(p);
-            said::read_log_kubectl_n_logs(&state, &ns, &pn)
+            plugin_said::read_log_kubectl_n_logs(&state, &ns, &pn)
         }
         (Some(p), None) => {
             let (ns, pn) = crate::derive::pods::key(p);
-            said::device_plugin_pod_runs_but(&ns, &pn)
+            plugin_said::device_plugin_pod_runs_but(&ns, &pn)
         }
         (None, _) if !cx.plugin_namespaces.is_empty() => {
             let ns = cx.plugin_namespaces.iter().copied().collect::<Vec<_>>().join(", ");
-            said::no_nvidia_device_plugin_pod(&ns)
+            plugin_said::no_nvidia_device_plugin_pod(&ns)
         }
-        (None, _) => said::no_nvidia_device_plugin_runs(),
+        (None, _) => plugin_said::no_nvidia_device_plugin_runs(),
     }
 }
 
@@ -163,19 +164,19 @@ fn unhealthy(name: &str, g: &app::model::GpuResource, waiting: bool) -> Diagnosi
     let reps = g.replicas_per_gpu.max(1);
     let (out_n, cap, res, gpus) = (g.out_of_service, g.capacity, &g.resource, g.out_of_service.div_ceil(reps));
     let units = if reps > 1 {
-        said::replicas_out(&out_n, &cap, &res, &gpus, &reps)
+        plugin_said::replicas_out(&out_n, &cap, &res, &gpus, &reps)
     } else {
-        said::units_out(&out_n, &cap, &res)
+        plugin_said::units_out(&out_n, &cap, &res)
     };
     let severity = if waiting { Severity::Critical } else { Severity::Warning };
-    let stakes = if waiting { said::gpu_pods_waiting_lost_capacity() } else { Said::default() };
+    let stakes = if waiting { plugin_said::gpu_pods_waiting_lost_capacity() } else { Said::default() };
     diag(
         Code::GpuUnhealthy,
         severity,
         Kind::Node,
         None,
         name,
-        said::out_service_device_plugin_found(&units, &name, &stakes),
+        plugin_said::out_service_device_plugin_found(&units, &name, &stakes),
     )
 }
 
