@@ -379,7 +379,7 @@ impl Boot {
     /// escaped so no cluster string can close the element.
     pub fn to_embedded_json(&self) -> String {
         #[cfg(not(feature = "hydrate"))]
-        let json = crate::i18n::in_lang(self.lang, || serde_json::to_string(self));
+        let json = crate::i18n::to_json(self.lang, self);
         #[cfg(feature = "hydrate")]
         let json = serde_json::to_string(self);
         json.unwrap_or_else(|_| "{}".into()).replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")

@@ -8,7 +8,7 @@
 //!   without its Japanese does not match the macro, so no string can fall back silently.
 //! - [`Said`]: a sentence the derivation wrote (a diagnosis, a scheduler reason) in both
 //!   languages; it is written as one string, in the language of the answer being serialised
-//!   ([`in_lang`]). The browser receives only that string.
+//!   ([`to_json`]). The browser receives only that string.
 //!
 //! Placeholders are `{0}`, `{1}`, … ([`fill`]) so Japanese can put them in its own order; a test
 //! checks that both languages of every entry use the same ones. Kubernetes words (Pod, Node,
@@ -182,7 +182,7 @@ pub use pages::S;
 #[cfg(not(feature = "hydrate"))]
 mod said;
 #[cfg(not(feature = "hydrate"))]
-pub use said::{fill_named, in_lang, lang_now, Form, Said, Sentence};
+pub use said::{fill_named, to_json, Form, Said, Sentence};
 
 /// A sentence the derivation wrote, as the browser receives it: one string in the page's
 /// language (the server chose it when it serialised the view).

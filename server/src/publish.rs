@@ -90,9 +90,9 @@ impl Delta {
                 let json = if form.cards {
                     let mut d = self.delta.clone();
                     d.nodes_changed = d.nodes_changed.iter().map(|n| Arc::new(n.card())).collect();
-                    app::i18n::in_lang(form.lang, || serde_json::to_string(&d))
+                    app::i18n::to_json(form.lang, &d)
                 } else {
-                    app::i18n::in_lang(form.lang, || serde_json::to_string(&self.delta))
+                    app::i18n::to_json(form.lang, &self.delta)
                 };
                 json.ok().map(|d| sse_frame(Some("delta"), self.delta.revision, &d))
             })
@@ -165,9 +165,9 @@ impl Snapshot {
             .get_or_init(|| {
                 let json = if form.cards {
                     // Written from the nodes as they are: no copy of the view.
-                    app::i18n::in_lang(form.lang, || serde_json::to_string(&app::model::WithCards(&self.view)))
+                    app::i18n::to_json(form.lang, &app::model::WithCards(&self.view))
                 } else {
-                    app::i18n::in_lang(form.lang, || serde_json::to_string(&self.view))
+                    app::i18n::to_json(form.lang, &self.view)
                 };
                 json.unwrap_or_else(|_| "{}".into()).into()
             })

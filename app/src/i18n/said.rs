@@ -2,16 +2,19 @@
 //! of a catalogue, its placeholders named; [`Form`]: how a sentence was made, which history
 //! keeps to say it again in the reader's language.
 
+mod speak;
+
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use speak::to_json;
+
 use super::{Lang, Say};
 
 /// A sentence the derivation wrote, in English and in Japanese. It serialises as one string in
-/// the language of the answer being written ([`in_lang`]; English otherwise), so the JSON API
+/// the language of the answer being written ([`to_json`]; English otherwise), so the JSON API
 /// and the stream stay plain strings; it reads back from one string as both.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Said {
@@ -251,30 +254,15 @@ impl std::fmt::Display for Said {
     }
 }
 
-thread_local! {
-    static LANG: Cell<Lang> = const { Cell::new(Lang::En) };
-}
-
-/// Runs `f` (a serialisation) with every [`Said`] written in `lang`.
-pub fn in_lang<R>(lang: Lang, f: impl FnOnce() -> R) -> R {
-    struct Reset(Lang);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            LANG.with(|l| l.set(self.0));
-        }
-    }
-    let _reset = Reset(LANG.with(|l| l.replace(lang)));
-    f()
-}
-
-/// The language [`Said`] values are being written in.
-pub fn lang_now() -> Lang {
-    LANG.with(Cell::get)
-}
-
 impl Serialize for Said {
+    /// As one string: English to a human-readable serializer (JSON), the language asked for
+    /// through [`to_json`] (see [`speak`]).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.say(lang_now()))
+        if s.is_human_readable() {
+            s.serialize_str(&self.en)
+        } else {
+            s.serialize_newtype_struct(speak::SAID, &(&self.en, &self.ja))
+        }
     }
 }
 

@@ -63,10 +63,19 @@ fn a_said_sentence_is_written_in_the_answer_language() {
     let n = 3;
     let s = crate::say!("{n} pods wait", "{n} 個の Pod が待機中");
     assert_eq!(serde_json::to_string(&s).ok().as_deref(), Some("\"3 pods wait\""));
-    let ja = in_lang(Lang::Ja, || serde_json::to_string(&s).ok());
+    let ja = to_json(Lang::Ja, &s).ok();
     assert_eq!(ja.as_deref(), Some("\"3 個の Pod が待機中\""));
-    // Back to English after, and a string read back is the same in both.
-    assert_eq!(lang_now(), Lang::En);
+    // Inside what holds it (an option, a list, a map, a struct), and plain JSON in English after.
+    let nested = serde_json::json!({"a": [null, "x"]});
+    let held = (Some(&s), vec![&s], std::collections::BTreeMap::from([("k", &s)]), nested);
+    assert_eq!(
+        to_json(Lang::Ja, &held).ok().as_deref(),
+        Some(
+            "[\"3 個の Pod が待機中\",[\"3 個の Pod が待機中\"],{\"k\":\"3 個の Pod が待機中\"},{\"a\":[null,\"x\"]}]"
+        )
+    );
+    assert_eq!(serde_json::to_string(&s).ok().as_deref(), Some("\"3 pods wait\""));
+    // A string read back is the same in both.
     let back: Said = serde_json::from_str("\"x\"").unwrap_or_default();
     assert_eq!(back, Said::same("x"));
 }

@@ -690,3 +690,23 @@ fn the_kept_dra_split_equals_a_fresh_one() {
         }
     }
 }
+
+#[test]
+fn a_view_written_in_english_is_plain_json_and_in_japanese_differs_only_in_its_sentences() {
+    let v = edge();
+    let plain = serde_json::to_string(&v).unwrap();
+    assert_eq!(app::i18n::to_json(app::i18n::Lang::En, &v).unwrap(), plain);
+    let cards = serde_json::to_string(&app::model::WithCards(&v)).unwrap();
+    assert_eq!(app::i18n::to_json(app::i18n::Lang::En, &app::model::WithCards(&v)).unwrap(), cards);
+    let ja: serde_json::Value = serde_json::from_str(&app::i18n::to_json(app::i18n::Lang::Ja, &v).unwrap()).unwrap();
+    let en: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    assert_ne!(ja, en);
+    assert_eq!(ja["nodes"].as_array().map(Vec::len), en["nodes"].as_array().map(Vec::len));
+    let said = |x: &serde_json::Value| {
+        x["diagnoses"].as_array().map(|d| d.iter().map(|d| d["message"].clone()).collect::<Vec<_>>())
+    };
+    let (je, ee) = (said(&ja).unwrap_or_default(), said(&en).unwrap_or_default());
+    assert_eq!(je.len(), ee.len());
+    assert!(je.iter().zip(&ee).any(|(j, e)| j != e), "the diagnoses are written in Japanese");
+    assert_eq!(ja["revision"], en["revision"]);
+}

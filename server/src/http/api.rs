@@ -93,7 +93,7 @@ pub async fn fit(
     let src = st.fit.clone().ok_or_else(|| ApiError::Unavailable("the what-if check is not available".into()))?;
     let r = off_the_workers(move || fit_input(&headers, &body).map(|input| src.run(&input))).await??;
     let code = if r.error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
-    let body = app::i18n::in_lang(lang, || serde_json::to_string(&r)).unwrap_or_else(|_| "{}".into());
+    let body = app::i18n::to_json(lang, &r).unwrap_or_else(|_| "{}".into());
     Ok((code, [(header::CONTENT_TYPE, "application/json"), (header::VARY, "Accept-Language")], body).into_response())
 }
 
