@@ -168,6 +168,7 @@ fn print_card_weight(view: &app::model::ClusterView) {
         }
     }
     let n = cards.len().max(1);
+    print_first_view_writes(view);
     println!(
         "first view with cards: {:.2} MB ({:.0} B a node); by field, bytes a node:",
         whole.len() as f64 / 1e6,
@@ -178,6 +179,27 @@ fn print_card_weight(view: &app::model::ClusterView) {
     for (k, b) in fields.iter().take(8) {
         println!("  {k}: {:.0}", *b as f64 / n as f64);
     }
+}
+
+/// How long the first view (cards) takes to write: plain JSON, and through
+/// `app::i18n::to_json` in each language (what the stream serves), median of 5.
+fn print_first_view_writes(view: &app::model::ClusterView) {
+    let time = |f: &dyn Fn() -> usize| {
+        let mut t: Vec<f64> = (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(f());
+                ms(start.elapsed())
+            })
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t[2]
+    };
+    let cards = app::model::WithCards(view);
+    let plain = time(&|| serde_json::to_string(&cards).map(|s| s.len()).unwrap_or(0));
+    let en = time(&|| app::i18n::to_json(app::i18n::Lang::En, &cards).map(|s| s.len()).unwrap_or(0));
+    let ja = time(&|| app::i18n::to_json(app::i18n::Lang::Ja, &cards).map(|s| s.len()).unwrap_or(0));
+    println!("first view with cards written: plain JSON {plain:.1} ms, in English {en:.1} ms, in Japanese {ja:.1} ms");
 }
 
 /// The `/metrics` page of this view: series per metric family and its size (docs/alerts.md's
