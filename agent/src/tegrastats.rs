@@ -193,6 +193,18 @@ mod tests {
     }
 
     #[test]
+    fn a_xavier_nx_line_at_work_is_read() {
+        let s = parse(fixture("xavier-nx-8gb.txt").trim()).unwrap();
+        assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (4412 * MIB, 7772 * MIB));
+        assert_eq!(s.swap, Some((139 * MIB, 3886 * MIB)));
+        assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.as_slice()), (Some(62), [306].as_slice()));
+        assert!(s.temps_c.contains(&("thermal".to_string(), 42.55)), "{:?}", s.temps_c);
+        let names: Vec<&str> = s.rails.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"]);
+        assert_eq!((s.rails[1].now_mw, s.rails[1].avg_mw), (738, 738));
+    }
+
+    #[test]
     fn the_oldest_form_gives_the_gpu_load_and_no_rails() {
         let lines: Vec<Sample> = fixture("tx1.txt").lines().map(|l| parse(l).unwrap()).collect();
         assert_eq!(lines.iter().map(|s| s.gpu_busy_percent).collect::<Vec<_>>(), [Some(3), Some(39)]);

@@ -113,6 +113,11 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
         assert_eq!(c.find_all(Locator::Css(&format!("{card} li.slot"))).await?.len(), 8);
         wait_text(&c, &format!("{card} .badge.agent"), "agent", Duration::from_secs(5)).await?;
         shot(&c, "agent-exact-placement.png").await?;
+        for (lang, want) in [("en", "agent measures the GPU"), ("ja", "agent の計測では GPU 使用率")] {
+            c.goto(&format!("{url}/?lang={lang}")).await?;
+            let card = c.find(Locator::Css("article.node[data-node='xavier-nx-03'] .gpu-measured")).await?.text().await?;
+            assert!(card.contains(want) && card.ends_with('%'), "{card}");
+        }
         c.goto(&format!("{url}/nodes/orin-nano-01")).await?;
         let row = c.find(Locator::Css("section.devices tr[data-device='tegra']")).await?.text().await?;
         assert!(row.contains("0%") && row.contains("vision/shelf-cam-8c9d0e1f2-u8i9o (replica 0)"), "{row}");
@@ -186,7 +191,10 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     let split = |v: &Value, n: &str| node(v, n)["memory"]["split"].is_object();
     let v = gd
         .wait_view(Duration::from_secs(30), |v| {
-            v["source"]["synced"] == true && split(v, "orin-agx-01") && split(v, "orin-nano-01")
+            v["source"]["synced"] == true
+                && split(v, "orin-agx-01")
+                && split(v, "orin-nano-01")
+                && split(v, "xavier-nx-03")
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", gd.proc.output()));
@@ -203,6 +211,14 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
         assert!(gpu > 0 && gpu == part("gpu_pods_bytes"), "{name}: pods {gpu} vs split {s}");
         assert!(s["nvmap_used_bytes"].as_u64().is_some_and(|b| b >= gpu), "NvMapMemUsed counts the desktop too: {s}");
     }
+    // The Xavier NX without the device plugin: Kubernetes counts no GPU there, but its agent
+    // reads the board (a recorded Xavier NX line) and finds the model that reaches the GPU
+    // through the NVIDIA runtime holding GPU memory.
+    let xavier = node(&v, "xavier-nx-03");
+    assert!(xavier["gpu_resources"].as_array().is_some_and(Vec::is_empty), "{xavier}");
+    assert_eq!(xavier["memory"]["split"]["total_bytes"], 7772u64 << 20, "the recorded board's RAM: {xavier}");
+    let counter = xavier["pods"].as_array().into_iter().flatten().find(|p| p["name"] == "people-counter-7f8e9d0c1-k2m4q");
+    assert!(counter.is_some_and(|p| p["gpu_memory_bytes"].as_u64().is_some_and(|b| b > 0)), "{xavier}");
     // The simulated models hold ~30 % of their memory request as GPU memory: whisper (6.5 GiB
     // in its cgroup, 8 GiB limit) and the 3B LLM (13.5 GiB, 16 GiB) go over; yolo does not.
     let over: Vec<String> = v["diagnoses"]
@@ -225,15 +241,19 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     // The built-in demo's GPUs work: the boards' GR3D and the x86 server's dcgm-exporter page
     // (the simulator's) give busy % that moves.
     let busy = |v: &Value, n: &str| node(v, n)["gpu_resources"][0]["devices"][0]["busy_percent"].as_u64();
-    let mut seen: Vec<(Option<u64>, Option<u64>)> = Vec::new();
+    let unseen = |v: &Value| node(v, "xavier-nx-03")["agent"]["gpu_busy_percent"].as_u64();
+    let mut seen: Vec<(Option<u64>, Option<u64>, Option<u64>)> = Vec::new();
     for _ in 0..12 {
         let v = gd.json("/api/v1/cluster").await.unwrap();
-        seen.push((busy(&v, "orin-agx-01"), busy(&v, "gpu-x86-01")));
+        seen.push((busy(&v, "orin-agx-01"), busy(&v, "gpu-x86-01"), unseen(&v)));
         tokio::time::sleep(Duration::from_millis(700)).await;
     }
-    assert!(seen.iter().all(|(a, x)| a.is_some() && x.is_some()), "every GPU measured: {seen:?}");
+    assert!(seen.iter().all(|(a, x, n)| a.is_some() && x.is_some() && n.is_some()), "every GPU measured: {seen:?}");
     let agx: Vec<u64> = seen.iter().filter_map(|s| s.0).collect();
     assert!(agx.windows(2).any(|w| w[0] != w[1]), "the board's busy % moves: {agx:?}");
+    let nx: Vec<u64> = seen.iter().filter_map(|s| s.2).collect();
+    assert!(nx.windows(2).any(|w| w[0] != w[1]), "the Xavier's busy % moves: {nx:?}");
+    assert!(node(&v, "orin-agx-01")["agent"]["gpu_busy_percent"].is_null(), "a board's load sits on its GPU");
     let v = gd.json("/api/v1/cluster").await.unwrap();
     let x86 = &node(&v, "gpu-x86-01")["gpu_resources"][0]["devices"][0];
     assert!(x86["memory_used_bytes"].as_u64().is_some_and(|b| b > 0), "dcgm-exporter's framebuffer: {x86}");

@@ -181,6 +181,11 @@ pub struct AgentView {
     #[serde(default)]
     #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub error: Option<String>,
+    /// The board's GPU busy %, as the agent measured it, on a node that advertises no GPU
+    /// resource to show it on (a Jetson without the device plugin): the GPU works while
+    /// Kubernetes counts none. Null elsewhere (a GPU's busy % is on its device and row).
+    #[serde(default)]
+    pub gpu_busy_percent: Option<u32>,
 }
 
 /// One unit of a GPU resource as drawn.

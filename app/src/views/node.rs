@@ -13,7 +13,7 @@ use crate::time::parse_rfc3339;
 use crate::units::{bytes, percent, short};
 
 use super::app::Live;
-use super::cards::{MemoryBars, NodeCard};
+use super::cards::NodeCard;
 
 /// `/nodes/{name}`.
 #[component]
@@ -43,7 +43,6 @@ pub fn NodePage(name: String) -> impl IntoView {
                         })}
                         {memory_table(&n, gpu_known)}
                         {conditions_panel(&n)}
-                        {n.gpu_resources.is_empty().then(|| view! { <MemoryBars m=n.memory.clone() unified=n.unified_memory/> })}
                     </div>
                 })
             }

@@ -192,3 +192,23 @@ fn where_tegrastats_prints_no_gr3d_the_devfreq_load_is_the_gpus_busy() {
     let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
     assert_eq!(j.gpu_resources[0].devices[0].busy_percent, Some(64));
 }
+
+/// The demo's Xavier NX runs no device plugin: Kubernetes counts no GPU there, so the load its
+/// agent measures (GR3D, from the recorded Xavier NX line's figures) is carried by the agent's
+/// view; on a board whose GPU is advertised the load sits on the GPU instead.
+#[test]
+fn a_board_without_the_device_plugin_shows_its_measured_load_on_its_agent() {
+    const XAVIER: &str = r#"{"version":1,"node":"xavier-nx-03","generated_at":0,
+     "kubelet":{"value":{"allocatable":[],"pods":[]},"seen_at":0,"error":null},
+     "tegrastats":{"value":{"ram_used_bytes":4626317312,"ram_total_bytes":8149532672,"gpu_busy_percent":62},"seen_at":0,"error":null},
+     "dcgm":null}"#;
+    let mut inputs = load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""));
+    inputs.agents = vec![seen("xavier-nx-03", XAVIER, Some(T0)), seen("orin-nano-01", JETSON, Some(T0))];
+    let v = derive(&inputs, &Options::default(), Source::default(), 1, T0.parse().unwrap_or_default());
+    let x = v.nodes.iter().find(|n| n.name == "xavier-nx-03").unwrap_or_else(|| panic!("node"));
+    assert!(x.gpu_resources.is_empty());
+    assert_eq!(x.agent.as_ref().and_then(|a| a.gpu_busy_percent), Some(62));
+    assert_eq!(x.memory.board_used_bytes, Some(4412 << 20));
+    let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
+    assert_eq!(j.agent.as_ref().map(|a| a.gpu_busy_percent), Some(None), "its load is on its GPU");
+}

@@ -189,13 +189,14 @@ impl Drop for KubeletSockets {
     }
 }
 
-/// The nodes whose device plugin advertises NVIDIA devices, with the recorded tegrastats board
-/// that matches each (Jetsons only).
+/// The nodes with GPUs — the device plugin's, a DRA driver's, or a recorded Jetson board's —
+/// with the recorded tegrastats board that matches each (Jetsons only).
 pub fn gpu_nodes(sim: &Simulator) -> Vec<(String, Option<&'static str>)> {
     let store = sim.shared.store();
     let Some(r) = resources::by_kind_name("Node") else { return Vec::new() };
     // Nodes whose GPUs a DRA driver publishes (a ResourceSlice names them) have no device
-    // plugin's devices but are GPU nodes all the same.
+    // plugin's devices but are GPU nodes all the same; so is a Jetson with no device plugin
+    // whose board has a recording (its GPU works through the runtime all the same).
     let dra: Vec<String> = resources::by_kind_name("ResourceSlice")
         .map(|s| store.objects(s).values().filter_map(|v| v["spec"]["nodeName"].as_str().map(str::to_string)).collect())
         .unwrap_or_default();
@@ -205,6 +206,7 @@ pub fn gpu_nodes(sim: &Simulator) -> Vec<(String, Option<&'static str>)> {
         .filter(|n| {
             !devices::advertised(n).is_empty()
                 || n["metadata"]["name"].as_str().is_some_and(|x| dra.iter().any(|d| d == x))
+                || tegrastats::board_for(n).is_some()
         })
         .map(|n| (n["metadata"]["name"].as_str().unwrap_or("").to_string(), tegrastats::board_for(n)))
         .collect()

@@ -60,11 +60,19 @@ fn processes(node: &str, pods: &[&Value], systemd: bool, t: f64) -> Vec<Proc> {
             Some("BestEffort") => "besteffort",
             _ => "burstable",
         };
-        for c in p["spec"]["containers"].as_array().into_iter().flatten() {
+        let asks = |c: &Value| {
+            ["requests", "limits"].iter().any(|k| {
+                c["resources"][k].as_object().is_some_and(|m| m.keys().any(|k| k.starts_with("nvidia.com/")))
+            })
+        };
+        let containers = p["spec"]["containers"].as_array().map(Vec::as_slice).unwrap_or_default();
+        // A pod run by the NVIDIA runtime reaches the GPU without asking the scheduler for one
+        // (on a board without the device plugin, the only way): its model holds GPU memory.
+        let unasked = !containers.iter().any(asks)
+            && p["spec"]["runtimeClassName"].as_str().is_some_and(|r| r.starts_with("nvidia"));
+        for c in containers {
             let r = &c["resources"];
-            let gpu = ["requests", "limits"]
-                .iter()
-                .any(|k| r[k].as_object().is_some_and(|m| m.keys().any(|k| k.starts_with("nvidia.com/"))));
+            let gpu = unasked || asks(c);
             let Some(req) = quantity_kib(&r["requests"]["memory"]).or_else(|| quantity_kib(&r["limits"]["memory"]))
             else {
                 continue;

@@ -13,10 +13,14 @@ pub const BOARDS: &[(&str, &str)] = &[
     ("orin-nano-8gb", include_str!("../../../agent/fixtures/tegrastats/orin-nano-8gb.txt")),
     ("agx-xavier", include_str!("../../../agent/fixtures/tegrastats/agx-xavier.txt")),
     ("tx1", include_str!("../../../agent/fixtures/tegrastats/tx1.txt")),
+    ("xavier-nx-8gb", include_str!("../../../agent/fixtures/tegrastats/xavier-nx-8gb.txt")),
 ];
 
-/// The recorded board that matches a node, by its `nvidia.com/gpu.product` label (a board with
-/// no recording of its own gets none: its agent reads no tegrastats).
+/// The recorded board that matches a node: by its `nvidia.com/gpu.product` label (GPU feature
+/// discovery's), else — a Jetson (a `-tegra` kernel) that GPU feature discovery never labelled,
+/// such as a board without the NVIDIA device plugin — the recording of a board with as many CPU
+/// cores and the nearest RAM (within 2 %) to the node's capacity. A board with no recording of
+/// its own gets none: its agent reads no tegrastats.
 pub fn board_for(node: &Value) -> Option<&'static str> {
     let product = node.pointer("/metadata/labels/nvidia.com~1gpu.product").and_then(Value::as_str).unwrap_or("");
     if product.contains("AGX-Orin") {
@@ -25,11 +29,40 @@ pub fn board_for(node: &Value) -> Option<&'static str> {
         Some("orin-nano-8gb")
     } else if product.contains("AGX-Xavier") {
         Some("agx-xavier")
+    } else if product.is_empty() {
+        by_shape(node)
     } else {
-        // No recording of this board (or no product label to tell): playing another board's
-        // lines would show a RAM total and a load that are not this board's.
+        // No recording of this board: playing another board's lines would show a RAM total and
+        // a load that are not this board's.
         None
     }
+}
+
+/// A recording's board: its CPU cores and RAM in MiB, as its first line prints them
+/// (`RAM used/totalMB … CPU [a,b,…]`).
+fn shape(text: &str) -> Option<(usize, u64)> {
+    let line = text.lines().find(|l| !l.trim().is_empty())?;
+    let ram = line.split_once("RAM ")?.1.split_once("MB")?.0.split_once('/')?.1.parse().ok()?;
+    let cpus = line.split_once("CPU [")?.1.split_once(']')?.0.split(',').count();
+    Some((cpus, ram))
+}
+
+/// The recording whose board has the node's cores and the RAM nearest its capacity (a Jetson
+/// only, and within 2 %).
+fn by_shape(node: &Value) -> Option<&'static str> {
+    let kernel = node.pointer("/status/nodeInfo/kernelVersion").and_then(Value::as_str).unwrap_or("");
+    let cpus: usize = node.pointer("/status/capacity/cpu").and_then(Value::as_str)?.parse().ok()?;
+    let kib: u64 = node.pointer("/status/capacity/memory").and_then(Value::as_str)?.strip_suffix("Ki")?.parse().ok()?;
+    if !kernel.ends_with("-tegra") {
+        return None;
+    }
+    let mib = kib / 1024;
+    BOARDS
+        .iter()
+        .filter_map(|(b, text)| shape(text).filter(|s| s.0 == cpus).map(|s| (*b, s.1.abs_diff(mib))))
+        .filter(|(_, off)| off * 50 <= mib)
+        .min_by_key(|(_, off)| *off)
+        .map(|(b, _)| b)
 }
 
 /// The line's GPU load (`GR3D_FREQ 0%…`, `GR3D 0%@…`) set to `busy`: the recorded boards were
@@ -96,5 +129,27 @@ mod tests {
             assert_eq!(strip(&busy), strip(line), "{board}: only the load changed");
         }
         assert!((0..50).map(busy_at).any(|b| b >= 60) && (0..50).map(busy_at).any(|b| b < 5));
+    }
+
+    fn node(labels: Value, kernel: &str, cpu: &str, memory: &str) -> Value {
+        serde_json::json!({"metadata": {"labels": labels},
+                           "status": {"nodeInfo": {"kernelVersion": kernel}, "capacity": {"cpu": cpu, "memory": memory}}})
+    }
+
+    #[test]
+    fn a_board_is_found_by_its_product_label_else_by_its_cores_and_ram() {
+        let labelled = serde_json::json!({"nvidia.com/gpu.product": "NVIDIA-Jetson-Orin-Nano-8GB"});
+        assert_eq!(board_for(&node(labelled, "5.15.148-tegra", "6", "7958676Ki")), Some("orin-nano-8gb"));
+        // No GPU feature discovery: a six-core Jetson with a Xavier NX's 7,772 MiB.
+        let none = serde_json::json!({});
+        assert_eq!(board_for(&node(none.clone(), "4.9.337-tegra", "6", "7958676Ki")), Some("xavier-nx-8gb"));
+        // … and one with an Orin Nano's 7,620 MiB.
+        assert_eq!(board_for(&node(none.clone(), "5.15.148-tegra", "6", "7802880Ki")), Some("orin-nano-8gb"));
+        // Not a Jetson, no board of that shape, or a labelled board with no recording: none.
+        assert_eq!(board_for(&node(none.clone(), "6.8.0-49-generic", "6", "7958676Ki")), None);
+        assert_eq!(board_for(&node(none.clone(), "4.9.337-tegra", "4", "7958676Ki")), None);
+        assert_eq!(board_for(&node(none, "4.9.337-tegra", "6", "16105092Ki")), None);
+        let other = serde_json::json!({"nvidia.com/gpu.product": "NVIDIA-Jetson-Orin-NX-16GB"});
+        assert_eq!(board_for(&node(other, "5.15.148-tegra", "8", "16105092Ki")), None);
     }
 }
