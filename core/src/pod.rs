@@ -28,8 +28,8 @@ pub const AGENT_NAME: &str = "gpudash-agent";
 /// A pod, projected (see the module documentation).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Pod {
-    /// Standard object metadata (annotations and managed fields are dropped on arrival).
-    #[serde(default)]
+    /// Standard object metadata (annotations and managed fields are skipped while decoding).
+    #[serde(default, deserialize_with = "crate::meta::lean")]
     pub metadata: ObjectMeta,
     /// What the pod asks for.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 /// A ResourceClaim: a request for devices, and what it was allocated.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceClaim {
-    /// Metadata.
-    #[serde(default)]
+    /// Metadata (managed fields and annotations skipped while decoding).
+    #[serde(default, deserialize_with = "crate::meta::lean")]
     pub metadata: ObjectMeta,
     /// What it asks for.
     #[serde(default)]
@@ -191,8 +191,8 @@ impl ResourceClaim {
 /// A ResourceClaimTemplate: the claim each pod that names it gets.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceClaimTemplate {
-    /// Metadata.
-    #[serde(default)]
+    /// Metadata (managed fields and annotations skipped while decoding).
+    #[serde(default, deserialize_with = "crate::meta::lean")]
     pub metadata: ObjectMeta,
     /// The claim to make.
     #[serde(default)]

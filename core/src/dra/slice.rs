@@ -12,8 +12,8 @@ use super::claim::Selector;
 /// A ResourceSlice: some or all devices of one driver's pool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceSlice {
-    /// Metadata.
-    #[serde(default)]
+    /// Metadata (managed fields and annotations skipped while decoding).
+    #[serde(default, deserialize_with = "crate::meta::lean")]
     pub metadata: ObjectMeta,
     /// What it publishes.
     #[serde(default)]
@@ -129,8 +129,8 @@ impl Device {
 /// A DeviceClass: which devices a request for it may get.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceClass {
-    /// Metadata.
-    #[serde(default)]
+    /// Metadata (managed fields and annotations skipped while decoding).
+    #[serde(default, deserialize_with = "crate::meta::lean")]
     pub metadata: ObjectMeta,
     /// Selectors and the extended resource it stands for.
     #[serde(default)]
