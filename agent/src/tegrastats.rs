@@ -205,6 +205,17 @@ mod tests {
     }
 
     #[test]
+    fn an_orin_nx_line_with_cores_off_and_cv_sensors_is_read() {
+        let s = parse(fixture("orin-nx-16gb.txt").trim()).unwrap();
+        assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (6334 * MIB, 15388 * MIB));
+        assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.as_slice()), (Some(0), [611].as_slice()));
+        assert!(s.temps_c.contains(&("CV2".to_string(), 45.75)), "{:?}", s.temps_c);
+        let names: Vec<&str> = s.rails.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"]);
+        assert_eq!((s.rails[0].now_mw, s.rails[0].avg_mw), (5299, 5299));
+    }
+
+    #[test]
     fn the_oldest_form_gives_the_gpu_load_and_no_rails() {
         let lines: Vec<Sample> = fixture("tx1.txt").lines().map(|l| parse(l).unwrap()).collect();
         assert_eq!(lines.iter().map(|s| s.gpu_busy_percent).collect::<Vec<_>>(), [Some(3), Some(39)]);

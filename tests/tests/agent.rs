@@ -194,11 +194,12 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
             v["source"]["synced"] == true
                 && split(v, "orin-agx-01")
                 && split(v, "orin-nano-01")
+                && split(v, "orin-nx-02")
                 && split(v, "xavier-nx-03")
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", gd.proc.output()));
-    for name in ["orin-agx-01", "orin-nano-01"] {
+    for name in ["orin-agx-01", "orin-nano-01", "orin-nx-02"] {
         let n = node(&v, name);
         let s = &n["memory"]["split"];
         let part = |k: &str| s[k].as_u64().unwrap_or(0);
