@@ -75,15 +75,24 @@ mod tests {
                                "fieldsV1": {"f:spec": {"f:containers": {"k:{\"name\":\"main\"}": {".": {}}}}}}]}}"#;
         let m = serde_json::from_str::<Obj>(json).unwrap_or_else(|e| panic!("{e}")).metadata;
         assert!(m.managed_fields.is_none() && m.annotations.is_none());
-        assert_eq!((m.name.as_deref(), m.namespace.as_deref(), m.uid.as_deref()), (Some("yolo-0"), Some("vision"), Some("1f0c")));
-        assert_eq!((m.resource_version.as_deref(), m.generation, m.generate_name.as_deref()), (Some("4711"), Some(1), Some("yolo-")));
+        assert_eq!(
+            (m.name.as_deref(), m.namespace.as_deref(), m.uid.as_deref()),
+            (Some("yolo-0"), Some("vision"), Some("1f0c"))
+        );
+        assert_eq!(
+            (m.resource_version.as_deref(), m.generation, m.generate_name.as_deref()),
+            (Some("4711"), Some(1), Some("yolo-"))
+        );
         assert_eq!(m.labels.as_ref().and_then(|l| l.get("app")).map(String::as_str), Some("yolo"));
         assert_eq!(m.owner_references.as_ref().map(|o| o[0].name.as_str()), Some("yolo-6c9f"));
         assert_eq!(m.finalizers, Some(vec!["example.com/keep".to_string()]));
         assert!(m.creation_timestamp.is_some());
         // Absent or null metadata: empty, not an error.
         assert_eq!(serde_json::from_str::<Obj>(r#"{}"#).map(|o| o.metadata).ok(), Some(ObjectMeta::default()));
-        assert_eq!(serde_json::from_str::<Obj>(r#"{"metadata": null}"#).map(|o| o.metadata).ok(), Some(ObjectMeta::default()));
+        assert_eq!(
+            serde_json::from_str::<Obj>(r#"{"metadata": null}"#).map(|o| o.metadata).ok(),
+            Some(ObjectMeta::default())
+        );
         // A malformed field is an error, as before.
         assert!(serde_json::from_str::<Obj>(r#"{"metadata": {"name": 7}}"#).is_err());
     }

@@ -115,7 +115,8 @@ async fn agents_place_replicas_exactly_show_use_and_go_stale_when_killed() {
         shot(&c, "agent-exact-placement.png").await?;
         for (lang, want) in [("en", "agent measures the GPU"), ("ja", "agent の計測では GPU 使用率")] {
             c.goto(&format!("{url}/?lang={lang}")).await?;
-            let card = c.find(Locator::Css("article.node[data-node='xavier-nx-03'] .gpu-measured")).await?.text().await?;
+            let card =
+                c.find(Locator::Css("article.node[data-node='xavier-nx-03'] .gpu-measured")).await?.text().await?;
             assert!(card.contains(want) && card.ends_with('%'), "{card}");
         }
         c.goto(&format!("{url}/nodes/orin-nano-01")).await?;
@@ -218,7 +219,8 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
     let xavier = node(&v, "xavier-nx-03");
     assert!(xavier["gpu_resources"].as_array().is_some_and(Vec::is_empty), "{xavier}");
     assert_eq!(xavier["memory"]["split"]["total_bytes"], 7772u64 << 20, "the recorded board's RAM: {xavier}");
-    let counter = xavier["pods"].as_array().into_iter().flatten().find(|p| p["name"] == "people-counter-7f8e9d0c1-k2m4q");
+    let counter =
+        xavier["pods"].as_array().into_iter().flatten().find(|p| p["name"] == "people-counter-7f8e9d0c1-k2m4q");
     assert!(counter.is_some_and(|p| p["gpu_memory_bytes"].as_u64().is_some_and(|b| b > 0)), "{xavier}");
     // The simulated models hold ~30 % of their memory request as GPU memory: whisper (6.5 GiB
     // in its cgroup, 8 GiB limit) and the 3B LLM (13.5 GiB, 16 GiB) go over; yolo does not.

@@ -197,7 +197,8 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     });
-    let measured = node.agent.as_ref().and_then(|a| a.gpu_busy_percent).map(|b| fill(t.card_gpu_measured, &[&b.to_string()]));
+    let measured =
+        node.agent.as_ref().and_then(|a| a.gpu_busy_percent).map(|b| fill(t.card_gpu_measured, &[&b.to_string()]));
     let agent = node.agent.as_ref().map(|a| match (a.stale, &a.seen_at) {
         (false, _) => (false, t.card_agent_ok.to_string()),
         (true, Some(at)) => {

@@ -23,8 +23,12 @@ pub fn is_stale(seen: &AgentSeen, now: jiff::Timestamp, after: Duration) -> bool
 /// Adds what the agent said to the node's view; `uids` names the pods on the node by UID
 /// (namespace, name), for GPU memory read by process.
 pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &str, &str)]) {
-    let mut agent =
-        AgentView { seen_at: seen.last_ok.map(|t| super::ts(&t)), stale, error: seen.error.clone(), gpu_busy_percent: None };
+    let mut agent = AgentView {
+        seen_at: seen.last_ok.map(|t| super::ts(&t)),
+        stale,
+        error: seen.error.clone(),
+        gpu_busy_percent: None,
+    };
     let Some(report) = &seen.report else {
         v.agent = Some(agent);
         return;

@@ -375,7 +375,12 @@ async fn a_line_holds_until_its_next_sample_or_its_stop() {
 fn measured(busy: u32, board: u64, stale: bool) -> ClusterView {
     let mut v = view(1, false);
     let n = std::sync::Arc::make_mut(&mut v.nodes[0]);
-    n.agent = Some(app::model::AgentView { seen_at: Some("1970-01-01T00:16:40Z".into()), stale, error: None, gpu_busy_percent: None });
+    n.agent = Some(app::model::AgentView {
+        seen_at: Some("1970-01-01T00:16:40Z".into()),
+        stale,
+        error: None,
+        gpu_busy_percent: None,
+    });
     n.memory.board_used_bytes = Some(board);
     n.gpu_resources[0].devices = vec![app::model::DeviceView {
         name: "tegra".into(),

@@ -61,9 +61,9 @@ fn processes(node: &str, pods: &[&Value], systemd: bool, t: f64) -> Vec<Proc> {
             _ => "burstable",
         };
         let asks = |c: &Value| {
-            ["requests", "limits"].iter().any(|k| {
-                c["resources"][k].as_object().is_some_and(|m| m.keys().any(|k| k.starts_with("nvidia.com/")))
-            })
+            ["requests", "limits"]
+                .iter()
+                .any(|k| c["resources"][k].as_object().is_some_and(|m| m.keys().any(|k| k.starts_with("nvidia.com/"))))
         };
         let containers = p["spec"]["containers"].as_array().map(Vec::as_slice).unwrap_or_default();
         // A pod run by the NVIDIA runtime reaches the GPU without asking the scheduler for one
