@@ -6,6 +6,8 @@
 #   ./bench.sh --agent 60               # the node agent's RSS and CPU at 1 s sampling, binary sizes
 #   ./bench.sh --real                   # on a real control plane (kine, kube-apiserver, scheduler,
 #                                       # controller-manager, kwok): 100 and 1000 nodes, 20 changes/s
+#   ./bench.sh --real-hold 600 --sizes 1000  # that plane with the generated cluster, held 600 s
+#                                       # for experiments by hand (prints its kubeconfig)
 #   ./bench.sh --fleet 100              # gpudash fleet over 100 sites × 10 nodes under churn (PostgreSQL)
 #   ./bench.sh --fleet 100 --big 10     # … and 10 sites of 1,000 nodes (--big-nodes) beside them
 set -euo pipefail
@@ -16,7 +18,7 @@ if [[ " $* " == *" --peer "* ]] && [ ! -x target/peer/bin/kubectl-view-allocatio
   say "installing kubectl-view-allocations (the peer) from the Rust crate registry into target/peer"
   cargo install --locked --root target/peer kubectl-view-allocations
 fi
-if [[ " $* " == *" --real "* ]]; then ensure_control_plane; fi
+if [[ " $* " == *" --real"* ]]; then ensure_control_plane; fi
 args=()
 for a in "$@"; do [ "$a" = "--peer" ] || args+=("$a"); done
 build_site

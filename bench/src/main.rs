@@ -354,6 +354,10 @@ async fn main() -> anyhow::Result<()> {
         );
         return Ok(());
     }
+    if let Some(s) = args.iter().position(|a| a == "--real-hold").and_then(|i| args.get(i + 1)) {
+        let nodes = get("--sizes", "1000").parse().unwrap_or(1000);
+        return real::hold(nodes, s.parse().unwrap_or(600)).await;
+    }
     if args.iter().any(|a| a == "--real") {
         let counts: Vec<usize> = get("--clients", "1,200").split(',').filter_map(|c| c.parse().ok()).collect();
         let rate: u32 = get("--rate", "20").parse().unwrap_or(20);

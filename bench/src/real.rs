@@ -154,6 +154,22 @@ async fn plane_use(plane: &ControlPlane, name: &str, d: Duration) -> (f64, f64) 
     }
 }
 
+/// `--real-hold SECONDS`: a fresh plane with the generated cluster of `nodes` nodes, held for
+/// `secs` seconds for experiments by hand (its kubeconfig printed), then stopped.
+pub async fn hold(nodes: usize, secs: u64) -> anyhow::Result<()> {
+    let plane = ControlPlane::start().await?;
+    let http = plane.http_client()?;
+    let cluster = populate(&http, &plane.server, nodes).await?;
+    println!(
+        "plane at {} with {} objects; kubeconfig {}; held for {secs} s",
+        plane.server,
+        cluster.objects,
+        plane.kubeconfig.display()
+    );
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    Ok(())
+}
+
 /// One size on a fresh control plane; prints its rows.
 pub async fn run(nodes: usize, client_counts: &[usize], rate: u32, secs: u64) -> anyhow::Result<()> {
     let plane = ControlPlane::start().await?;
