@@ -169,16 +169,28 @@ mod tests {
         assert_eq!((s.rails[0].now_mw, s.rails[0].avg_mw), (2340, 2340));
     }
 
+    /// The module boards' rails (`VDD_IN`, `VDD_CPU_GPU_CV`, `VDD_SOC`), in each release's form:
+    /// the Orin Nano without a GPU frequency and lower-case sensors (R36), the Xavier NX at work
+    /// with unitless rails (L4T 32), the Orin NX with cores off and CV sensors (L4T 35).
     #[test]
-    fn an_orin_nano_line_without_a_gpu_frequency_is_read() {
-        let s = parse(fixture("orin-nano-8gb.txt").trim()).unwrap();
-        assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (2147 * MIB, 7620 * MIB));
-        assert_eq!(s.swap, Some((1476 * MIB, 3810 * MIB)));
-        assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.len()), (Some(0), 0));
-        assert!(s.temps_c.contains(&("gpu".to_string(), 48.625)), "{:?}", s.temps_c);
-        let names: Vec<&str> = s.rails.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"]);
-        assert_eq!((s.rails[0].now_mw, s.rails[0].avg_mw), (4556, 4556));
+    fn lines_of_boards_with_the_module_rails_are_read() {
+        type Want =
+            (&'static str, (u64, u64), (u64, u64), Option<u8>, &'static [u32], (&'static str, f32), usize, (u32, u32));
+        let boards: [Want; 3] = [
+            ("orin-nano-8gb.txt", (2147, 7620), (1476, 3810), Some(0), &[], ("gpu", 48.625), 0, (4556, 4556)),
+            ("xavier-nx-8gb.txt", (4412, 7772), (139, 3886), Some(62), &[306], ("thermal", 42.55), 1, (738, 738)),
+            ("orin-nx-16gb.txt", (6334, 15388), (491, 7694), Some(0), &[611], ("CV2", 45.75), 0, (5299, 5299)),
+        ];
+        for (file, ram, swap, busy, freq, temp, rail, draw) in boards {
+            let s = parse(fixture(file).trim()).unwrap();
+            assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (ram.0 * MIB, ram.1 * MIB), "{file}");
+            assert_eq!(s.swap, Some((swap.0 * MIB, swap.1 * MIB)), "{file}");
+            assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.as_slice()), (busy, freq), "{file}");
+            assert!(s.temps_c.contains(&(temp.0.to_string(), temp.1)), "{file}: {:?}", s.temps_c);
+            let names: Vec<&str> = s.rails.iter().map(|r| r.name.as_str()).collect();
+            assert_eq!(names, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"], "{file}");
+            assert_eq!((s.rails[rail].now_mw, s.rails[rail].avg_mw), draw, "{file}");
+        }
     }
 
     #[test]
@@ -190,29 +202,6 @@ mod tests {
         let gpu = s.rails.iter().find(|r| r.name == "GPU").map(|r| (r.now_mw, r.avg_mw));
         assert_eq!(gpu, Some((463, 463)));
         assert_eq!(s.rails.len(), 6, "{:?}", s.rails);
-    }
-
-    #[test]
-    fn a_xavier_nx_line_at_work_is_read() {
-        let s = parse(fixture("xavier-nx-8gb.txt").trim()).unwrap();
-        assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (4412 * MIB, 7772 * MIB));
-        assert_eq!(s.swap, Some((139 * MIB, 3886 * MIB)));
-        assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.as_slice()), (Some(62), [306].as_slice()));
-        assert!(s.temps_c.contains(&("thermal".to_string(), 42.55)), "{:?}", s.temps_c);
-        let names: Vec<&str> = s.rails.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"]);
-        assert_eq!((s.rails[1].now_mw, s.rails[1].avg_mw), (738, 738));
-    }
-
-    #[test]
-    fn an_orin_nx_line_with_cores_off_and_cv_sensors_is_read() {
-        let s = parse(fixture("orin-nx-16gb.txt").trim()).unwrap();
-        assert_eq!((s.ram_used_bytes, s.ram_total_bytes), (6334 * MIB, 15388 * MIB));
-        assert_eq!((s.gpu_busy_percent, s.gpu_freq_mhz.as_slice()), (Some(0), [611].as_slice()));
-        assert!(s.temps_c.contains(&("CV2".to_string(), 45.75)), "{:?}", s.temps_c);
-        let names: Vec<&str> = s.rails.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"]);
-        assert_eq!((s.rails[0].now_mw, s.rails[0].avg_mw), (5299, 5299));
     }
 
     #[test]

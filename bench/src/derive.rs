@@ -185,15 +185,15 @@ fn print_card_weight(view: &app::model::ClusterView) {
 /// `app::i18n::to_json` in each language (what the stream serves), median of 5.
 fn print_first_view_writes(view: &app::model::ClusterView) {
     let time = |f: &dyn Fn() -> usize| {
-        let mut t: Vec<f64> = (0..5)
-            .map(|_| {
-                let start = Instant::now();
-                std::hint::black_box(f());
-                ms(start.elapsed())
-            })
-            .collect();
-        t.sort_by(f64::total_cmp);
-        t[2]
+        median(
+            (0..5)
+                .map(|_| {
+                    let start = Instant::now();
+                    std::hint::black_box(f());
+                    start.elapsed()
+                })
+                .collect(),
+        )
     };
     let cards = app::model::WithCards(view);
     let plain = time(&|| serde_json::to_string(&cards).map(|s| s.len()).unwrap_or(0));

@@ -300,17 +300,10 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
         }
         for (lang, want) in [("en", "agent measures the GPU"), ("ja", "agent の計測では GPU 使用率")] {
             c.goto(&format!("{url}/?lang={lang}")).await?;
-            // The live card is drawn again as the measured load moves: read its text in one step.
-            let js = "var e = document.querySelector(\"article.node[data-node='xavier-nx-03'] .gpu-measured\"); \
-                      return e ? e.textContent : null;";
-            let mut card = String::new();
-            for _ in 0..40 {
-                if let Some(t) = c.execute(js, vec![]).await?.as_str() {
-                    card = t.to_string();
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(250)).await;
-            }
+            // The live card is drawn again as the measured load moves: wait_text finds it anew.
+            let card =
+                wait_text(&c, "article.node[data-node='xavier-nx-03'] .gpu-measured", want, Duration::from_secs(10))
+                    .await?;
             assert!(card.contains(want) && card.contains('%'), "{card:?}");
         }
         c.goto(&format!("{url}/nodes/orin-nano-01")).await?;
@@ -331,17 +324,10 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
         }
         assert_ne!(now, first, "the node page did not update by itself");
         assert_eq!(c.execute("return window.__gd_marker", vec![]).await?, 42, "it was reloaded");
-        // The page swaps its panels as the agents' readings move: an element found may be
-        // replaced before it is read, so it is found again (a few times at most).
-        let mut gpu_mem = None;
-        for _ in 0..5 {
-            let cell = c.find(Locator::Css("tr[data-pod^='ml/whisper-asr'] td.gpu-mem")).await?;
-            if let Ok(t) = cell.text().await {
-                gpu_mem = Some(t);
-                break;
-            }
-        }
-        assert!(gpu_mem.as_deref().is_some_and(|t| t.ends_with("GiB")), "{gpu_mem:?}");
+        // The page swaps its panels as the agents' readings move: wait_text finds the cell anew.
+        let gpu_mem =
+            wait_text(&c, "tr[data-pod^='ml/whisper-asr'] td.gpu-mem", "GiB", Duration::from_secs(10)).await?;
+        assert!(gpu_mem.ends_with("GiB"), "{gpu_mem}");
         // The tour the README shows (docs/screenshots/, refreshed by scripts/readme-shots.sh):
         // the built-in demo with its agents, each page with something true on it.
         for (page, name, want) in [

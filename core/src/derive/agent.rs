@@ -23,16 +23,13 @@ pub fn is_stale(seen: &AgentSeen, now: jiff::Timestamp, after: Duration) -> bool
 /// Adds what the agent said to the node's view; `uids` names the pods on the node by UID
 /// (namespace, name), for GPU memory read by process.
 pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &str, &str)]) {
-    let mut agent = AgentView {
+    v.agent = Some(AgentView {
         seen_at: seen.last_ok.map(|t| super::ts(&t)),
         stale,
         error: seen.error.clone(),
         gpu_busy_percent: None,
-    };
-    let Some(report) = &seen.report else {
-        v.agent = Some(agent);
-        return;
-    };
+    });
+    let Some(report) = &seen.report else { return };
     let tegra = report.tegrastats.as_ref().and_then(|t| t.value.as_ref());
     if let Some(t) = tegra {
         v.memory.board_used_bytes = Some(t.ram_used_bytes);
@@ -54,10 +51,9 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
         .or_else(|| devfreq.map(|b| b.clamp(0.0, 100.0).round() as u32));
     // A board whose GPU no resource advertises (no device plugin): its load has no device to
     // sit on, so the agent's view carries it.
-    if v.gpu_resources.is_empty() {
-        agent.gpu_busy_percent = tegra_busy;
+    if let Some(a) = v.agent.as_mut().filter(|_| v.gpu_resources.is_empty()) {
+        a.gpu_busy_percent = tegra_busy;
     }
-    v.agent = Some(agent);
     let Some(kubelet) = report.kubelet.as_ref().and_then(|k| k.value.as_ref()) else { return };
     for g in v.gpu_resources.iter_mut().filter(|g| g.sharing != Sharing::Dra) {
         place(g, kubelet, dcgm, tegra_busy);

@@ -52,7 +52,7 @@ fn count(v: &Value) -> usize {
 }
 
 /// Whether the node is a Jetson board (the plugin names its GPU `tegra`).
-fn jetson(node: &Value) -> bool {
+pub(super) fn jetson(node: &Value) -> bool {
     let kernel = node.pointer("/status/nodeInfo/kernelVersion").and_then(Value::as_str).unwrap_or("");
     let product = node.pointer("/metadata/labels/nvidia.com~1gpu.product").and_then(Value::as_str).unwrap_or("");
     kernel.contains("tegra") || product.contains("Jetson")

@@ -53,12 +53,11 @@ fn shape(text: &str) -> Option<(usize, u64)> {
 /// The recording whose board has the node's cores and the RAM nearest its capacity (a Jetson
 /// only, and within 2 %).
 fn by_shape(node: &Value) -> Option<&'static str> {
-    let kernel = node.pointer("/status/nodeInfo/kernelVersion").and_then(Value::as_str).unwrap_or("");
-    let cpus: usize = node.pointer("/status/capacity/cpu").and_then(Value::as_str)?.parse().ok()?;
-    let kib: u64 = node.pointer("/status/capacity/memory").and_then(Value::as_str)?.strip_suffix("Ki")?.parse().ok()?;
-    if !kernel.ends_with("-tegra") {
+    if !super::devices::jetson(node) {
         return None;
     }
+    let cpus: usize = node.pointer("/status/capacity/cpu").and_then(Value::as_str)?.parse().ok()?;
+    let kib: u64 = node.pointer("/status/capacity/memory").and_then(Value::as_str)?.strip_suffix("Ki")?.parse().ok()?;
     let mib = kib / 1024;
     BOARDS
         .iter()
