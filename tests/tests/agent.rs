@@ -189,12 +189,11 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
             v["source"]["synced"] == true
                 && split(v, "orin-agx-01")
                 && split(v, "orin-nano-01")
-                && split(v, "orin-nx-02")
                 && split(v, "xavier-nx-03")
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", gd.proc.output()));
-    for name in ["orin-agx-01", "orin-nano-01", "orin-nx-02"] {
+    for name in ["orin-agx-01", "orin-nano-01"] {
         let n = node(&v, name);
         let s = &n["memory"]["split"];
         let part = |k: &str| s[k].as_u64().unwrap_or(0);
@@ -297,14 +296,6 @@ async fn each_jetson_shows_gpu_memory_per_pod_and_a_pod_beyond_its_limit_is_diag
             let row = c.find(Locator::Css("tr[data-pod^='ml/whisper-asr'] td.gpu-mem")).await?.text().await?;
             assert!(row.ends_with("GiB"), "whisper's GPU memory: {row}");
             shot(&c, &format!("jetson-gpu-memory-{lang}.png")).await?;
-        }
-        for (lang, want) in [("en", "agent measures the GPU"), ("ja", "agent の計測では GPU 使用率")] {
-            c.goto(&format!("{url}/?lang={lang}")).await?;
-            // The live card is drawn again as the measured load moves: wait_text finds it anew.
-            let card =
-                wait_text(&c, "article.node[data-node='xavier-nx-03'] .gpu-measured", want, Duration::from_secs(10))
-                    .await?;
-            assert!(card.contains(want) && card.contains('%'), "{card:?}");
         }
         c.goto(&format!("{url}/nodes/orin-nano-01")).await?;
         assert_eq!(c.find_all(Locator::Css("section.board-split .split-bar .seg")).await?.len(), 4);

@@ -54,7 +54,6 @@ catalog! {
         card_agent_silent: "⏸ agent silent since {0}", "⏸ agent が {0} から応答なし";
         card_agent_never: "⏸ agent never answered", "⏸ agent の応答なし";
         card_no_gpu: "No GPU resources advertised", "GPU リソースの公開なし";
-        card_gpu_measured: "…yet its agent measures the GPU {0}% busy", "…ですが agent の計測では GPU 使用率 {0}%";
         card_outside: "GPU used outside the scheduler", "スケジューラー外で使われている GPU";
         slot_free: "free", "空き";
         slot_out: "✖ out of service", "✖ 使用不可";

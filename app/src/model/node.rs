@@ -183,8 +183,11 @@ pub struct AgentView {
     pub error: Option<String>,
     /// The board's GPU busy %, as the agent measured it, on a node that advertises no GPU
     /// resource to show it on (a Jetson without the device plugin): the GPU works while
-    /// Kubernetes counts none. Null elsewhere (a GPU's busy % is on its device and row).
+    /// Kubernetes counts none. Null elsewhere (a GPU's busy % is on its device and row). Not
+    /// read by the browser: a live page's first load has no room left for it (the JSON API and
+    /// the node page's board memory carry it).
     #[serde(default)]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
     pub gpu_busy_percent: Option<u32>,
 }
 

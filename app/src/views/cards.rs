@@ -197,8 +197,6 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     });
-    let measured =
-        node.agent.as_ref().and_then(|a| a.gpu_busy_percent).map(|b| fill(t.card_gpu_measured, &[&b.to_string()]));
     let agent = node.agent.as_ref().map(|a| match (a.stale, &a.seen_at) {
         (false, _) => (false, t.card_agent_ok.to_string()),
         (true, Some(at)) => {
@@ -233,10 +231,7 @@ pub fn NodeCard(node: std::sync::Arc<NodeView>) -> impl IntoView {
                     agent" } data-stale=stale.to_string()>{text}</span> })}
             </header>
             {if no_gpu {
-                Either::Left(view! {
-                    <p class="muted">{t.card_no_gpu}</p>
-                    {measured.map(|m| view! { <p class="warn gpu-measured">{m}</p> })}
-                })
+                Either::Left(view! { <p class="muted">{t.card_no_gpu}</p> })
             } else {
                 Either::Right(gpus.into_iter().map(|g| view! { <SlotGrid g/> }).collect_view())
             }}

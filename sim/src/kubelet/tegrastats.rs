@@ -14,7 +14,6 @@ pub const BOARDS: &[(&str, &str)] = &[
     ("agx-xavier", include_str!("../../../agent/fixtures/tegrastats/agx-xavier.txt")),
     ("tx1", include_str!("../../../agent/fixtures/tegrastats/tx1.txt")),
     ("xavier-nx-8gb", include_str!("../../../agent/fixtures/tegrastats/xavier-nx-8gb.txt")),
-    ("orin-nx-16gb", include_str!("../../../agent/fixtures/tegrastats/orin-nx-16gb.txt")),
 ];
 
 /// The recorded board that matches a node: by its `nvidia.com/gpu.product` label (GPU feature
@@ -28,8 +27,6 @@ pub fn board_for(node: &Value) -> Option<&'static str> {
         Some("agx-orin-64gb")
     } else if product.contains("Orin-Nano") {
         Some("orin-nano-8gb")
-    } else if product.contains("Orin-NX-16GB") {
-        Some("orin-nx-16gb")
     } else if product.contains("AGX-Xavier") {
         Some("agx-xavier")
     } else if product.is_empty() {
@@ -152,7 +149,7 @@ mod tests {
         assert_eq!(board_for(&node(none.clone(), "4.9.337-tegra", "4", "7958676Ki")), None);
         assert_eq!(board_for(&node(none, "4.9.337-tegra", "6", "16105092Ki")), None);
         let nx = serde_json::json!({"nvidia.com/gpu.product": "NVIDIA-Jetson-Orin-NX-16GB-SHARED"});
-        assert_eq!(board_for(&node(nx, "5.15.148-tegra", "8", "15757312Ki")), Some("orin-nx-16gb"));
+        assert_eq!(board_for(&node(nx, "5.15.148-tegra", "8", "15757312Ki")), None);
         let other = serde_json::json!({"nvidia.com/gpu.product": "NVIDIA-Jetson-AGX-Thor"});
         assert_eq!(board_for(&node(other, "6.8.12-tegra", "14", "130000000Ki")), None);
     }
