@@ -92,7 +92,8 @@ async fn the_sites_zone_serves_readers_who_have_not_said_theirs_and_a_bad_one_is
     let gd = Gpudash::start(&["--demo", "--timezone", "Europe/Berlin"]).await.unwrap();
     let html = reqwest::get(format!("{}/pending", gd.url)).await.unwrap();
     let html = html.text().await.unwrap_or_default();
-    assert!(html.contains(" CET") || html.contains(" CEST"), "the site's zone with its name");
+    let status = html.split("status-text\">").nth(1).and_then(|s| s.split('<').next()).unwrap_or("(no status line)");
+    assert!(html.contains(" CET") || html.contains(" CEST"), "the site's zone with its name; status line: {status}");
     assert!(!html.contains(" UTC"), "no UTC time on a Berlin site's page");
     drop(gd);
     let out = std::process::Command::new(gpudash_tests::bin())

@@ -102,9 +102,11 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// `GET /readyz`.
+/// `GET /readyz`: ready once the watchers have synced *and* the published view is derived from
+/// that sync — between the two, a page would still say "Connecting" (the derivation of the
+/// first synced state can take a moment on a busy machine).
 pub async fn readyz(State(st): State<AppState>) -> Response {
-    if st.watch.synced() {
+    if st.watch.synced() && st.snapshots.borrow().view.source.synced {
         (StatusCode::OK, "ready\n").into_response()
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, "first sync not finished\n").into_response()

@@ -56,6 +56,7 @@ struct Setup {
     history: History,
     access: Access,
     site: Option<std::path::PathBuf>,
+    watch: Arc<crate::watchers::WatchState>,
 }
 
 impl Setup {
@@ -70,6 +71,11 @@ impl Setup {
             },
             access: Access::default(),
             site: None,
+            watch: crate::watchers::WatchState::new(
+                app::model::SourceMode::Demo,
+                "http://127.0.0.1:1".into(),
+                Duration::from_secs(30),
+            ),
         }
     }
 
@@ -91,11 +97,7 @@ impl Setup {
         let inputs = demo_inputs();
         let st = AppState {
             snapshots: rx,
-            watch: crate::watchers::WatchState::new(
-                app::model::SourceMode::Demo,
-                "http://127.0.0.1:1".into(),
-                Duration::from_secs(30),
-            ),
+            watch: self.watch,
             base: String::new(),
             leptos,
             rotate: 20,
@@ -237,6 +239,23 @@ async fn probes_and_metrics_answer() {
     assert_eq!(status, StatusCode::OK);
     let text = String::from_utf8_lossy(&body);
     assert!(text.contains(r#"gpudash_gpu_out_of_service{node="orin-0000",resource="nvidia.com/gpu"} 0"#), "{text}");
+}
+
+/// Ready means a page served now shows the synced cluster: the watchers' first lists done
+/// *and* a view derived from them published (between the two a page still says "Connecting").
+#[tokio::test]
+async fn ready_once_the_published_view_is_derived_from_the_synced_watch() {
+    use crate::watchers::Seen;
+    let unsynced = ClusterView { revision: 1, source: Source::default(), ..ClusterView::default() };
+    let setup = Setup::new(unsynced.clone());
+    let watch = setup.watch.clone();
+    let (r, tx, _stop) = setup.live();
+    let pods = watch.register("pods");
+    assert_eq!(send(&r, get("/readyz")).await.0, StatusCode::SERVICE_UNAVAILABLE, "nothing listed");
+    watch.on(pods, Seen::InitDone);
+    assert_eq!(send(&r, get("/readyz")).await.0, StatusCode::SERVICE_UNAVAILABLE, "listed, not yet derived");
+    tx.send_replace(Arc::new(Snapshot::new(ClusterView { revision: 2, source: watch.source(), ..unsynced })));
+    assert_eq!(send(&r, get("/readyz")).await.0, StatusCode::OK, "derived from the synced lists");
 }
 
 #[tokio::test]
