@@ -1,10 +1,13 @@
-//! One kube-rs watcher per kind, each feeding a reflector store, plus a metrics.k8s.io poller.
+//! One kube-rs watcher per kind (pods: a list in protobuf and kube-rs' watch, see `pods`), each
+//! feeding a reflector store, plus a metrics.k8s.io poller.
 //! Handlers and the derivation read the stores; nothing here writes to the cluster — the only
 //! requests are GET (list, watch, get).
 
 mod agents;
 mod liveness;
 mod metrics;
+mod pod_wire;
+mod pods;
 mod reconnect;
 mod strip;
 
@@ -24,10 +27,11 @@ use serde::de::DeserializeOwned;
 
 pub use agents::AgentSettings;
 use agents::{spawn_agents, SharedAgents};
-pub use liveness::WatchState;
 pub(crate) use liveness::Seen;
 use liveness::SharedMetrics;
+pub use liveness::WatchState;
 use metrics::spawn_metrics;
+pub use pods::list_all as list_pods;
 use reconnect::Reconnect;
 use strip::{strip_deploy, strip_ds, strip_event, strip_node, strip_pod, strip_quota, strip_rc, strip_rs};
 
@@ -187,13 +191,27 @@ fn run_kind<K>(
 ) where
     K: Resource<DynamicType = ()> + Clone + PartialEq + DeserializeOwned + Debug + Send + Sync + 'static,
 {
+    run_stream(state, idx, watcher(api, cfg), strip, writer);
+}
+
+/// Feeds a store from a list-then-watch stream and reports what it sees to `state`.
+fn run_stream<K, S>(
+    state: &Arc<WatchState>,
+    idx: usize,
+    events: S,
+    strip: fn(&mut K),
+    writer: reflector::store::Writer<K>,
+) where
+    K: Resource<DynamicType = ()> + Clone + PartialEq + Debug + Send + Sync + 'static,
+    S: futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+{
     // Whether the update about to be stored changes the object as stripped (its resourceVersion
     // aside): the store still holds the old one when this runs, and the reflector hands the
     // same event on next, in the same task.
     let store = writer.as_reader();
     let changed = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let mark = changed.clone();
-    let stream = watcher(api, cfg).modify(strip).map(move |ev| {
+    let stream = events.modify(strip).map(move |ev| {
         if let Ok(watcher::Event::Apply(new)) = &ev {
             let same =
                 store.get(&reflector::ObjectRef::from_obj(new)).is_some_and(|old| same_but_version(old.as_ref(), new));
@@ -279,7 +297,10 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
         }
     });
     let nodes = spawn_kind(&state, "nodes", Api::<Node>::all(client.clone()), cfg.clone(), strip_node);
-    let pods = spawn_kind(&state, "pods", Api::<Pod>::all(client.clone()), cfg.clone(), strip_pod);
+    // Pods are listed in protobuf (see `pods`): the one kind whose JSON list was most of the
+    // first view on a real API server.
+    let (pods, w_pods) = reflector::store();
+    run_stream(&state, state.register("pods"), pods::watch(client.clone(), timeout), strip_pod, w_pods);
     // Only warnings carry the reasons gpudash reads (FailedScheduling, FailedCreate, …).
     let events = spawn_kind(
         &state,
