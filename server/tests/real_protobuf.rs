@@ -130,13 +130,7 @@ async fn the_protobuf_list_gives_the_pods_the_json_list_gives() {
         panic!("{pods}\n{why}\n{e}");
     }
 
-    let cfg = kube::Config::from_custom_kubeconfig(
-        kube::config::Kubeconfig::read_from(&plane.kubeconfig).expect("kubeconfig"),
-        &kube::config::KubeConfigOptions::default(),
-    )
-    .await
-    .expect("client config");
-    let client = kube::Client::try_from(cfg).expect("client");
+    let client = client(&plane).await;
     // The two lists can see different versions while kwok still writes: list until a pair agrees
     // on the list's version (bounded).
     let mut last = String::new();
@@ -177,4 +171,39 @@ async fn the_protobuf_list_gives_the_pods_the_json_list_gives() {
         return;
     }
     panic!("the two lists never agreed on a version: {last}");
+}
+
+/// A server without a watch cache pages a list (as etcd or kine behind `--watch-cache=false`):
+/// every page is followed, and the pods are the JSON list's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_in_pages_is_followed_to_its_end() {
+    let plane = ControlPlane::start_with(&[], &["--watch-cache=false"]).await.expect("real control plane");
+    // Bound to a node no kubelet runs (nothing writes while the lists are compared).
+    plane
+        .apply(&[
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "idle-board"}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bulk"}}),
+        ])
+        .expect("node and namespace");
+    plane.create_bound_gpu_pods("bulk", "idle-board", 1200).expect("1,200 pods");
+    let before = std::fs::read_to_string(&plane.audit_log).map(|t| t.lines().count()).unwrap_or(0);
+    let client = client(&plane).await;
+    let (_, protobuf, pods) = gpudash::watchers::list_pods(&client).await.expect("protobuf list");
+    assert!(protobuf);
+    let text = std::fs::read_to_string(&plane.audit_log).unwrap_or_default();
+    let pages = text.lines().skip(before).filter(|l| l.contains("\"/api/v1/pods?") && l.contains("continue=")).count();
+    assert!(pages >= 2, "1,200 pods at 500 a page take three requests; saw {pages} continued");
+    let json = Api::<Pod>::all(client).list(&ListParams::default()).await.expect("JSON list");
+    assert_eq!(pods.len(), 1200);
+    assert_eq!(by_name(pods), by_name(json.items));
+}
+
+async fn client(plane: &ControlPlane) -> kube::Client {
+    let cfg = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&plane.kubeconfig).expect("kubeconfig"),
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .expect("client config");
+    kube::Client::try_from(cfg).expect("client")
 }

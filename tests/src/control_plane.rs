@@ -277,6 +277,24 @@ impl ControlPlane {
         self.kubectl_stdin(&["apply", "-f", "-"], &list.to_string())
     }
 
+    /// Creates `count` pods `batch-0000`… in `namespace`, bound to `node`, each with one
+    /// `nvidia.com/gpu`, 500 to a `kubectl create`.
+    pub fn create_bound_gpu_pods(&self, namespace: &str, node: &str, count: usize) -> anyhow::Result<()> {
+        for start in (0..count).step_by(500) {
+            let pods: Vec<serde_json::Value> = (start..(start + 500).min(count))
+                .map(|i| {
+                    serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": format!("batch-{i:04}"), "namespace": namespace},
+                        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "busybox",
+                                 "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})
+                })
+                .collect();
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": pods});
+            self.kubectl_stdin(&["create", "-f", "-"], &list.to_string())?;
+        }
+        Ok(())
+    }
+
     /// Creates a cluster of this shape (`demo_shape`): setup objects, then the nodes, each given
     /// its resources by a status patch and waited for until kwok has it Ready, then the
     /// workloads, for the real scheduler and controllers to place.

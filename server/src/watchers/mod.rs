@@ -280,10 +280,10 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
     // least that often (bookmarks and events come more often); a silence longer than the
     // stall limit means a stalled server or a half-open connection.
     let timeout = u32::try_from((state.stall_after.as_secs() * 2 / 3).max(1)).unwrap_or(20);
-    // The first list (and each re-list) is served from the API server's watch cache
-    // (`resourceVersion=0`, "not older than"), as client-go's informers do, instead of a
-    // quorum read paged 500 objects at a time through etcd or kine: the watch that follows
-    // brings anything newer (docs/benchmarks.md, "first correct view on a real API server").
+    // "Not older than" lists. Note that kube-rs sends no `resourceVersion=0` when it pages
+    // (its page size is 500), so these kinds' lists are consistent reads, 500 a page (a 1.34+
+    // API server serves those from its watch cache too); they are small beside the pods, whose
+    // list asks `resourceVersion=0` with a limit as client-go's informers do (see `pods`).
     let cfg = watcher::Config::default().timeout(timeout).any_semantic();
     let checker = Arc::downgrade(&state);
     let period = (state.stall_after / 10).clamp(Duration::from_millis(100), Duration::from_secs(1));

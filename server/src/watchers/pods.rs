@@ -16,7 +16,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use http_body_util::BodyExt;
-use kube::api::{ListParams, WatchEvent, WatchParams};
+use kube::api::{WatchEvent, WatchParams};
 use kube::core::{ObjectList, Status};
 use kube::runtime::watcher::{Error, Event};
 use kube::{Api, Client, ResourceExt};
@@ -24,6 +24,8 @@ use kube::{Api, Client, ResourceExt};
 use super::pod_wire::{self, PodItems};
 use crate::pod::Pod;
 
+/// The page size asked for (kube-rs' and client-go's).
+const PAGE: u32 = 500;
 /// What the list request accepts: protobuf first, JSON from servers without it.
 const ACCEPT: &str = "application/vnd.kubernetes.protobuf, application/json;q=0.9";
 /// Kubernetes' protobuf media type.
@@ -38,9 +40,19 @@ enum Items {
 
 enum State {
     Empty,
-    Listing { version: String, items: Items },
-    Listed { version: String },
-    Watching { version: String, stream: BoxStream<'static, kube::Result<WatchEvent<Pod>>> },
+    /// A page's items being handed on; `next` is the following page's token (empty: the last).
+    Listing {
+        version: String,
+        next: String,
+        items: Items,
+    },
+    Listed {
+        version: String,
+    },
+    Watching {
+        version: String,
+        stream: BoxStream<'static, kube::Result<WatchEvent<Pod>>>,
+    },
 }
 
 /// Every pod, listed then watched; `timeout` is each watch request's server-side timeout.
@@ -64,19 +76,24 @@ async fn step(
     timeout: u32,
 ) -> (Option<Result<Event<Pod>, Error>>, State) {
     match state {
-        State::Empty => match list(client).await {
-            Ok((version, items)) => (Some(Ok(Event::Init)), State::Listing { version, items }),
+        State::Empty => match list(client, "").await {
+            Ok((version, next, items)) => (Some(Ok(Event::Init)), State::Listing { version, next, items }),
             Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
         },
-        State::Listing { version, mut items } => {
-            let next = match &mut items {
+        State::Listing { version, next, mut items } => {
+            let pod = match &mut items {
                 Items::Protobuf(it) => it.next().map(|r| r.map_err(decode_error)),
                 Items::Json(q) => q.pop_front().map(Ok),
             };
-            match next {
-                Some(Ok(pod)) => (Some(Ok(Event::InitApply(pod))), State::Listing { version, items }),
+            match pod {
+                Some(Ok(pod)) => (Some(Ok(Event::InitApply(pod))), State::Listing { version, next, items }),
                 Some(Err(e)) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
-                None => (Some(Ok(Event::InitDone)), State::Listed { version }),
+                None if next.is_empty() => (Some(Ok(Event::InitDone)), State::Listed { version }),
+                // The next page (a server that pages: one without a watch cache).
+                None => match list(client, &next).await {
+                    Ok((version, next, items)) => (None, State::Listing { version, next, items }),
+                    Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
+                },
             }
         }
         State::Listed { version } => {
@@ -124,16 +141,37 @@ async fn step(
 /// answered in protobuf, the pods). For tests that hold the protobuf decoding to the JSON one.
 #[doc(hidden)]
 pub async fn list_all(client: &Client) -> kube::Result<(String, bool, Vec<Pod>)> {
-    match list(client).await? {
-        (v, Items::Json(q)) => Ok((v, false, q.into())),
-        (v, Items::Protobuf(it)) => Ok((v, true, it.collect::<Result<_, _>>().map_err(decode_error)?)),
+    let (mut all, mut protobuf, mut token) = (Vec::new(), true, String::new());
+    for _ in 0..100_000 {
+        let (version, next, items) = list(client, &token).await?;
+        match items {
+            Items::Json(q) => {
+                all.extend(q);
+                protobuf = false;
+            }
+            Items::Protobuf(it) => all.extend(it.collect::<Result<Vec<_>, _>>().map_err(decode_error)?),
+        }
+        if next.is_empty() {
+            return Ok((version, protobuf, all));
+        }
+        token = next;
     }
+    Err(kube::Error::Service("the pods' list did not end".into()))
 }
 
-/// One list of every pod from the watch cache, in protobuf where the server speaks it.
-async fn list(client: &Client) -> kube::Result<(String, Items)> {
-    let lp = ListParams::default().match_any();
-    let mut req = kube::core::Request::new("/api/v1/pods").list(&lp).map_err(kube::Error::BuildRequest)?;
+/// One page of the pods' list, in protobuf where the server speaks it: (resourceVersion, the
+/// next page's token or empty, the items). The first page (`token` empty) is asked for as
+/// client-go's informers ask: `resourceVersion=0` (served whole from the watch cache, which
+/// ignores the limit) with a limit of 500 (honoured by a server without a watch cache, which
+/// then pages); the following pages by their token alone.
+async fn list(client: &Client, token: &str) -> kube::Result<(String, String, Items)> {
+    let query = if token.is_empty() {
+        format!("limit={PAGE}&resourceVersion=0&resourceVersionMatch=NotOlderThan")
+    } else {
+        format!("limit={PAGE}&continue={}", escape(token))
+    };
+    let mut req =
+        http::Request::get(format!("/api/v1/pods?{query}")).body(Vec::new()).map_err(kube::Error::HttpError)?;
     req.headers_mut().insert(http::header::ACCEPT, http::HeaderValue::from_static(ACCEPT));
     let resp = client.send(req.map(kube::client::Body::from)).await?;
     let code = resp.status();
@@ -147,13 +185,26 @@ async fn list(client: &Client) -> kube::Result<(String, Items)> {
         return Err(kube::Error::Api(Box::new(failure(code.as_u16(), protobuf, body))));
     }
     if protobuf {
-        let (version, items) = pod_wire::open_list(body).map_err(decode_error)?;
-        Ok((version, Items::Protobuf(items)))
+        let page = pod_wire::open_list(body).map_err(decode_error)?;
+        Ok((page.version, page.next, Items::Protobuf(page.items)))
     } else {
         let list: ObjectList<Pod> = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
         let version = list.metadata.resource_version.unwrap_or_default();
-        Ok((version, Items::Json(list.items.into())))
+        let next = list.metadata.continue_.unwrap_or_default();
+        Ok((version, next, Items::Json(list.items.into())))
     }
+}
+
+/// A continue token as a query value (Kubernetes writes URL-safe base64; anything else is
+/// percent-encoded all the same).
+fn escape(token: &str) -> String {
+    token
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// The API server's refusal as a `Status`, whichever encoding it came in.

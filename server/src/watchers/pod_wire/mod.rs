@@ -57,12 +57,23 @@ pub struct PodItems {
     rest: Bytes,
 }
 
-/// Opens a protobuf `PodList` body: its resourceVersion and its items.
-pub fn open_list(body: Bytes) -> Result<(String, PodItems), WireError> {
+/// One page of a list: its resourceVersion, the token for the next page (empty on the last)
+/// and its items.
+pub struct Page {
+    /// The list's resourceVersion.
+    pub version: String,
+    /// Where the next page starts; empty when this is the last.
+    pub next: String,
+    /// The pods.
+    pub items: PodItems,
+}
+
+/// Opens a protobuf `PodList` body.
+pub fn open_list(body: Bytes) -> Result<Page, WireError> {
     let raw = envelope(body, "PodList")?;
     // The list's metadata may come before or after the items: find it first, by skipping.
     let mut scan = raw.clone();
-    let mut version = String::new();
+    let (mut version, mut next) = (String::new(), String::new());
     while scan.has_remaining() {
         let (tag, wt) = decode_key(&mut scan)?;
         if tag == 1 && wt == WireType::LengthDelimited {
@@ -70,12 +81,13 @@ pub fn open_list(body: Bytes) -> Result<(String, PodItems), WireError> {
             if len > scan.remaining() {
                 return Err(WireError::Truncated("the list's metadata"));
             }
-            version = wire::ListMeta::decode(scan.split_to(len))?.resource_version;
+            let meta = wire::ListMeta::decode(scan.split_to(len))?;
+            (version, next) = (meta.resource_version, meta.continue_);
         } else {
             skip_field(wt, tag, &mut scan, DecodeContext::default())?;
         }
     }
-    Ok((version, PodItems { rest: raw }))
+    Ok(Page { version, next, items: PodItems { rest: raw } })
 }
 
 impl Iterator for PodItems {
@@ -166,15 +178,18 @@ mod tests {
     fn list_body() -> Bytes {
         let list = PodList {
             items: vec![wire_pod("a", "orin-1"), wire_pod("b", "")],
-            metadata: Some(wire::ListMeta { resource_version: "4711".into() }),
+            metadata: Some(wire::ListMeta {
+                resource_version: "4711".into(),
+                continue_: "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ".into(),
+            }),
         };
         body("PodList", list.encode_to_vec())
     }
 
     #[test]
     fn a_list_gives_its_version_and_its_pods_with_empty_strings_as_absent() {
-        let (version, items) = open_list(list_body()).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(version, "4711");
+        let Page { version, next, items } = open_list(list_body()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((version.as_str(), next.as_str()), ("4711", "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"));
         let pods: Vec<Pod> = items.collect::<Result<_, _>>().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(pods.len(), 2);
         assert_eq!(pods[0].metadata.name.as_deref(), Some("a"));
@@ -202,7 +217,7 @@ mod tests {
         let mut list = PodList { items: vec![wire_pod("a", "orin-1")], metadata: None }.encode_to_vec();
         list.extend_from_slice(&[0x12, 3, 0xff, 0xff, 0xff]);
         list.extend(PodList { items: vec![wire_pod("c", "orin-1")], metadata: None }.encode_to_vec());
-        let (_, mut items) = open_list(body("PodList", list)).unwrap_or_else(|e| panic!("{e}"));
+        let mut items = open_list(body("PodList", list)).unwrap_or_else(|e| panic!("{e}")).items;
         assert!(items.next().is_some_and(|p| p.is_ok()));
         assert!(matches!(items.next(), Some(Err(WireError::Decode(_)))));
         assert!(items.next().is_none());

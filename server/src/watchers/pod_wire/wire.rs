@@ -24,6 +24,8 @@ pub struct TypeMeta {
 pub struct ListMeta {
     #[prost(string, tag = "2")]
     pub resource_version: String,
+    #[prost(string, tag = "3")]
+    pub continue_: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
