@@ -170,10 +170,10 @@ async fn three_sites_on_one_screen_live_stale_unreachable_and_history_that_outli
     let furl3 = furl.clone();
     with_browser(|cl| async move {
         cl.goto(&format!("{furl3}/")).await?;
-        let el = cl.find(Locator::Css("article.site[data-site='plant-c']")).await?;
-        assert_eq!(el.attr("data-state").await?.as_deref(), Some("unreachable"));
-        wait_text(&cl, "article.site[data-site='plant-c'] .badge", "unreachable since", Duration::from_secs(15))
-            .await?;
+        // The card's state and its badge read together, each time from the page as it is now
+        // (the live page may redraw the card between a find and a read).
+        let card = "article.site[data-site='plant-c'][data-state='unreachable'] .badge";
+        wait_text(&cl, card, "unreachable since", Duration::from_secs(15)).await?;
         shot(&cl, "fleet-unreachable.png").await?;
         // The kiosk: dark, large, no links to follow on a wall screen; still live.
         cl.goto(&format!("{furl3}/?kiosk=1")).await?;
