@@ -175,7 +175,9 @@ impl Snapshot {
     }
 }
 
-/// How long to wait after the first change of a burst before deriving.
+/// The least time between the starts of two derivations. A change after a quiet spell is
+/// derived at once; changes that come while one derivation runs, or within this time of its
+/// start, are taken together by the next (a burst costs a few derivations, not one per event).
 pub const COALESCE: Duration = Duration::from_millis(15);
 
 /// The snapshot after `prev` for `view` (whose revision is `prev`'s plus one): the delta from
@@ -236,12 +238,18 @@ pub async fn run(
     readers: Readers,
 ) {
     let opts = Arc::new(opts);
+    let mut started: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
             () = stores.state.notify.notified() => {}
             _ = stop.wait_for(|s| *s) => return,
         }
-        tokio::time::sleep(COALESCE).await;
+        // Rate-limited, not delayed: wait only while the last derivation began within COALESCE
+        // (a lone change is on its way at once; it used to wait COALESCE every time).
+        if let Some(at) = started {
+            tokio::time::sleep_until(at + COALESCE).await;
+        }
+        started = Some(tokio::time::Instant::now());
         let inputs = stores.inputs();
         let source = stores.state.source();
         let cur = tx.borrow().clone();
