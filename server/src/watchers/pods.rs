@@ -88,6 +88,9 @@ async fn step(
             match pod {
                 Some(Ok(pod)) => (Some(Ok(Event::InitApply(pod))), State::Listing { version, next, items }),
                 Some(Err(e)) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
+                // A list without a version cannot be watched from (the watch would start at
+                // "now" and miss what happened since the list): list again, as kube-rs does.
+                None if next.is_empty() && version.is_empty() => (Some(Err(Error::NoResourceVersion)), State::Empty),
                 None if next.is_empty() => (Some(Ok(Event::InitDone)), State::Listed { version }),
                 // The next page (a server that pages: one without a watch cache).
                 None => match list(client, &next).await {
@@ -222,4 +225,56 @@ fn failure(code: u16, protobuf: bool, body: Bytes) -> Status {
 
 fn decode_error(e: pod_wire::WireError) -> kube::Error {
     kube::Error::Service(Box::new(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client whose "API server" answers every request with `body` as JSON, and records the
+    /// paths asked for.
+    fn answering(body: String, asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> Client {
+        let body = Bytes::from(body);
+        let svc = tower::service_fn(move |req: http::Request<kube::client::Body>| {
+            let (asked, body) = (asked.clone(), body.clone());
+            async move {
+                asked.lock().unwrap_or_else(|e| e.into_inner()).push(req.uri().to_string());
+                let resp = http::Response::builder()
+                    .header(http::header::CONTENT_TYPE, "application/json")
+                    .body(kube::client::Body::from(body.to_vec()));
+                resp.map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
+            }
+        });
+        Client::new(svc, "default")
+    }
+
+    const POD: &str = r#"{"metadata": {"name": "yolo-0", "namespace": "vision", "resourceVersion": "7"}}"#;
+
+    #[tokio::test]
+    async fn a_json_list_is_handed_on_and_asked_as_informers_ask() {
+        let asked = std::sync::Arc::default();
+        let body = format!(r#"{{"kind": "PodList", "metadata": {{"resourceVersion": "9"}}, "items": [{POD}]}}"#);
+        let client = answering(body, std::sync::Arc::clone(&asked));
+        let mut events = std::pin::pin!(watch(client, 30));
+        assert!(matches!(events.next().await, Some(Ok(Event::Init))));
+        assert!(
+            matches!(events.next().await, Some(Ok(Event::InitApply(p))) if p.metadata.name.as_deref() == Some("yolo-0"))
+        );
+        assert!(matches!(events.next().await, Some(Ok(Event::InitDone))));
+        let first = asked.lock().unwrap_or_else(|e| e.into_inner()).first().cloned().unwrap_or_default();
+        assert!(first.contains("limit=500") && first.contains("resourceVersion=0"), "{first}");
+    }
+
+    #[tokio::test]
+    async fn a_list_without_a_version_is_not_watched_from() {
+        let asked = std::sync::Arc::default();
+        let body = format!(r#"{{"kind": "PodList", "metadata": {{}}, "items": [{POD}]}}"#);
+        let client = answering(body, asked);
+        let mut events = std::pin::pin!(watch(client, 30));
+        assert!(matches!(events.next().await, Some(Ok(Event::Init))));
+        assert!(matches!(events.next().await, Some(Ok(Event::InitApply(_)))));
+        assert!(matches!(events.next().await, Some(Err(Error::NoResourceVersion))));
+        // And it lists again.
+        assert!(matches!(events.next().await, Some(Ok(Event::Init))));
+    }
 }
