@@ -51,9 +51,15 @@ enum State {
     },
     Watching {
         version: String,
-        stream: BoxStream<'static, kube::Result<WatchEvent<Pod>>>,
+        stream: WatchEvents,
     },
 }
+
+/// The pods' watch, as kube-rs decodes it.
+type WatchEvents = BoxStream<'static, kube::Result<WatchEvent<Pod>>>;
+
+/// One step: the event to hand on, if any, and the state after it.
+type Step = (Option<Result<Event<Pod>, Error>>, State);
 
 /// Every pod, listed then watched; `timeout` is each watch request's server-side timeout.
 pub fn watch(client: Client, timeout: u32) -> impl Stream<Item = Result<Event<Pod>, Error>> + Send {
@@ -69,12 +75,7 @@ pub fn watch(client: Client, timeout: u32) -> impl Stream<Item = Result<Event<Po
     })
 }
 
-async fn step(
-    state: State,
-    client: &Client,
-    api: &Api<Pod>,
-    timeout: u32,
-) -> (Option<Result<Event<Pod>, Error>>, State) {
+async fn step(state: State, client: &Client, api: &Api<Pod>, timeout: u32) -> Step {
     match state {
         State::Empty => match list(client, "").await {
             Ok((version, next, items)) => (Some(Ok(Event::Init)), State::Listing { version, next, items }),
@@ -111,19 +112,9 @@ async fn step(
             let ev = tokio::time::timeout(idle, stream.next()).await.ok().flatten();
             match ev {
                 Some(Ok(WatchEvent::Added(p) | WatchEvent::Modified(p))) => {
-                    let v = p.resource_version().unwrap_or_default();
-                    if v.is_empty() {
-                        return (Some(Err(Error::NoResourceVersion)), State::Empty);
-                    }
-                    (Some(Ok(Event::Apply(p))), State::Watching { version: v, stream })
+                    moved(p.resource_version(), Event::Apply(p), stream)
                 }
-                Some(Ok(WatchEvent::Deleted(p))) => {
-                    let v = p.resource_version().unwrap_or_default();
-                    if v.is_empty() {
-                        return (Some(Err(Error::NoResourceVersion)), State::Empty);
-                    }
-                    (Some(Ok(Event::Delete(p))), State::Watching { version: v, stream })
-                }
+                Some(Ok(WatchEvent::Deleted(p))) => moved(p.resource_version(), Event::Delete(p), stream),
                 Some(Ok(WatchEvent::Bookmark(b))) => {
                     (None, State::Watching { version: b.metadata.resource_version, stream })
                 }
@@ -137,6 +128,15 @@ async fn step(
                 None => (None, State::Listed { version }),
             }
         }
+    }
+}
+
+/// An object's event moves the watch on to the object's version; one without a version cannot
+/// be followed (list again).
+fn moved(version: Option<String>, event: Event<Pod>, stream: WatchEvents) -> Step {
+    match version.filter(|v| !v.is_empty()) {
+        Some(version) => (Some(Ok(event)), State::Watching { version, stream }),
+        None => (Some(Err(Error::NoResourceVersion)), State::Empty),
     }
 }
 
@@ -171,7 +171,7 @@ async fn list(client: &Client, token: &str) -> kube::Result<(String, String, Ite
     let query = if token.is_empty() {
         format!("limit={PAGE}&resourceVersion=0&resourceVersionMatch=NotOlderThan")
     } else {
-        format!("limit={PAGE}&continue={}", escape(token))
+        format!("limit={PAGE}&continue={}", app::boot::percent_encode(token))
     };
     let mut req =
         http::Request::get(format!("/api/v1/pods?{query}")).body(Vec::new()).map_err(kube::Error::HttpError)?;
@@ -196,18 +196,6 @@ async fn list(client: &Client, token: &str) -> kube::Result<(String, String, Ite
         let next = list.metadata.continue_.unwrap_or_default();
         Ok((version, next, Items::Json(list.items.into())))
     }
-}
-
-/// A continue token as a query value (Kubernetes writes URL-safe base64; anything else is
-/// percent-encoded all the same).
-fn escape(token: &str) -> String {
-    token
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => char::from(b).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// The API server's refusal as a `Status`, whichever encoding it came in.

@@ -7,7 +7,7 @@
 //! rest, managed fields and annotations included. Kubernetes' generated code writes every
 //! non-pointer string, number and time even when empty, where its JSON omits them: the
 //! projection maps those to `None` so that both decodings give the same pod (tested against a
-//! real API server in `tests/tests/real_protobuf.rs`).
+//! real API server in `server/tests/real_protobuf.rs`).
 
 use bytes::{Buf, Bytes};
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
@@ -71,21 +71,13 @@ pub struct Page {
 /// Opens a protobuf `PodList` body.
 pub fn open_list(body: Bytes) -> Result<Page, WireError> {
     let raw = envelope(body, "PodList")?;
-    // The list's metadata may come before or after the items: find it first, by skipping.
+    // The list's metadata may come before or after the items: find it first, skipping the items
+    // (which also checks that every length stays within the body).
     let mut scan = raw.clone();
     let (mut version, mut next) = (String::new(), String::new());
-    while scan.has_remaining() {
-        let (tag, wt) = decode_key(&mut scan)?;
-        if tag == 1 && wt == WireType::LengthDelimited {
-            let len = usize::try_from(decode_varint(&mut scan)?).unwrap_or(usize::MAX);
-            if len > scan.remaining() {
-                return Err(WireError::Truncated("the list's metadata"));
-            }
-            let meta = wire::ListMeta::decode(scan.split_to(len))?;
-            (version, next) = (meta.resource_version, meta.continue_);
-        } else {
-            skip_field(wt, tag, &mut scan, DecodeContext::default())?;
-        }
+    while let Some(m) = next_message(&mut scan, 1, "the list's metadata")? {
+        let meta = wire::ListMeta::decode(m)?;
+        (version, next) = (meta.resource_version, meta.continue_);
     }
     Ok(Page { version, next, items: PodItems { rest: raw } })
 }
@@ -94,29 +86,31 @@ impl Iterator for PodItems {
     type Item = Result<Pod, WireError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let step = |rest: &mut Bytes| -> Result<Option<Pod>, WireError> {
-            while rest.has_remaining() {
-                let (tag, wt) = decode_key(rest)?;
-                if tag == 2 && wt == WireType::LengthDelimited {
-                    let len = usize::try_from(decode_varint(rest)?).unwrap_or(usize::MAX);
-                    if len > rest.remaining() {
-                        return Err(WireError::Truncated("a pod"));
-                    }
-                    return Ok(Some(pod(wire::Pod::decode(rest.split_to(len))?)));
-                }
-                skip_field(wt, tag, rest, DecodeContext::default())?;
-            }
-            Ok(None)
-        };
-        match step(&mut self.rest) {
-            Ok(p) => p.map(Ok),
-            Err(e) => {
-                // A malformed body ends the list; the caller lists again.
-                self.rest = Bytes::new();
-                Some(Err(e))
-            }
+        let item = next_message(&mut self.rest, 2, "a pod")
+            .and_then(|m| m.map(|m| wire::Pod::decode(m).map(pod).map_err(WireError::from)).transpose());
+        if item.is_err() {
+            // A malformed body ends the list; the caller lists again.
+            self.rest = Bytes::new();
         }
+        item.transpose()
     }
+}
+
+/// The next message in `buf` in field `tag` (length-delimited), skipping other fields; `None`
+/// at the end. `what` names it when its length runs past the body.
+fn next_message(buf: &mut Bytes, tag: u32, what: &'static str) -> Result<Option<Bytes>, WireError> {
+    while buf.has_remaining() {
+        let (t, wt) = decode_key(buf)?;
+        if t == tag && wt == WireType::LengthDelimited {
+            let len = usize::try_from(decode_varint(buf)?).unwrap_or(usize::MAX);
+            if len > buf.remaining() {
+                return Err(WireError::Truncated(what));
+            }
+            return Ok(Some(buf.split_to(len)));
+        }
+        skip_field(wt, t, buf, DecodeContext::default())?;
+    }
+    Ok(None)
 }
 
 /// A protobuf `Status` (an error the API server wrote in protobuf): (code, reason, message).
