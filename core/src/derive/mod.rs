@@ -22,7 +22,7 @@ pub use inputs::{ContainerMetrics, Inputs, NodeMetrics, Options, PodMetrics, Sel
 pub use load::from_kubectl_yaml;
 use node_view::{attach_problems, node_views, NodeMemo, OnNodes, Use};
 use pending::pending_pod;
-pub(crate) use pending::{event_time, pending_targets, ClaimIndex};
+pub(crate) use pending::{event_time, ClaimIndex};
 pub use since::{diag_key, DiagKey};
 use since::{stamp, Since};
 
@@ -123,12 +123,21 @@ pub fn derive_cached(
 
     let waiting_pods: Vec<&Pod> = pending.iter().map(|(_, _, p)| *p).collect();
     let on_nodes = OnNodes { index, usage: usage_of, new_use, waiting: &waiting_pods, dra: dra_nodes, rs: &rs_owners };
-    let mut nodes = node_views(inputs, opts, &on_nodes, now, &mut cache.nodes);
+    let (mut nodes, objects) = node_views(inputs, opts, &on_nodes, now, &mut cache.nodes);
 
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
     let quotas = quota::quotas(&inputs.quotas, &nodes);
-    let (mut diagnoses, blocked) =
-        diagnose::diagnose(&cache.of_view, inputs, index, &nodes, &quotas, &mut pending, &waiting, &claim_index, now);
+    let (mut diagnoses, blocked) = diagnose::diagnose(
+        &cache.of_view,
+        inputs,
+        index,
+        (&nodes, &objects),
+        &quotas,
+        &mut pending,
+        &waiting,
+        &claim_index,
+        now,
+    );
     stamp(&mut diagnoses, &mut pending, &source, &now, cache);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
     cache.of_view.keep(&nodes);

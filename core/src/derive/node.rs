@@ -316,17 +316,17 @@ fn is_tegra(node: &Node) -> bool {
     let arm64 = info.is_some_and(|i| i.architecture == "arm64") || label(node, "kubernetes.io/arch") == Some("arm64");
     let tegra_kernel = info.is_some_and(|i| i.kernel_version.contains("tegra"));
     let dt_label = labels(node).iter().any(|(k, v)| {
-        let (k, v) = (k.to_ascii_lowercase(), v.to_ascii_lowercase());
-        k.contains("nvidia-tegra")
-            || k.contains("nvidia-jetson")
-            || v.contains("nvidia-tegra")
-            || v.contains("nvidia-jetson")
+        ["nvidia-tegra", "nvidia-jetson"].iter().any(|w| contains_ignore_case(k, w) || contains_ignore_case(v, w))
     });
-    let product = label(node, "nvidia.com/gpu.product").is_some_and(|p| {
-        let p = p.to_ascii_lowercase();
-        ["orin", "xavier", "jetson", "tegra"].iter().any(|w| p.contains(w))
-    });
+    let product = label(node, "nvidia.com/gpu.product")
+        .is_some_and(|p| ["orin", "xavier", "jetson", "tegra"].iter().any(|w| contains_ignore_case(p, w)));
     (arm64 && tegra_kernel) || dt_label || product
+}
+
+/// Whether `text` holds `word` (lower case ASCII) in any case, without a lower-cased copy
+/// (every node's labels are read on every revision).
+fn contains_ignore_case(text: &str, word: &str) -> bool {
+    text.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 /// Whether the node's memory is shared by CPU and GPU: the override label or annotation, then
@@ -406,6 +406,20 @@ status:
         assert_eq!((g.sharing, g.physical_gpus, g.replicas_per_gpu, g.capacity), (Sharing::TimeSlicing, Some(1), 4, 4));
         assert!(g.placement_known);
         assert!(unified_memory(&n, false));
+    }
+
+    #[test]
+    fn tegra_signals_are_read_in_any_case_and_only_where_they_are() {
+        let with =
+            |labels: &str| node(&format!("apiVersion: v1\nkind: Node\nmetadata: {{name: a, labels: {{{labels}}}}}\n"));
+        // The device-tree model as GPU feature discovery or a site labels it, in the case it comes in.
+        assert!(is_tegra(&with("example.com/model: NVIDIA-Jetson-Orin-Nano")));
+        assert!(is_tegra(&with("NVIDIA-TEGRA/board: p3768")));
+        assert!(is_tegra(&with("nvidia.com/gpu.product: Orin")));
+        assert!(is_tegra(&with("nvidia.com/gpu.product: NVIDIA-AGX-XAVIER")));
+        assert!(!is_tegra(&with("nvidia.com/gpu.product: Tesla-T4, example.com/model: nvidia-jets")));
+        assert!(!is_tegra(&with("a: b")));
+        assert!(!contains_ignore_case("", "tegra") && !contains_ignore_case("teg", "tegra"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use app::model::{GpuUser, Holder, NodeView};
 use k8s_openapi::api::core::v1::Node;
 
-use super::{agent, dra, node, pending_targets, pods, ts, Inputs, Map, Options};
+use super::{agent, dra, node, pods, ts, Inputs, Map, Options};
 use crate::pod::Pod;
 
 use usage::memory_of;
@@ -202,22 +202,24 @@ pub(super) struct OnNodes<'a> {
     pub(super) rs: &'a pods::RsOwners<'a>,
 }
 
-/// Every node's view, sorted by name: a node whose inputs did not change keeps the memo's
-/// `Arc`; the memo is updated and forgets the nodes that are gone.
-pub(super) fn node_views(
-    inputs: &Inputs,
+/// Every node's view, sorted by name, with its object in the same order: a node whose inputs
+/// did not change keeps the memo's `Arc`; the memo is updated and forgets the nodes that are
+/// gone.
+pub(super) fn node_views<'i>(
+    inputs: &'i Inputs,
     opts: &Options,
     on: &OnNodes<'_>,
     now: jiff::Timestamp,
     memo: &mut Map<String, NodeMemo>,
-) -> Vec<Arc<NodeView>> {
+) -> (Vec<Arc<NodeView>>, Vec<&'i Node>) {
     let stale_after =
         if opts.agent_stale_after.is_zero() { agent::DEFAULT_STALE_AFTER } else { opts.agent_stale_after };
     let mut agents: Map<&str, (Arc<crate::agent::AgentSeen>, bool)> =
         inputs.agents.iter().map(|a| (a.node.as_str(), (a.clone(), agent::is_stale(a, now, stale_after)))).collect();
     let OnNodes { index, usage: usage_of, new_use, waiting, dra: dra_nodes, rs: rs_owners } = *on;
+    let aims = super::pending::Aims::of(waiting);
     // Kept in place: a node nothing touched costs a lookup, no copy of its name.
-    let mut nodes: Vec<Arc<NodeView>> = inputs
+    let mut nodes: Vec<(Arc<NodeView>, &Node)> = inputs
         .nodes
         .iter()
         .map(|n| {
@@ -231,15 +233,14 @@ pub(super) fn node_views(
                 Some(m) if !new_use && m.held == held => None,
                 _ => Some(usage_of.of(name, held_pods)),
             };
-            let pending_pods =
-                u32::try_from(waiting.iter().filter(|p| pending_targets(p, n)).count()).unwrap_or(u32::MAX);
+            let pending_pods = aims.count(n);
             let unified = opts.matches(n);
             let extra = Extra { dra: dra_nodes.get(name).cloned(), agent: agents.remove(name) };
             if let Some(m) = kept
                 .as_ref()
                 .filter(|m| m.same(n, held, usage.as_deref().unwrap_or(&m.usage), pending_pods, unified, &extra))
             {
-                return m.view.clone();
+                return (m.view.clone(), n.as_ref());
             }
             let usage = match (usage, kept.as_ref()) {
                 (Some(u), _) => u,
@@ -255,7 +256,7 @@ pub(super) fn node_views(
                     memo.insert(name.to_string(), m);
                 }
             }
-            view
+            (view, n.as_ref())
         })
         .collect();
     if memo.len() > inputs.nodes.len() {
@@ -263,8 +264,8 @@ pub(super) fn node_views(
             inputs.nodes.iter().map(|n| n.metadata.name.as_deref().unwrap_or("")).collect();
         memo.retain(|name, _| present.contains(name.as_str()));
     }
-    nodes.sort_by(|a, b| a.name.cmp(&b.name));
-    nodes
+    nodes.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    nodes.into_iter().unzip()
 }
 
 /// Pods on a node that use its GPU without requesting a GPU resource: sure when they name an
@@ -313,16 +314,22 @@ pub(super) fn attach_problems(
     diagnoses: &[Arc<app::model::Diagnosis>],
     memo: &mut Map<String, NodeMemo>,
 ) {
-    let mut by_node: Map<&str, Vec<Arc<app::model::Diagnosis>>> = Map::default();
-    for d in diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node) {
-        by_node.entry(d.name.as_str()).or_default().push(d.clone());
-    }
+    // The nodes' diagnoses by node name, each node's in the order of `diagnoses` (a stable
+    // sort), walked beside the nodes (sorted by name): no list is built for a node whose
+    // diagnoses are those it had.
+    let mut by_node: Vec<&Arc<app::model::Diagnosis>> =
+        diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node).collect();
+    by_node.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut rest = by_node.as_slice();
     for n in nodes.iter_mut() {
-        let problems = by_node.remove(n.name.as_str()).unwrap_or_default();
+        let skip = rest.iter().take_while(|d| d.name < n.name).count();
+        let run = rest[skip..].iter().take_while(|d| d.name == n.name).count();
+        let (own, after) = rest[skip..].split_at(run);
+        rest = after;
         // A diagnosis that goes on is the same `Arc`: `Arc`'s equality compares pointers first.
-        if n.problems != problems {
+        if !n.problems.iter().eq(own.iter().copied()) {
             let mut v = NodeView::clone(n);
-            v.problems = problems;
+            v.problems = own.iter().map(|d| Arc::clone(d)).collect();
             *n = Arc::new(v);
             if let Some(m) = memo.get_mut(&n.name) {
                 m.view = n.clone();

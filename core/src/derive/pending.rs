@@ -13,17 +13,58 @@ use crate::pod::Pod;
 
 /// Does a pending pod name this node (nodeSelector that the node matches, or nominated)?
 pub(crate) fn pending_targets(pod: &Pod, node: &Node) -> bool {
+    aims_at(aim(pod), node)
+}
+
+/// Does this aim name the node: nominated to it, or a selector it matches?
+pub(crate) fn aims_at((nominated, selector): Aim<'_>, node: &Node) -> bool {
     let name = node.metadata.name.as_deref().unwrap_or("");
-    if pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()) == Some(name) {
+    if nominated == Some(name) {
         return true;
     }
-    let sel = pod.spec.as_ref().and_then(|s| s.node_selector.as_ref());
-    match sel {
-        Some(sel) if !sel.is_empty() => {
-            let l = node::labels(node);
-            sel.iter().all(|(k, v)| l.get(k) == Some(v))
+    selector.is_some_and(|sel| {
+        let l = node::labels(node);
+        sel.iter().all(|(k, v)| l.get(k) == Some(v))
+    })
+}
+
+/// What a pending pod names a node by: its nomination and its node selector.
+pub(crate) type Aim<'a> = (Option<&'a str>, Option<&'a std::collections::BTreeMap<String, String>>);
+
+/// What a pending pod names a node by (see [`pending_targets`], which reads only these).
+pub(crate) fn aim(pod: &Pod) -> Aim<'_> {
+    (
+        pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()),
+        pod.spec.as_ref().and_then(|s| s.node_selector.as_ref()).filter(|s| !s.is_empty()),
+    )
+}
+
+/// The pending pods that name a node, grouped by what they name it by, with how many name it
+/// so: how many pending pods name each node costs one test a group, not one a pod (twenty pods
+/// of one workload waiting on a thousand nodes were twenty thousand tests a revision).
+pub(crate) struct Aims<'a>(Vec<(&'a Pod, u32)>);
+
+impl<'a> Aims<'a> {
+    pub(crate) fn of(waiting: &[&'a Pod]) -> Self {
+        let mut group: Map<Aim<'a>, usize> = Map::default();
+        let mut groups: Vec<(&'a Pod, u32)> = Vec::new();
+        for p in waiting {
+            let a = aim(p);
+            if a == (None, None) {
+                continue;
+            }
+            let i = *group.entry(a).or_insert_with(|| {
+                groups.push((p, 0));
+                groups.len() - 1
+            });
+            groups[i].1 += 1;
         }
-        _ => false,
+        Aims(groups)
+    }
+
+    /// How many pending pods name this node.
+    pub(crate) fn count(&self, node: &Node) -> u32 {
+        self.0.iter().filter(|(p, _)| pending_targets(p, node)).map(|(_, n)| n).sum()
     }
 }
 
@@ -118,5 +159,42 @@ pub(super) fn pending_pod(pod: &Pod, events: &[Arc<Event>], claims: &ClaimIndex<
         owner: None,
         workload: None,
         claims: dra::pending_claims(pod, claims),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(yaml: &str) -> Pod {
+        serde_yaml::from_str(yaml).expect("fixture")
+    }
+
+    fn node(name: &str, labels: &str) -> Node {
+        serde_yaml::from_str(&format!("metadata: {{name: {name}, labels: {{{labels}}}}}")).expect("fixture")
+    }
+
+    #[test]
+    fn pods_grouped_by_their_aim_count_as_each_pod_does() {
+        let jetson = pod("metadata: {name: a}\nspec: {containers: [], nodeSelector: {kind: jetson}}");
+        let both = pod("metadata: {name: b}\nspec: {containers: [], nodeSelector: {kind: jetson, zone: \"1\"}}");
+        let nominated = pod("metadata: {name: c}\nspec: {containers: []}\nstatus: {nominatedNodeName: n2}");
+        let nominated_jetson =
+            pod("metadata: {name: d}\nspec: {containers: [], nodeSelector: {kind: jetson}}\nstatus: {nominatedNodeName: n3}");
+        let anywhere = pod("metadata: {name: e}\nspec: {containers: [], nodeSelector: {}}");
+        let waiting = [&jetson, &jetson, &both, &nominated, &nominated, &nominated_jetson, &anywhere, &jetson];
+        let aims = Aims::of(&waiting);
+        assert_eq!(aims.0.len(), 4, "four distinct aims; the pod that names no node is in none");
+        let nodes = [
+            node("n1", "kind: jetson, zone: \"1\""),
+            node("n2", "kind: x86"),
+            node("n3", "kind: x86"),
+            node("n4", "kind: jetson"),
+            node("n5", ""),
+        ];
+        let each: Vec<u32> =
+            nodes.iter().map(|n| waiting.iter().filter(|p| pending_targets(p, n)).count() as u32).collect();
+        assert_eq!(each, vec![5, 2, 1, 4, 0]);
+        assert_eq!(nodes.iter().map(|n| aims.count(n)).collect::<Vec<_>>(), each);
     }
 }

@@ -53,10 +53,13 @@ pub(super) fn stamp(
     for d in diagnoses.iter_mut() {
         let id = diag_id(d);
         let h = hasher.hash_one(id);
-        let first = match since.open.get_mut(&h) {
+        match since.open.get_mut(&h) {
             Some((k, first, seen)) if same_id(k, id) => {
                 *seen = run;
-                first.clone()
+                // A diagnosis that goes on says its time already: no copy of it.
+                if d.since.as_deref() != Some(first.as_str()) {
+                    Arc::make_mut(d).since = Some(first.clone());
+                }
             }
             // Another identity under the same hash (or none): this one starts now, or when
             // history last saw it raised.
@@ -64,11 +67,10 @@ pub(super) fn stamp(
                 let key = diag_key(d);
                 let first = carried.as_ref().and_then(|c| c.get(&key)).cloned().unwrap_or_else(|| now_text.clone());
                 since.open.entry(h).or_insert_with(|| (key, first.clone(), run));
-                first
+                if d.since.as_deref() != Some(first.as_str()) {
+                    Arc::make_mut(d).since = Some(first);
+                }
             }
-        };
-        if d.since.as_deref() != Some(first.as_str()) {
-            Arc::make_mut(d).since = Some(first);
         }
     }
     since.open.retain(|_, (_, _, seen)| *seen == run);

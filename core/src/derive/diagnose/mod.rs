@@ -23,6 +23,7 @@ mod terminating_said;
 mod waiting;
 mod waiting_said;
 
+use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -110,9 +111,12 @@ impl<'a> Ctx<'a> {
     /// Whether a pending pod could go to this node as far as its node selector or nomination
     /// says (a pod that names no node could go to any).
     fn could_target(pod: &Pod, n: &Node) -> bool {
-        let named = pod.spec.as_ref().and_then(|s| s.node_selector.as_ref()).is_some_and(|s| !s.is_empty())
-            || pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()).is_some();
-        !named || super::pending_targets(pod, n)
+        Self::could_aim(super::pending::aim(pod), n)
+    }
+
+    /// [`Self::could_target`] from what the pod names a node by.
+    fn could_aim(aim: super::pending::Aim<'_>, n: &Node) -> bool {
+        aim == (None, None) || super::pending::aims_at(aim, n)
     }
 }
 
@@ -179,28 +183,23 @@ impl OfView {
 }
 
 /// Computes every diagnosis; adds the codes that concern each pending pod to it, and returns
-/// the workloads a GPU quota keeps from creating pods. `waiting` holds the pod object of each
-/// entry of `pending`, in the same order.
+/// the workloads a GPU quota keeps from creating pods. `nodes` are the views sorted by name,
+/// each with its object in the same order; `waiting` holds the pod object of each entry of
+/// `pending`, in the same order.
 #[allow(clippy::too_many_arguments)]
 pub fn diagnose(
     of_view: &OfView,
     inputs: &Inputs,
     index: &pods::PodIndex,
-    nodes: &[Arc<NodeView>],
+    (nodes, objects): (&[Arc<NodeView>], &[&Node]),
     quotas: &[QuotaView],
     pending: &mut [PendingPod],
     waiting: &[&Pod],
     claims: &super::ClaimIndex<'_>,
     now: jiff::Timestamp,
 ) -> (Vec<Arc<Diagnosis>>, Vec<PendingPod>) {
-    let pairs = inputs
-        .nodes
-        .iter()
-        .filter_map(|n| {
-            let name = n.metadata.name.as_deref().unwrap_or("");
-            nodes.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| (n.as_ref(), nodes[i].as_ref()))
-        })
-        .collect();
+    // The views and their objects, in one order (the views' by name).
+    let pairs = objects.iter().copied().zip(nodes.iter().map(AsRef::as_ref)).collect();
     let (plugins, plugin_namespaces) = device_plugins(index);
     let cx = Ctx { inputs, index, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
     let mut out = Vec::new();
@@ -229,7 +228,8 @@ pub fn diagnose(
     out.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
-            .then_with(|| a.code.as_str().cmp(b.code.as_str()))
+            // Most neighbours share their code: equal variants need no text compared.
+            .then_with(|| if a.code == b.code { Ordering::Equal } else { a.code.as_str().cmp(b.code.as_str()) })
             .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
     });
     link(&cx, pending, &blocked, &mut out);

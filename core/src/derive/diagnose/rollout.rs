@@ -115,7 +115,8 @@ fn find<'a, T: kube_core::Resource>(objs: &'a [std::sync::Arc<T>], ns: &str, nam
         .map(AsRef::as_ref)
 }
 
-/// The pods in `ns` holding `res` on these nodes, other than `pod`.
+/// The pods in `ns` holding `res` on these nodes, other than `pod`: each node's holders found
+/// among the pods on that node (no walk over every pod of the cluster for each waiting pod).
 fn holders<'a>(
     cx: &Ctx<'a>,
     ns: &str,
@@ -123,20 +124,21 @@ fn holders<'a>(
     on: &[(&Node, &GpuResource)],
     pod: &Pod,
 ) -> impl Iterator<Item = &'a std::sync::Arc<Pod>> {
-    // The holders' names first, then their objects in one pass over the pods (a pod with no
-    // selector may see thousands of holders: no search of every pod per holder).
-    let held: std::collections::BTreeSet<String> = on
-        .iter()
-        .filter(|(_, g)| g.resource == res)
-        .flat_map(|(_, g)| g.holders.iter().filter(|h| h.namespace == ns).map(|h| h.name.clone()))
-        .collect();
-    let me = pod.metadata.name.clone();
-    let ns = ns.to_string();
-    cx.inputs.pods.iter().filter(move |p| {
-        p.metadata.namespace.as_deref() == Some(ns.as_str())
-            && p.metadata.name != me
-            && p.metadata.name.as_deref().is_some_and(|n| held.contains(n))
-    })
+    let me = pod.metadata.name.as_deref();
+    let mut found: Vec<&'a std::sync::Arc<Pod>> = Vec::new();
+    for (n, g) in on.iter().filter(|(_, g)| g.resource == res) {
+        let Some(here) = cx.index.on(n.metadata.name.as_deref().unwrap_or("")) else { continue };
+        let start = found.len();
+        for h in g.holders.iter().filter(|h| h.namespace == ns && Some(h.name.as_str()) != me) {
+            let p = here.held.iter().map(|(p, _)| p).find(|p| {
+                p.metadata.namespace.as_deref() == Some(ns) && p.metadata.name.as_deref() == Some(h.name.as_str())
+            });
+            if let Some(p) = p.filter(|p| !found[start..].iter().any(|q| std::sync::Arc::ptr_eq(q, p))) {
+                found.push(p);
+            }
+        }
+    }
+    found.into_iter()
 }
 
 /// `gpu-rollout-deadlock`: the waiting pod is a new pod of a Deployment's rolling update or a
@@ -150,6 +152,11 @@ pub(super) fn rollout_deadlock(
     with_res: &[(&Node, &GpuResource)],
 ) -> Option<Rollout> {
     let ns = pod.metadata.namespace.as_deref().unwrap_or("");
+    // Only a ReplicaSet's or a DaemonSet's pod waits on its own workload's rollout.
+    let owner = controller(pod.metadata.owner_references.as_ref())?;
+    if owner.kind != "ReplicaSet" && owner.kind != "DaemonSet" {
+        return None;
+    }
     let pinned = pinned_node(pod);
     let on: Vec<(&Node, &GpuResource)> = with_res
         .iter()
@@ -162,9 +169,10 @@ pub(super) fn rollout_deadlock(
     }
     let since = pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
     let holding = holders(cx, ns, res, &on, pod);
-    match controller(pod.metadata.owner_references.as_ref()).filter(|o| o.kind == "DaemonSet") {
-        Some(o) => daemonset_rollout(cx, ns, o, pinned?, holding, since),
-        None => deployment_rollout(cx, ns, pod, holding, since),
+    if owner.kind == "DaemonSet" {
+        daemonset_rollout(cx, ns, owner, pinned?, holding, since)
+    } else {
+        deployment_rollout(cx, ns, pod, holding, since)
     }
 }
 

@@ -2,7 +2,7 @@
 //! deleted, past its grace period — and why it is not gone (its node is down, finalizers hold
 //! it, or the kubelet has not finished).
 
-use app::model::{Code, Diagnosis, GpuResource, Kind, Severity};
+use app::model::{Code, Diagnosis, GpuResource, Holder, Kind, Severity};
 
 use super::terminating_said as said;
 use super::{diag, list, on_node, Ctx};
@@ -19,16 +19,25 @@ pub(super) struct Terminating {
     pub(super) stuck: bool,
 }
 
-/// The first holder of a unit the waiting pod could use that is terminating; raises
+/// The first holder of a unit where a waiting pod could go that is being deleted.
+pub(super) fn first_terminating<'a>(
+    with_res: &[(&'a k8s_openapi::api::core::v1::Node, &'a GpuResource)],
+) -> Option<(&'a k8s_openapi::api::core::v1::Node, &'a Holder)> {
+    with_res.iter().find_map(|(n, g)| g.holders.iter().find(|h| h.terminating).map(|h| (*n, h)))
+}
+
+/// The first holder of a unit the waiting pod could use that is terminating (see
+/// [`first_terminating`]); raises
 /// `gpu-held-by-terminating-pod` (once per holder) when it is past its grace period by more than
 /// a minute, with the likely cause.
 pub(super) fn terminating_holder(
     cx: &Ctx<'_>,
-    with_res: &[(&k8s_openapi::api::core::v1::Node, &GpuResource)],
+    first: Option<(&k8s_openapi::api::core::v1::Node, &Holder)>,
     out: &mut Vec<Diagnosis>,
 ) -> Option<Terminating> {
-    let (node, h) = with_res.iter().find_map(|(n, g)| g.holders.iter().find(|h| h.terminating).map(|h| (*n, h)))?;
-    let pod = cx.inputs.pods.iter().find(|p| {
+    let (node, h) = first?;
+    // The holder's object among the pods on its node.
+    let pod = cx.index.on(node.metadata.name.as_deref().unwrap_or(""))?.held.iter().map(|(p, _)| p).find(|p| {
         p.metadata.namespace.as_deref() == Some(h.namespace.as_str())
             && p.metadata.name.as_deref() == Some(h.name.as_str())
     })?;

@@ -8,9 +8,10 @@ use super::waiting_said as said;
 use app::i18n::Said;
 
 use super::nodes::{Trouble, Troubled};
-use super::terminating::terminating_holder;
+use super::terminating::{first_terminating, terminating_holder};
 use super::{diag, list, on_node, Ctx};
 use crate::derive::node;
+use crate::derive::pending::Aim;
 use crate::quantity::Bytes;
 
 fn note(p: &mut PendingPod, code: Code) {
@@ -28,6 +29,9 @@ pub(super) fn insufficient_gpu(
     pending: &mut [PendingPod],
     out: &mut Vec<Diagnosis>,
 ) {
+    // Where a pod can go depends on the resource and what it names a node by, not on the pod:
+    // pods of one workload share one walk over the nodes.
+    let mut reaches: crate::derive::Map<(String, Aim<'_>), Reach<'_>> = crate::derive::Map::default();
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         let Some(res) = p
             .reasons
@@ -39,7 +43,9 @@ pub(super) fn insufficient_gpu(
             continue;
         };
         let want = p.gpu_request.as_ref().map_or(1, |g| g.count);
-        let reach = Reach::of(cx, troubled, pod, &res);
+        let aim = crate::derive::pending::aim(pod);
+        let reach =
+            reaches.entry((res.clone(), aim)).or_insert_with_key(|(res, aim)| Reach::of(cx, troubled, *aim, res));
         let dra_only =
             node::is_nvidia_gpu(&res) && reach.with_res.is_empty() && reach.siblings.is_empty() && cx.dra_mode();
         if reach.aimed.is_none() && (!reach.siblings.is_empty() || dra_only) {
@@ -55,7 +61,7 @@ pub(super) fn insufficient_gpu(
             note(p, Code::GpuResourceNameMismatch);
             continue;
         }
-        let text = advice(cx, p, pod, &res, want, &reach, out);
+        let text = advice(cx, p, pod, &res, want, reach, out);
         out.push(diag(Code::InsufficientGpu, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name, text));
         note(p, Code::InsufficientGpu);
     }
@@ -73,24 +79,26 @@ struct Reach<'a> {
     failed: Vec<(&'a str, &'a GpuResource)>,
     /// NVIDIA GPU resources the nodes it could go to advertise under another name, with them.
     siblings: std::collections::BTreeMap<String, Vec<String>>,
+    /// The first holder of a unit there that is being deleted, with its node.
+    terminating: Option<(&'a k8s_openapi::api::core::v1::Node, &'a app::model::Holder)>,
 }
 
 impl<'a> Reach<'a> {
-    fn of(cx: &Ctx<'a>, troubled: &[Troubled<'a>], pod: &crate::pod::Pod, res: &str) -> Self {
+    fn of(cx: &Ctx<'a>, troubled: &[Troubled<'a>], aim: Aim<'_>, res: &str) -> Self {
         let with_res: Vec<(&k8s_openapi::api::core::v1::Node, &GpuResource)> = cx
             .pairs
             .iter()
-            .filter(|(n, _)| Ctx::could_target(pod, n))
+            .filter(|(n, _)| Ctx::could_aim(aim, n))
             .filter_map(|(n, v)| v.gpu_resources.iter().find(|g| g.resource == res && g.capacity > 0).map(|g| (*n, g)))
             .collect();
         let plugin_down = troubled
             .iter()
-            .filter(|t| t.trouble == Trouble::PluginMissing && Ctx::could_target(pod, t.node))
+            .filter(|t| t.trouble == Trouble::PluginMissing && Ctx::could_aim(aim, t.node))
             .map(|t| t.name)
             .collect();
         let aimed = troubled
             .iter()
-            .find(|t| t.trouble == Trouble::PluginMissing && crate::derive::pending_targets(pod, t.node))
+            .find(|t| t.trouble == Trouble::PluginMissing && crate::derive::pending::aims_at(aim, t.node))
             .map(|t| t.name);
         let failed = with_res
             .iter()
@@ -99,7 +107,7 @@ impl<'a> Reach<'a> {
             .collect();
         let mut siblings: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
         if node::is_nvidia_gpu(res) && with_res.is_empty() {
-            for (n, v) in cx.pairs.iter().filter(|(n, _)| Ctx::could_target(pod, n)) {
+            for (n, v) in cx.pairs.iter().filter(|(n, _)| Ctx::could_aim(aim, n)) {
                 for g in v
                     .gpu_resources
                     .iter()
@@ -109,7 +117,8 @@ impl<'a> Reach<'a> {
                 }
             }
         }
-        Reach { with_res, plugin_down, aimed, failed, siblings }
+        let terminating = first_terminating(&with_res);
+        Reach { with_res, plugin_down, aimed, failed, siblings, terminating }
     }
 }
 
@@ -125,7 +134,7 @@ fn advice(
     reach: &Reach<'_>,
     out: &mut Vec<Diagnosis>,
 ) -> Said {
-    let Reach { with_res, plugin_down, aimed, failed, .. } = reach;
+    let Reach { with_res, plugin_down, aimed, failed, terminating, .. } = reach;
     if let Some(node) = aimed {
         note(p, Code::DevicePluginMissing);
         said::waiting_node_aimed_at_which(&want, &res, &node)
@@ -168,7 +177,7 @@ fn advice(
             out.push(on_node(d, r.node()));
         }
         r.waiting_text(res, want)
-    } else if let Some(t) = terminating_holder(cx, with_res, out) {
+    } else if let Some(t) = terminating_holder(cx, *terminating, out) {
         note(p, Code::GpuHeldByTerminatingPod);
         let (holder, since, grace) = (t.pod, t.since, t.grace);
         let stuck: Said = if t.stuck { said::past_grace_period_gpu_held() } else { Said::default() };
