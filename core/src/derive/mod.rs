@@ -5,6 +5,7 @@ pub mod agent;
 mod diagnose;
 pub mod dra;
 mod dra_devices;
+mod events;
 mod inputs;
 mod load;
 pub mod memory;
@@ -54,6 +55,8 @@ pub fn derive(inputs: &Inputs, opts: &Options, source: Source, revision: u64, no
 pub struct Cache {
     /// The pods by address, with their facts, grouped by node.
     pub pods: pods::PodIndex,
+    /// The events by address, with what their messages name.
+    events: events::EventIndex,
     nodes: Map<String, NodeMemo>,
     /// The diagnoses each node's view gives by itself, as last published.
     of_view: diagnose::OfView,
@@ -100,6 +103,7 @@ pub fn derive_cached(
     }
     let rs_owners = pods::rs_owners(&inputs.replica_sets);
     cache.pods.update(&inputs.pods);
+    cache.events.update(&inputs.events);
     let index = &cache.pods;
     let new_use = cache.metrics.update(inputs);
     let usage_of = &cache.metrics;
@@ -130,7 +134,7 @@ pub fn derive_cached(
     let (mut diagnoses, blocked) = diagnose::diagnose(
         &cache.of_view,
         inputs,
-        index,
+        (index, &cache.events),
         (&nodes, &objects),
         &quotas,
         &mut pending,

@@ -298,28 +298,41 @@ impl std::hash::Hasher for AddrHasher {
     }
 }
 
+/// An object's address: the stores hand out the same `Arc` until the object changes.
+pub(crate) fn addr<T>(o: &std::sync::Arc<T>) -> usize {
+    std::sync::Arc::as_ptr(o) as usize
+}
+
+/// What changed between the addresses a list had (`order`) and the list now: the addresses
+/// gone and the positions of the objects that are new there, or `None` when the list is the
+/// same object for object (the common case: one object changed is one position). Only the
+/// positions that differ are looked at; an object new at a position may be kept from elsewhere
+/// in the list, and the caller knows.
+pub(crate) fn changed<T>(order: &[usize], now: &[std::sync::Arc<T>]) -> Option<(Vec<usize>, Vec<usize>)> {
+    let moved: Vec<usize> =
+        (0..now.len().max(order.len())).filter(|&i| now.get(i).map(addr) != order.get(i).copied()).collect();
+    if moved.is_empty() {
+        return None;
+    }
+    let here: std::collections::HashMap<usize, usize, AddrHash> =
+        moved.iter().filter_map(|&i| now.get(i).map(|o| (addr(o), i))).collect();
+    let before: std::collections::HashSet<usize, AddrHash> =
+        moved.iter().filter_map(|&i| order.get(i).copied()).collect();
+    let gone = before.iter().filter(|a| !here.contains_key(a)).copied().collect();
+    let new = here.iter().filter(|(a, _)| !before.contains(a)).map(|(_, i)| *i).collect();
+    Some((gone, new))
+}
+
 impl PodIndex {
     /// Takes in the pods as they are now.
     pub fn update(&mut self, pods: &[std::sync::Arc<Pod>]) {
-        let addr = |p: &std::sync::Arc<Pod>| std::sync::Arc::as_ptr(p) as usize;
-        // Where the list is the same object for object, nothing changed (the common case: one
-        // pod changed is one position).
-        let moved: Vec<usize> = (0..pods.len().max(self.order.len()))
-            .filter(|&i| pods.get(i).map(addr) != self.order.get(i).copied())
-            .collect();
-        if moved.is_empty() {
-            return;
+        let Some((gone, new)) = changed(&self.order, pods) else { return };
+        for a in gone {
+            self.forget(a);
         }
-        let now: std::collections::HashMap<usize, usize, AddrHash> =
-            moved.iter().filter_map(|&i| pods.get(i).map(|p| (addr(p), i))).collect();
-        let before: std::collections::HashSet<usize, AddrHash> =
-            moved.iter().filter_map(|&i| self.order.get(i).copied()).collect();
-        for a in before.iter().filter(|a| !now.contains_key(a)) {
-            self.forget(*a);
-        }
-        for (a, i) in now.iter().filter(|(a, _)| !before.contains(a)) {
-            if !self.by_addr.contains_key(a) {
-                self.learn(&pods[*i]);
+        for i in new {
+            if !self.by_addr.contains_key(&addr(&pods[i])) {
+                self.learn(&pods[i]);
             }
         }
         self.order = pods.iter().map(addr).collect();

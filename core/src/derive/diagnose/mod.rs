@@ -79,6 +79,8 @@ pub(super) struct Ctx<'a> {
     inputs: &'a Inputs,
     /// The pods by node and the notable ones.
     index: &'a pods::PodIndex,
+    /// Whether any event names a runtime (else the runtime diagnoses skip the events).
+    events_name_runtime: bool,
     nodes: &'a [Arc<NodeView>],
     /// Each node object with its view.
     pairs: Vec<(&'a Node, &'a NodeView)>,
@@ -190,7 +192,7 @@ impl OfView {
 pub fn diagnose(
     of_view: &OfView,
     inputs: &Inputs,
-    index: &pods::PodIndex,
+    (index, events): (&pods::PodIndex, &super::events::EventIndex),
     (nodes, objects): (&[Arc<NodeView>], &[&Node]),
     quotas: &[QuotaView],
     pending: &mut [PendingPod],
@@ -201,7 +203,8 @@ pub fn diagnose(
     // The views and their objects, in one order (the views' by name).
     let pairs = objects.iter().copied().zip(nodes.iter().map(AsRef::as_ref)).collect();
     let (plugins, plugin_namespaces) = device_plugins(index);
-    let cx = Ctx { inputs, index, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
+    let events_name_runtime = events.names_runtime();
+    let cx = Ctx { inputs, index, events_name_runtime, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
     let mut out = Vec::new();
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
     nodes::gpu_node_down(&cx, &mut out);

@@ -8,6 +8,7 @@ use app::model::{Code, Diagnosis, Kind, Severity};
 use super::runtime_said as said;
 
 use super::{diag, on_node, Ctx};
+use crate::derive::events::{RUNTIME_CLASS, RUNTIME_HANDLER};
 use crate::derive::{node, pods};
 
 /// Extracts the quoted name after `prefix` (`RuntimeClass "nvidia" not found` → `nvidia`).
@@ -38,12 +39,12 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
             said::pods_cannot_created_runtimeclass_does(&class, &have),
         ));
     };
-    for e in &cx.inputs.events {
+    for e in cx.inputs.events.iter().filter(|_| cx.events_name_runtime) {
         let Some(msg) = e.message.as_deref() else {
             continue;
         };
         let o = &e.involved_object;
-        if let Some(class) = quoted_after(msg, "RuntimeClass ").filter(|_| msg.contains("not found")) {
+        if let Some(class) = quoted_after(msg, RUNTIME_CLASS).filter(|_| msg.contains("not found")) {
             missing(
                 o.kind.as_deref().unwrap_or("Object"),
                 o.namespace.as_deref(),
@@ -57,7 +58,7 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let ns = rs.metadata.namespace.as_deref();
         let name = rs.metadata.name.as_deref().unwrap_or("");
         for c in rs.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten() {
-            if let Some(class) = c.message.as_deref().and_then(|m| quoted_after(m, "RuntimeClass ")) {
+            if let Some(class) = c.message.as_deref().and_then(|m| quoted_after(m, RUNTIME_CLASS)) {
                 missing("ReplicaSet", ns, name, class, out);
             }
         }
@@ -79,12 +80,12 @@ pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
     // Pods that exist and their nodes, looked up only when an event names a missing handler.
     let mut live_pods: Option<HashMap<(&str, &str), Option<&str>>> = None;
     let mut seen = BTreeSet::new();
-    for e in &cx.inputs.events {
+    for e in cx.inputs.events.iter().filter(|_| cx.events_name_runtime) {
         let Some(msg) = e.message.as_deref() else {
             continue;
         };
         let o = &e.involved_object;
-        let Some(handler) = quoted_after(msg, "no runtime for ").filter(|_| msg.contains("is configured")) else {
+        let Some(handler) = quoted_after(msg, RUNTIME_HANDLER).filter(|_| msg.contains("is configured")) else {
             continue;
         };
         let key = (o.namespace.clone().unwrap_or_default(), o.name.clone().unwrap_or_default());

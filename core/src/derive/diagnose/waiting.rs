@@ -290,28 +290,43 @@ pub(super) fn shared_gpu_request_too_large(pending: &mut [PendingPod], out: &mut
     }
 }
 
+/// The node with the most memory free where a pod could go, and how many nodes it could go to.
+type Best<'a> = (Option<&'a NodeView>, usize);
+
 /// `insufficient-memory`: a pending pod the scheduler refused for memory, with the numbers of
 /// the node it was closest to fitting (unified-memory boards: the one pool the model's
 /// weights live in) and whether a GPU unit is free there while the memory is not.
 pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &mut Vec<Diagnosis>) {
+    let free = |v: &NodeView| v.memory.allocatable_bytes.saturating_sub(v.memory.requested_bytes);
+    // The node with the most memory free where a pod could go, and how many it could go to: the
+    // same for every pod that names nodes alike and asks for the same GPU resource (one walk
+    // over the nodes for a workload's waiting pods, not one a pod).
+    let mut best_of: crate::derive::Map<(Aim<'_>, Option<String>), Best<'_>> = crate::derive::Map::default();
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         if !p.reasons.iter().any(|r| r.reason.en == "Insufficient memory") {
             continue;
         }
         let ask = p.memory_request_bytes.unwrap_or(0);
         let gpu = p.gpu_request.clone();
-        // Candidates: nodes it could go to that are up and, for a GPU pod, have its resource.
-        let candidates: Vec<&NodeView> = cx
-            .pairs
-            .iter()
-            .filter(|(n, v)| v.ready && Ctx::could_target(pod, n))
-            .map(|(_, v)| *v)
-            .filter(|v| {
-                gpu.as_ref().is_none_or(|g| v.gpu_resources.iter().any(|r| r.resource == g.resource && r.capacity > 0))
-            })
-            .collect();
-        let free = |v: &NodeView| v.memory.allocatable_bytes.saturating_sub(v.memory.requested_bytes);
-        let Some(best) = candidates.iter().copied().max_by_key(|v| (free(v), std::cmp::Reverse(v.name.clone()))) else {
+        let key = (crate::derive::pending::aim(pod), gpu.as_ref().map(|g| g.resource.clone()));
+        let (best, candidates) = *best_of.entry(key).or_insert_with_key(|(aim, resource)| {
+            // Candidates: nodes it could go to that are up and, for a GPU pod, have its resource.
+            let mut best: Option<&NodeView> = None;
+            let mut count = 0;
+            let candidates =
+                cx.pairs.iter().filter(|(n, v)| v.ready && Ctx::could_aim(*aim, n)).map(|(_, v)| *v).filter(|v| {
+                    resource.as_ref().is_none_or(|r| v.gpu_resources.iter().any(|g| &g.resource == r && g.capacity > 0))
+                });
+            for v in candidates {
+                count += 1;
+                // The most free; of equals, the first by name.
+                if best.is_none_or(|b| (free(v), &b.name) > (free(b), &v.name)) {
+                    best = Some(v);
+                }
+            }
+            (best, count)
+        });
+        let Some(best) = best else {
             continue;
         };
         let name = best.name.as_str();
@@ -335,8 +350,8 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
             let (g, f) = (Bytes(sp.gpu_pods_bytes), Bytes(sp.free_bytes));
             measured.push(&memory_said::their_models_hold_gpu_memory(&g, &f));
         }
-        let others = if candidates.len() > 1 {
-            let n = candidates.len() - 1;
+        let others = if candidates > 1 {
+            let n = candidates - 1;
             memory_said::other_node_could_go_have(&n)
         } else {
             Said::default()
