@@ -222,22 +222,58 @@ pub fn diagnose(
     dra::claim_unreserved(&cx, &mut out);
     dra::dual_allocator(&cx, &mut out);
     let blocked = quota::gpu_quota_exhausted(&cx, quotas, &mut out);
-    let mut out: Vec<Arc<Diagnosis>> = out.into_iter().map(Arc::new).collect();
+    let found: Vec<Arc<Diagnosis>> = out.into_iter().map(Arc::new).collect();
+    let mut own = Vec::new();
     for view in nodes {
-        of_view.of(view, &mut out);
+        of_view.of(view, &mut own);
     }
-    // Stable: two diagnoses alike in all four (one code on two resources of a node) keep the
-    // order they were found in.
-    out.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            // Most neighbours share their code: equal variants need no text compared.
-            .then_with(|| if a.code == b.code { Ordering::Equal } else { a.code.as_str().cmp(b.code.as_str()) })
-            .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
-    });
+    let mut out = in_order(found, own);
     link(&cx, pending, &blocked, &mut out);
     tell_pending(&cx, pending, &out);
     (out, blocked)
+}
+
+/// The diagnoses found and those of the nodes' views (`own`, node by node, the nodes sorted by
+/// name), in [`order`] — stable: two alike in all four (one code on two resources of a node)
+/// keep the order they were found in, as one stable sort of `found` then `own` gives.
+/// `own` names its nodes with no namespace, so ordered by severity and code alone it is in the
+/// whole order (checked; sorted whole where not) and is merged in, without comparing a
+/// thousand names.
+fn in_order(mut found: Vec<Arc<Diagnosis>>, mut own: Vec<Arc<Diagnosis>>) -> Vec<Arc<Diagnosis>> {
+    found.sort_by(|a, b| order(a, b));
+    own.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| code_order(a, b)));
+    if !own.is_sorted_by(|a, b| order(a, b) != Ordering::Greater) {
+        own.sort_by(|a, b| order(a, b));
+    }
+    let mut out = Vec::with_capacity(found.len() + own.len());
+    let mut own = own.into_iter().peekable();
+    for d in found {
+        // Ties go to those found first.
+        while let Some(o) = own.next_if(|o| order(o, &d) == Ordering::Less) {
+            out.push(o);
+        }
+        out.push(d);
+    }
+    out.extend(own);
+    out
+}
+
+/// The order of diagnoses: the most severe first, then by code, namespace and name.
+fn order(a: &Diagnosis, b: &Diagnosis) -> Ordering {
+    b.severity
+        .cmp(&a.severity)
+        .then_with(|| code_order(a, b))
+        .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
+}
+
+/// Diagnoses by code (as written); most neighbours share theirs, and equal variants need no
+/// text compared.
+fn code_order(a: &Diagnosis, b: &Diagnosis) -> Ordering {
+    if a.code == b.code {
+        Ordering::Equal
+    } else {
+        a.code.as_str().cmp(b.code.as_str())
+    }
 }
 
 /// The device plugin's pod on each node (where two run on one node, the first by name, every

@@ -586,3 +586,40 @@ fn a_model_waiting_for_board_memory_hears_what_the_board_really_has_where_the_ag
     let d = found(&v, "insufficient-memory", "pack-counter-5d4c3b2a1-p6a7s");
     assert!(d.message.contains("of GPU memory besides; 1.4 GiB of the board is really free"), "{}", d.message);
 }
+
+#[test]
+fn the_nodes_own_diagnoses_merged_in_are_ordered_as_one_stable_sort_of_all() {
+    use app::model::{Code, Kind};
+    use std::sync::Arc;
+    let d = |severity: Severity, code: Code, kind: Kind, ns: Option<&str>, name: &str, text: &str| {
+        Arc::new(Diagnosis {
+            message: app::i18n::Said::same(text.to_string()),
+            ..super::diag(code, severity, kind, ns, name, app::i18n::Said::default())
+        })
+    };
+    let found = vec![
+        d(Severity::Warning, Code::GpuUsedOutsideScheduler, Kind::Node, None, "b", "found, tie with own b"),
+        d(Severity::Critical, Code::InsufficientGpu, Kind::Pod, Some("ml"), "m-1", "critical pod"),
+        d(Severity::Info, Code::GpuTimeSliceContention, Kind::Node, None, "a", "found info"),
+        d(Severity::Warning, Code::DevicePluginMissing, Kind::Node, None, "c", "plugin"),
+    ];
+    // Node by node (a, b, c), as the views give them.
+    let own = vec![
+        d(Severity::Warning, Code::GpuUsedOutsideScheduler, Kind::Node, None, "a", "own a"),
+        d(Severity::Info, Code::GpuTimeSliceContention, Kind::Node, None, "a", "own a info"),
+        d(Severity::Warning, Code::UnifiedMemoryOvercommit, Kind::Node, None, "b", "own b memory"),
+        d(Severity::Warning, Code::GpuUsedOutsideScheduler, Kind::Node, None, "b", "own b"),
+        d(Severity::Warning, Code::GpuUsedOutsideScheduler, Kind::Node, None, "c", "own c"),
+    ];
+    let mut whole: Vec<Arc<Diagnosis>> = found.iter().chain(&own).cloned().collect();
+    whole.sort_by(|a, b| super::order(a, b));
+    let text = |v: &[Arc<Diagnosis>]| v.iter().map(|d| d.message.en.clone()).collect::<Vec<_>>();
+    let merged = super::in_order(found.clone(), own.clone());
+    assert_eq!(text(&merged), text(&whole));
+    assert_eq!(text(&merged)[..3], ["critical pod", "plugin", "own a"]);
+    // Views that do not come node by node are sorted whole.
+    let shuffled: Vec<Arc<Diagnosis>> = own.iter().rev().cloned().collect();
+    let mut whole: Vec<Arc<Diagnosis>> = found.iter().chain(&shuffled).cloned().collect();
+    whole.sort_by(|a, b| super::order(a, b));
+    assert_eq!(text(&super::in_order(found, shuffled)), text(&whole));
+}
