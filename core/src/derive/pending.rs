@@ -11,12 +11,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::{dra, node, pods, scheduler, ts, Inputs, Map};
 use crate::pod::Pod;
 
-/// Does a pending pod name this node (nodeSelector that the node matches, or nominated)?
-pub(crate) fn pending_targets(pod: &Pod, node: &Node) -> bool {
-    aims_at(aim(pod), node)
-}
-
-/// Does this aim name the node: nominated to it, or a selector it matches?
+/// Does a pending pod's aim (see [`aim`]) name this node: nominated to it, or a node selector
+/// it matches?
 pub(crate) fn aims_at((nominated, selector): Aim<'_>, node: &Node) -> bool {
     let name = node.metadata.name.as_deref().unwrap_or("");
     if nominated == Some(name) {
@@ -31,7 +27,7 @@ pub(crate) fn aims_at((nominated, selector): Aim<'_>, node: &Node) -> bool {
 /// What a pending pod names a node by: its nomination and its node selector.
 pub(crate) type Aim<'a> = (Option<&'a str>, Option<&'a std::collections::BTreeMap<String, String>>);
 
-/// What a pending pod names a node by (see [`pending_targets`], which reads only these).
+/// What a pending pod names a node by (all that [`aims_at`] reads).
 pub(crate) fn aim(pod: &Pod) -> Aim<'_> {
     (
         pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()),
@@ -42,29 +38,20 @@ pub(crate) fn aim(pod: &Pod) -> Aim<'_> {
 /// The pending pods that name a node, grouped by what they name it by, with how many name it
 /// so: how many pending pods name each node costs one test a group, not one a pod (twenty pods
 /// of one workload waiting on a thousand nodes were twenty thousand tests a revision).
-pub(crate) struct Aims<'a>(Vec<(&'a Pod, u32)>);
+pub(crate) struct Aims<'a>(Map<Aim<'a>, u32>);
 
 impl<'a> Aims<'a> {
     pub(crate) fn of(waiting: &[&'a Pod]) -> Self {
-        let mut group: Map<Aim<'a>, usize> = Map::default();
-        let mut groups: Vec<(&'a Pod, u32)> = Vec::new();
-        for p in waiting {
-            let a = aim(p);
-            if a == (None, None) {
-                continue;
-            }
-            let i = *group.entry(a).or_insert_with(|| {
-                groups.push((p, 0));
-                groups.len() - 1
-            });
-            groups[i].1 += 1;
+        let mut groups: Map<Aim<'a>, u32> = Map::default();
+        for a in waiting.iter().map(|p| aim(p)).filter(|a| *a != (None, None)) {
+            *groups.entry(a).or_default() += 1;
         }
         Aims(groups)
     }
 
     /// How many pending pods name this node.
     pub(crate) fn count(&self, node: &Node) -> u32 {
-        self.0.iter().filter(|(p, _)| pending_targets(p, node)).map(|(_, n)| n).sum()
+        self.0.iter().filter(|(a, _)| aims_at(**a, node)).map(|(_, n)| n).sum()
     }
 }
 
@@ -193,7 +180,7 @@ mod tests {
             node("n5", ""),
         ];
         let each: Vec<u32> =
-            nodes.iter().map(|n| waiting.iter().filter(|p| pending_targets(p, n)).count() as u32).collect();
+            nodes.iter().map(|n| waiting.iter().filter(|p| aims_at(aim(p), n)).count() as u32).collect();
         assert_eq!(each, vec![5, 2, 1, 4, 0]);
         assert_eq!(nodes.iter().map(|n| aims.count(n)).collect::<Vec<_>>(), each);
     }

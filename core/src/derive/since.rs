@@ -33,6 +33,14 @@ fn same_id(k: &DiagKey, id: (&str, &str, &str, &str)) -> bool {
     (k.0.as_str(), k.1.as_str(), k.2.as_str(), k.3.as_str()) == id
 }
 
+/// Gives a diagnosis the time it has held since; one that goes on says it already, and is not
+/// copied.
+fn give(d: &mut Arc<app::model::Diagnosis>, first: &str) {
+    if d.since.as_deref() != Some(first) {
+        Arc::make_mut(d).since = Some(first.to_string());
+    }
+}
+
 /// Gives each diagnosis the time since when it has held, and keeps the times of the open ones
 /// for the next run; the pending pods' copies get the same. A diagnosis kept from the last
 /// revision already says it (see [`diagnose::OfView`]) and is left as it is.
@@ -56,20 +64,15 @@ pub(super) fn stamp(
         match since.open.get_mut(&h) {
             Some((k, first, seen)) if same_id(k, id) => {
                 *seen = run;
-                // A diagnosis that goes on says its time already: no copy of it.
-                if d.since.as_deref() != Some(first.as_str()) {
-                    Arc::make_mut(d).since = Some(first.clone());
-                }
+                give(d, first);
             }
             // Another identity under the same hash (or none): this one starts now, or when
             // history last saw it raised.
             _ => {
                 let key = diag_key(d);
                 let first = carried.as_ref().and_then(|c| c.get(&key)).cloned().unwrap_or_else(|| now_text.clone());
-                since.open.entry(h).or_insert_with(|| (key, first.clone(), run));
-                if d.since.as_deref() != Some(first.as_str()) {
-                    Arc::make_mut(d).since = Some(first);
-                }
+                give(d, &first);
+                since.open.entry(h).or_insert_with(|| (key, first, run));
             }
         }
     }

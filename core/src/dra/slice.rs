@@ -250,7 +250,11 @@ mod tests {
     #[test]
     fn a_few_entries_read_and_write_as_the_object_they_came_as() {
         // A device as the NVIDIA DRA driver publishes it (k8s-dra-driver-gpu, a whole GPU).
-        let text = r#"{"name":"gpu-0","attributes":{"type":{"string":"gpu"},"uuid":{"string":"GPU-4a2f"},"index":{"int":0},"productName":{"string":"NVIDIA A100-SXM4-40GB"},"driverVersion":{"version":"550.54.15"},"resource.kubernetes.io/pcieRoot":{"string":"pci0000:00"}},"capacity":{"memory":{"value":"40Gi"}}}"#;
+        let text = r#"{"name": "gpu-0",
+            "attributes": {"type": {"string": "gpu"}, "uuid": {"string": "GPU-4a2f"}, "index": {"int": 0},
+                "productName": {"string": "NVIDIA A100-SXM4-40GB"}, "driverVersion": {"version": "550.54.15"},
+                "resource.kubernetes.io/pcieRoot": {"string": "pci0000:00"}},
+            "capacity": {"memory": {"value": "40Gi"}}}"#;
         let d: Device = serde_json::from_str(text).expect("a device");
         let keys: Vec<&str> = d.attributes.iter().map(|(k, _)| k).collect();
         assert_eq!(keys, ["driverVersion", "index", "productName", "resource.kubernetes.io/pcieRoot", "type", "uuid"]);

@@ -79,8 +79,8 @@ pub(super) struct Ctx<'a> {
     inputs: &'a Inputs,
     /// The pods by node and the notable ones.
     index: &'a pods::PodIndex,
-    /// Whether any event names a runtime (else the runtime diagnoses skip the events).
-    events_name_runtime: bool,
+    /// The events the runtime diagnoses read: all of them where one names a runtime, else none.
+    runtime_events: &'a [Arc<k8s_openapi::api::core::v1::Event>],
     nodes: &'a [Arc<NodeView>],
     /// Each node object with its view.
     pairs: Vec<(&'a Node, &'a NodeView)>,
@@ -108,6 +108,16 @@ impl<'a> Ctx<'a> {
     /// The view of a node by name (views are sorted by name).
     fn view(&self, name: &str) -> Option<&'a NodeView> {
         self.nodes.binary_search_by(|v| v.name.as_str().cmp(name)).ok().map(|i| self.nodes[i].as_ref())
+    }
+
+    /// A pod holding resources on `node`, by namespace and name: among the pods of that node,
+    /// not among every pod of the cluster.
+    fn held_on(&self, node: &Node, ns: &str, name: &str) -> Option<&'a Arc<Pod>> {
+        let here = self.index.on(node.metadata.name.as_deref().unwrap_or(""))?;
+        here.held
+            .iter()
+            .map(|(p, _)| p)
+            .find(|p| p.metadata.namespace.as_deref() == Some(ns) && p.metadata.name.as_deref() == Some(name))
     }
 
     /// Whether a pending pod could go to this node as far as its node selector or nomination
@@ -203,8 +213,8 @@ pub fn diagnose(
     // The views and their objects, in one order (the views' by name).
     let pairs = objects.iter().copied().zip(nodes.iter().map(AsRef::as_ref)).collect();
     let (plugins, plugin_namespaces) = device_plugins(index);
-    let events_name_runtime = events.names_runtime();
-    let cx = Ctx { inputs, index, events_name_runtime, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
+    let runtime_events = if events.names_runtime() { &inputs.events[..] } else { &[] };
+    let cx = Ctx { inputs, index, runtime_events, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
     let mut out = Vec::new();
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
     nodes::gpu_node_down(&cx, &mut out);

@@ -127,12 +127,9 @@ fn holders<'a>(
     let me = pod.metadata.name.as_deref();
     let mut found: Vec<&'a std::sync::Arc<Pod>> = Vec::new();
     for (n, g) in on.iter().filter(|(_, g)| g.resource == res) {
-        let Some(here) = cx.index.on(n.metadata.name.as_deref().unwrap_or("")) else { continue };
         let start = found.len();
         for h in g.holders.iter().filter(|h| h.namespace == ns && Some(h.name.as_str()) != me) {
-            let p = here.held.iter().map(|(p, _)| p).find(|p| {
-                p.metadata.namespace.as_deref() == Some(ns) && p.metadata.name.as_deref() == Some(h.name.as_str())
-            });
+            let p = cx.held_on(n, ns, &h.name);
             if let Some(p) = p.filter(|p| !found[start..].iter().any(|q| std::sync::Arc::ptr_eq(q, p))) {
                 found.push(p);
             }

@@ -39,7 +39,7 @@ pub(super) fn runtimeclass_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
             said::pods_cannot_created_runtimeclass_does(&class, &have),
         ));
     };
-    for e in cx.inputs.events.iter().filter(|_| cx.events_name_runtime) {
+    for e in cx.runtime_events {
         let Some(msg) = e.message.as_deref() else {
             continue;
         };
@@ -80,7 +80,7 @@ pub(super) fn runtime_handler_missing(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
     // Pods that exist and their nodes, looked up only when an event names a missing handler.
     let mut live_pods: Option<HashMap<(&str, &str), Option<&str>>> = None;
     let mut seen = BTreeSet::new();
-    for e in cx.inputs.events.iter().filter(|_| cx.events_name_runtime) {
+    for e in cx.runtime_events {
         let Some(msg) = e.message.as_deref() else {
             continue;
         };

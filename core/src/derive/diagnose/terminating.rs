@@ -36,11 +36,7 @@ pub(super) fn terminating_holder(
     out: &mut Vec<Diagnosis>,
 ) -> Option<Terminating> {
     let (node, h) = first?;
-    // The holder's object among the pods on its node.
-    let pod = cx.index.on(node.metadata.name.as_deref().unwrap_or(""))?.held.iter().map(|(p, _)| p).find(|p| {
-        p.metadata.namespace.as_deref() == Some(h.namespace.as_str())
-            && p.metadata.name.as_deref() == Some(h.name.as_str())
-    })?;
+    let pod = cx.held_on(node, &h.namespace, &h.name)?;
     let deadline = pod.metadata.deletion_timestamp.as_ref()?.0;
     let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(30);
     let since = deadline.checked_sub(jiff::SignedDuration::from_secs(grace)).unwrap_or(deadline);
