@@ -4,6 +4,7 @@
 //! requests are GET (list, watch, get).
 
 mod agents;
+mod json_list;
 mod liveness;
 mod metrics;
 mod pod_wire;

@@ -1,5 +1,6 @@
 //! The pods' list-then-watch: the list asked for in protobuf (JSON where the server only
-//! speaks JSON, as the simulator does), the watch that follows as kube-rs' JSON watch. It
+//! speaks JSON, as the simulator does: read as it arrives, each pod handed on once its bytes
+//! are in — `json_list`), the watch that follows as kube-rs' JSON watch. It
 //! yields kube-rs' watcher events, so the reflector, the change check and the liveness
 //! handling are the same as for every other kind.
 //!
@@ -9,7 +10,6 @@
 //! the watch cache; watch from the list's version; bookmarks move it; 410 Gone lists again;
 //! a watch silent past its timeout is reopened).
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,10 +17,11 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use http_body_util::BodyExt;
 use kube::api::{WatchEvent, WatchParams};
-use kube::core::{ObjectList, Status};
+use kube::core::Status;
 use kube::runtime::watcher::{Error, Event};
 use kube::{Api, Client, ResourceExt};
 
+use super::json_list::{ListError, Splitter};
 use super::pod_wire::{self, PodItems};
 use crate::pod::Pod;
 
@@ -33,19 +34,118 @@ const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 /// Past the watch's own timeout, how long a silent watch is waited for (as kube-rs does).
 const IDLE_MARGIN: Duration = Duration::from_secs(5);
 
-enum Items {
-    Protobuf(PodItems),
-    Json(VecDeque<Pod>),
+/// One page of the list being handed on.
+enum Page {
+    /// Protobuf, read whole (its version and next token known from the start).
+    Protobuf { version: String, next: String, items: PodItems },
+    /// JSON, read as it arrives: its version and next token are known at its end.
+    Json(Box<JsonPage>),
+}
+
+/// A JSON page: its pods as a thread decodes them from the body while it arrives
+/// ([`decode_json`]), a batch at a time.
+struct JsonPage {
+    rx: tokio::sync::mpsc::Receiver<Batch>,
+    batch: std::vec::IntoIter<Pod>,
+    /// The page's (resourceVersion, next token), once the decoder reached its end.
+    end: Option<(String, String)>,
+}
+
+/// What the decoding thread hands on.
+enum Batch {
+    /// The pods of one read of the body.
+    Pods(Vec<Pod>),
+    /// The page's end: its (resourceVersion, next token), or why it is no list.
+    End(kube::Result<(String, String)>),
+}
+
+/// How many batches may wait between the decoding thread and the watcher (a batch is one read
+/// of the body, ~70 pods of the simulator's 64 KiB writes): the decoder waits past that, so
+/// memory stays bounded whatever the list's size.
+const BATCHES: usize = 16;
+
+impl Page {
+    /// The next pod; None at the page's end.
+    async fn next(&mut self) -> Option<kube::Result<Pod>> {
+        match self {
+            Self::Protobuf { items, .. } => items.next().map(|r| r.map_err(decode_error)),
+            Self::Json(page) => page.next().await,
+        }
+    }
+
+    /// At the page's end: (its resourceVersion, the next page's token or empty).
+    fn end(self) -> kube::Result<(String, String)> {
+        match self {
+            Self::Protobuf { version, next, .. } => Ok((version, next)),
+            Self::Json(page) => page.end.ok_or_else(|| kube::Error::Service("the pods' list ended unread".into())),
+        }
+    }
+}
+
+impl JsonPage {
+    /// Starts decoding `body` on a blocking thread.
+    fn start(body: kube::client::Body) -> Self {
+        let (tx, rx) = tokio::sync::mpsc::channel(BATCHES);
+        let rt = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || {
+            let end = decode_json(&rt, body, &tx);
+            // Gone: the watcher stopped reading (it was dropped, or it failed).
+            let _ = tx.blocking_send(Batch::End(end));
+        });
+        Self { rx, batch: Vec::new().into_iter(), end: None }
+    }
+
+    async fn next(&mut self) -> Option<kube::Result<Pod>> {
+        loop {
+            if let Some(p) = self.batch.next() {
+                return Some(Ok(p));
+            }
+            if self.end.is_some() {
+                return None;
+            }
+            match self.rx.recv().await {
+                Some(Batch::Pods(pods)) => self.batch = pods.into_iter(),
+                Some(Batch::End(Ok(end))) => self.end = Some(end),
+                Some(Batch::End(Err(e))) => return Some(Err(e)),
+                None => return Some(Err(kube::Error::Service("the pods' list decoder stopped".into()))),
+            }
+        }
+    }
+}
+
+/// Reads a JSON list's body as it arrives and decodes its pods on this (blocking) thread,
+/// handing them on a read at a time, beside the watcher that stores them — at 30,000 pods the
+/// decoding and the storing each take a core's tenths of a second. Returns the list's
+/// (resourceVersion, next token).
+fn decode_json(
+    rt: &tokio::runtime::Handle,
+    mut body: kube::client::Body,
+    tx: &tokio::sync::mpsc::Sender<Batch>,
+) -> kube::Result<(String, String)> {
+    let mut split = Splitter::default();
+    while let Some(frame) = rt.block_on(body.frame()).transpose()? {
+        let Ok(data) = frame.into_data() else { continue };
+        split.push(&data);
+        let mut pods = Vec::new();
+        while let Some(r) = split.next_item().map_err(list_error)? {
+            // As the store keeps it (the watcher strips it again: nothing left to drop).
+            pods.push(Pod::from_json_stripped(split.item(r)).map_err(kube::Error::SerdeError)?);
+        }
+        if !pods.is_empty() && tx.blocking_send(Batch::Pods(pods)).is_err() {
+            return Err(kube::Error::Service("the pods' list was no longer read".into()));
+        }
+    }
+    let meta: kube::core::ListMeta = match split.finish().map_err(list_error)? {
+        Some(m) => serde_json::from_slice(&m).map_err(kube::Error::SerdeError)?,
+        None => kube::core::ListMeta::default(),
+    };
+    Ok((meta.resource_version.unwrap_or_default(), meta.continue_.unwrap_or_default()))
 }
 
 enum State {
     Empty,
-    /// A page's items being handed on; `next` is the following page's token (empty: the last).
-    Listing {
-        version: String,
-        next: String,
-        items: Items,
-    },
+    /// A page's items being handed on.
+    Listing(Page),
     Listed {
         version: String,
     },
@@ -78,28 +178,27 @@ pub fn watch(client: Client, timeout: u32) -> impl Stream<Item = Result<Event<Po
 async fn step(state: State, client: &Client, api: &Api<Pod>, timeout: u32) -> Step {
     match state {
         State::Empty => match list(client, "").await {
-            Ok((version, next, items)) => (Some(Ok(Event::Init)), State::Listing { version, next, items }),
+            Ok(page) => (Some(Ok(Event::Init)), State::Listing(page)),
             Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
         },
-        State::Listing { version, next, mut items } => {
-            let pod = match &mut items {
-                Items::Protobuf(it) => it.next().map(|r| r.map_err(decode_error)),
-                Items::Json(q) => q.pop_front().map(Ok),
-            };
-            match pod {
-                Some(Ok(pod)) => (Some(Ok(Event::InitApply(pod))), State::Listing { version, next, items }),
-                Some(Err(e)) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
+        State::Listing(mut page) => match page.next().await {
+            Some(Ok(pod)) => (Some(Ok(Event::InitApply(pod))), State::Listing(page)),
+            Some(Err(e)) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
+            None => match page.end() {
+                Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
                 // A list without a version cannot be watched from (the watch would start at
                 // "now" and miss what happened since the list): list again, as kube-rs does.
-                None if next.is_empty() && version.is_empty() => (Some(Err(Error::NoResourceVersion)), State::Empty),
-                None if next.is_empty() => (Some(Ok(Event::InitDone)), State::Listed { version }),
+                Ok((version, next)) if next.is_empty() && version.is_empty() => {
+                    (Some(Err(Error::NoResourceVersion)), State::Empty)
+                }
+                Ok((version, next)) if next.is_empty() => (Some(Ok(Event::InitDone)), State::Listed { version }),
                 // The next page (a server that pages: one without a watch cache).
-                None => match list(client, &next).await {
-                    Ok((version, next, items)) => (None, State::Listing { version, next, items }),
+                Ok((_, next)) => match list(client, &next).await {
+                    Ok(page) => (None, State::Listing(page)),
                     Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
                 },
-            }
-        }
+            },
+        },
         State::Listed { version } => {
             let wp = WatchParams::default().timeout(timeout);
             match api.watch(&wp, &version).await {
@@ -146,14 +245,12 @@ fn moved(version: Option<String>, event: Event<Pod>, stream: WatchEvents) -> Ste
 pub async fn list_all(client: &Client) -> kube::Result<(String, bool, Vec<Pod>)> {
     let (mut all, mut protobuf, mut token) = (Vec::new(), true, String::new());
     for _ in 0..100_000 {
-        let (version, next, items) = list(client, &token).await?;
-        match items {
-            Items::Json(q) => {
-                all.extend(q);
-                protobuf = false;
-            }
-            Items::Protobuf(it) => all.extend(it.collect::<Result<Vec<_>, _>>().map_err(decode_error)?),
+        let mut page = list(client, &token).await?;
+        protobuf &= matches!(page, Page::Protobuf { .. });
+        while let Some(pod) = page.next().await {
+            all.push(pod?);
         }
+        let (version, next) = page.end()?;
         if next.is_empty() {
             return Ok((version, protobuf, all));
         }
@@ -162,12 +259,12 @@ pub async fn list_all(client: &Client) -> kube::Result<(String, bool, Vec<Pod>)>
     Err(kube::Error::Service("the pods' list did not end".into()))
 }
 
-/// One page of the pods' list, in protobuf where the server speaks it: (resourceVersion, the
-/// next page's token or empty, the items). The first page (`token` empty) is asked for as
-/// client-go's informers ask: `resourceVersion=0` (served whole from the watch cache, which
-/// ignores the limit) with a limit of 500 (honoured by a server without a watch cache, which
-/// then pages); the following pages by their token alone.
-async fn list(client: &Client, token: &str) -> kube::Result<(String, String, Items)> {
+/// One page of the pods' list, in protobuf where the server speaks it (read whole), else JSON
+/// (read as it arrives). The first page (`token` empty) is asked for as client-go's informers
+/// ask: `resourceVersion=0` (served whole from the watch cache, which ignores the limit) with a
+/// limit of 500 (honoured by a server without a watch cache, which then pages); the following
+/// pages by their token alone.
+async fn list(client: &Client, token: &str) -> kube::Result<Page> {
     let query = if token.is_empty() {
         format!("limit={PAGE}&resourceVersion=0&resourceVersionMatch=NotOlderThan")
     } else {
@@ -183,18 +280,16 @@ async fn list(client: &Client, token: &str) -> kube::Result<(String, String, Ite
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|t| t.starts_with(PROTOBUF));
-    let body = resp.into_body().collect().await?.to_bytes();
     if !code.is_success() {
+        let body = resp.into_body().collect().await?.to_bytes();
         return Err(kube::Error::Api(Box::new(failure(code.as_u16(), protobuf, body))));
     }
     if protobuf {
+        let body = resp.into_body().collect().await?.to_bytes();
         let page = pod_wire::open_list(body).map_err(decode_error)?;
-        Ok((page.version, page.next, Items::Protobuf(page.items)))
+        Ok(Page::Protobuf { version: page.version, next: page.next, items: page.items })
     } else {
-        let list: ObjectList<Pod> = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
-        let version = list.metadata.resource_version.unwrap_or_default();
-        let next = list.metadata.continue_.unwrap_or_default();
-        Ok((version, next, Items::Json(list.items.into())))
+        Ok(Page::Json(Box::new(JsonPage::start(resp.into_body()))))
     }
 }
 
@@ -212,6 +307,10 @@ fn failure(code: u16, protobuf: bool, body: Bytes) -> Status {
 }
 
 fn decode_error(e: pod_wire::WireError) -> kube::Error {
+    kube::Error::Service(Box::new(e))
+}
+
+fn list_error(e: ListError) -> kube::Error {
     kube::Error::Service(Box::new(e))
 }
 
