@@ -162,6 +162,13 @@ impl WatchState {
         !k.is_empty() && k.iter().all(|k| k.synced)
     }
 
+    /// Whether a kind is still on its first list: not synced and not failing (a kind the API
+    /// server refuses is not waited for).
+    pub fn listing(&self) -> bool {
+        let k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        !k.is_empty() && k.iter().any(|k| !k.synced && k.error.is_none())
+    }
+
     /// The source block of the ClusterView.
     pub fn source(&self) -> Source {
         let k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
@@ -187,5 +194,26 @@ impl WatchState {
                 objects: k.iter().map(|k| k.seen).sum(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kind_is_listing_until_it_syncs_or_fails() {
+        let st = WatchState::new(SourceMode::Cluster, String::new(), Duration::from_secs(30));
+        assert!(!st.listing(), "no kind: nothing to wait for");
+        let (nodes, events) = (st.register("nodes"), st.register("events"));
+        assert!(st.listing());
+        st.on(nodes, Seen::InitDone);
+        assert!(st.listing(), "events still on their first list");
+        let refused = kube::runtime::watcher::Error::InitialListFailed(kube::Error::Service("403 forbidden".into()));
+        st.on(events, Seen::Error(refused));
+        assert!(!st.listing(), "a refused kind is not waited for");
+        assert!(!st.synced());
+        st.on(events, Seen::InitDone);
+        assert!(!st.listing() && st.synced());
     }
 }
