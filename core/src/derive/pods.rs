@@ -26,37 +26,46 @@ fn milli(q: &K8sQuantity) -> Option<i128> {
     )
 }
 
-fn container_requests(c: &Container) -> Amounts {
-    let mut out = Amounts::new();
+/// Amounts by resource name, the names borrowed from the pod, sorted by name: a pod names a
+/// handful of resources, so a sorted vector is cheaper than a map and copies no name.
+type Sums<'a> = Vec<(&'a str, i128)>;
+
+/// The amount for `name`, added (as 0) where absent.
+fn slot<'a, 'b>(m: &'b mut Sums<'a>, name: &'a str) -> &'b mut i128 {
+    let i = match m.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        Ok(i) => i,
+        Err(i) => {
+            m.insert(i, (name, 0));
+            i
+        }
+    };
+    &mut m[i].1
+}
+
+fn container_requests(c: &Container) -> Sums<'_> {
+    let mut out = Sums::new();
     let Some(r) = &c.resources else { return out };
     // A limit without a request defaults the request to the limit (API server defaulting).
-    if let Some(limits) = &r.limits {
-        for (k, v) in limits {
+    for list in [&r.limits, &r.requests].into_iter().flatten() {
+        for (k, v) in list {
             if let Some(m) = milli(v) {
-                out.insert(k.clone(), m);
-            }
-        }
-    }
-    if let Some(reqs) = &r.requests {
-        for (k, v) in reqs {
-            if let Some(m) = milli(v) {
-                out.insert(k.clone(), m);
+                *slot(&mut out, k) = m;
             }
         }
     }
     out
 }
 
-fn add(into: &mut Amounts, from: &Amounts) {
-    for (k, v) in from {
-        *into.entry(k.clone()).or_default() += v;
+fn add<'a>(into: &mut Sums<'a>, from: &Sums<'a>) {
+    for &(k, v) in from {
+        *slot(into, k) += v;
     }
 }
 
-fn max_into(into: &mut Amounts, from: &Amounts) {
-    for (k, v) in from {
-        let e = into.entry(k.clone()).or_default();
-        *e = (*e).max(*v);
+fn max_into<'a>(into: &mut Sums<'a>, from: &Sums<'a>) {
+    for &(k, v) in from {
+        let e = slot(into, k);
+        *e = (*e).max(v);
     }
 }
 
@@ -64,15 +73,20 @@ fn max_into(into: &mut Amounts, from: &Amounts) {
 /// restartable init containers, i.e. sidecars) against the largest init-container step, plus
 /// pod overhead. In milli-units.
 pub fn effective_requests(pod: &Pod) -> Amounts {
+    effective(pod).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// [`effective_requests`], by borrowed name.
+fn effective(pod: &Pod) -> Sums<'_> {
     let Some(spec) = &pod.spec else {
-        return Amounts::new();
+        return Sums::new();
     };
-    let mut sum = Amounts::new();
+    let mut sum = Sums::new();
     for c in &spec.containers {
         add(&mut sum, &container_requests(c));
     }
-    let mut sidecars = Amounts::new();
-    let mut init_max = Amounts::new();
+    let mut sidecars = Sums::new();
+    let mut init_max = Sums::new();
     for ic in spec.init_containers.iter().flatten() {
         let r = container_requests(ic);
         if ic.restart_policy.as_deref() == Some("Always") {
@@ -89,7 +103,7 @@ pub fn effective_requests(pod: &Pod) -> Amounts {
     if let Some(overhead) = &spec.overhead {
         for (k, v) in overhead {
             if let Some(m) = milli(v) {
-                *sum.entry(k.clone()).or_default() += m;
+                *slot(&mut sum, k) += m;
             }
         }
     }
@@ -179,13 +193,11 @@ const COMMON: [&str; 6] = ["cpu", "memory", "ephemeral-storage", "pods", "nvidia
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Requests(Box<[(Cow<'static, str>, i128)]>);
 
-impl From<Amounts> for Requests {
-    fn from(a: Amounts) -> Self {
-        Self(
-            a.into_iter()
-                .map(|(k, v)| (COMMON.iter().find(|c| **c == k).map_or(Cow::Owned(k), |c| Cow::Borrowed(*c)), v))
-                .collect(),
-        )
+impl From<Sums<'_>> for Requests {
+    fn from(a: Sums<'_>) -> Self {
+        let name =
+            |k: &str| COMMON.iter().find(|c| **c == k).map_or_else(|| Cow::Owned(k.to_string()), |c| Cow::Borrowed(*c));
+        Self(a.into_iter().map(|(k, v)| (name(k), v)).collect())
     }
 }
 
@@ -212,7 +224,7 @@ pub struct Facts {
 
 impl Facts {
     fn of(pod: &Pod) -> Self {
-        Self { requests: effective_requests(pod).into(), memory_limit: memory_limit(pod) }
+        Self { requests: effective(pod).into(), memory_limit: memory_limit(pod) }
     }
 }
 
