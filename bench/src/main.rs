@@ -184,12 +184,7 @@ async fn run(
     churn: u32,
     secs: u64,
 ) -> anyhow::Result<(Row, (u64, u64), app::model::ClusterView)> {
-    let (scenario, expected) = scenario_for(size, nodes)?;
-    let objects = scenario.objects.len();
-    let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await?;
-    let dir = tempfile::tempdir()?;
-    let kc = dir.path().join("kubeconfig");
-    std::fs::write(&kc, sim.kubeconfig())?;
+    let SimCluster { sim, dir, kc, objects, expected } = SimCluster::start(size, nodes).await?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let url = format!("http://127.0.0.1:{port}");
     let t0 = Instant::now();
@@ -317,6 +312,39 @@ async fn simulated(sizes: &str, clients: &str, churn: u32, secs: u64) -> anyhow:
     Ok(())
 }
 
+/// The simulator serving a size's generated cluster, with a kubeconfig for it.
+struct SimCluster {
+    sim: gpudash_sim::RunningSim,
+    /// Holds the kubeconfig (and gpudash's database beside it).
+    dir: tempfile::TempDir,
+    kc: std::path::PathBuf,
+    objects: usize,
+    /// What the generator allocated, per node.
+    expected: Vec<(String, u64)>,
+}
+
+impl SimCluster {
+    async fn start(size: &str, nodes: usize) -> anyhow::Result<Self> {
+        let (scenario, expected) = scenario_for(size, nodes)?;
+        let objects = scenario.objects.len();
+        let sim = start(Simulator::new(scenario), ([127, 0, 0, 1], 0).into(), TimelineMode::Manual).await?;
+        let dir = tempfile::tempdir()?;
+        let kc = dir.path().join("kubeconfig");
+        std::fs::write(&kc, sim.kubeconfig())?;
+        Ok(Self { sim, dir, kc, objects, expected })
+    }
+}
+
+/// `--sim-hold SIZE`: the simulator with the benchmark's generated cluster, held for a while, its
+/// kubeconfig printed (to time or profile gpudash and the peer against it by hand).
+async fn sim_hold(size: &str, secs: u64) -> anyhow::Result<()> {
+    let SimCluster { kc, objects, .. } =
+        &SimCluster::start(size, size.trim_start_matches("dra").parse().unwrap_or(1000)).await?;
+    println!("simulator with {objects} objects; kubeconfig {}; held for {secs} s", kc.display());
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -353,6 +381,9 @@ async fn main() -> anyhow::Result<()> {
             args.iter().any(|a| a == "--dra"),
         );
         return Ok(());
+    }
+    if let Some(size) = args.iter().position(|a| a == "--sim-hold").and_then(|i| args.get(i + 1)) {
+        return sim_hold(size, get("--seconds", "600").parse().unwrap_or(600)).await;
     }
     if let Some(s) = args.iter().position(|a| a == "--real-hold").and_then(|i| args.get(i + 1)) {
         let nodes = get("--sizes", "1000").parse().unwrap_or(1000);
