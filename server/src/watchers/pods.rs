@@ -21,7 +21,7 @@ use kube::core::Status;
 use kube::runtime::watcher::{Error, Event};
 use kube::{Api, Client, ResourceExt};
 
-use super::json_list::{ListError, Splitter};
+use super::json_list::Splitter;
 use super::pod_wire::{self, PodItems};
 use crate::pod::Pod;
 
@@ -127,7 +127,7 @@ fn decode_json(
         let Ok(data) = frame.into_data() else { continue };
         split.push(&data);
         let mut pods = Vec::new();
-        while let Some(r) = split.next_item().map_err(list_error)? {
+        while let Some(r) = split.next_item().map_err(decode_error)? {
             // As the store keeps it (the watcher strips it again: nothing left to drop).
             pods.push(Pod::from_json_stripped(split.item(r)).map_err(kube::Error::SerdeError)?);
         }
@@ -135,7 +135,7 @@ fn decode_json(
             return Err(kube::Error::Service("the pods' list was no longer read".into()));
         }
     }
-    let meta: kube::core::ListMeta = match split.finish().map_err(list_error)? {
+    let meta: kube::core::ListMeta = match split.finish().map_err(decode_error)? {
         Some(m) => serde_json::from_slice(&m).map_err(kube::Error::SerdeError)?,
         None => kube::core::ListMeta::default(),
     };
@@ -306,11 +306,8 @@ fn failure(code: u16, protobuf: bool, body: Bytes) -> Status {
     })
 }
 
-fn decode_error(e: pod_wire::WireError) -> kube::Error {
-    kube::Error::Service(Box::new(e))
-}
-
-fn list_error(e: ListError) -> kube::Error {
+/// A list that cannot be read (protobuf or JSON), as the client's error.
+fn decode_error(e: impl std::error::Error + Send + Sync + 'static) -> kube::Error {
     kube::Error::Service(Box::new(e))
 }
 

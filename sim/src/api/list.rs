@@ -8,9 +8,8 @@
 //! client can read the first items while the last are written.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{header, StatusCode};
@@ -172,11 +171,9 @@ const CHUNK: usize = 64 * 1024;
 /// the closing `]}`.
 fn streamed(head: String, items: Vec<Arc<Value>>) -> impl futures::Stream<Item = Result<Bytes, Infallible>> {
     let mut items = items.into_iter().peekable();
-    let (mut first, mut closed) = (true, false);
-    let chunks = std::iter::once(Bytes::from(head)).chain(std::iter::from_fn(move || {
-        if items.peek().is_none() {
-            return (!std::mem::replace(&mut closed, true)).then_some(Bytes::from_static(b"]}"));
-        }
+    let mut first = true;
+    let pieces = std::iter::from_fn(move || {
+        items.peek()?;
         let mut buf = Vec::with_capacity(CHUNK + 4096);
         while buf.len() < CHUNK {
             let Some(o) = items.next() else { break };
@@ -187,7 +184,8 @@ fn streamed(head: String, items: Vec<Arc<Value>>) -> impl futures::Stream<Item =
             let _ = serde_json::to_writer(&mut buf, o.as_ref());
         }
         Some(Bytes::from(buf))
-    }));
+    });
+    let chunks = std::iter::once(Bytes::from(head)).chain(pieces).chain(std::iter::once(Bytes::from_static(b"]}")));
     futures::stream::iter(chunks.map(Ok))
 }
 
