@@ -5,7 +5,7 @@
 //!
 //! Why: at 30 000 pods the full k8s-openapi `Pod` (every optional field of the spec, status and
 //! containers laid out inline) took ~7 KiB a pod even for minimal pods — over 200 MiB for the
-//! reflector store alone — and building it was most of the initial sync.
+//! pods' store alone — and building it was most of the initial sync.
 
 mod compact;
 
@@ -19,6 +19,8 @@ use kube_core::Resource;
 use serde::{Deserialize, Serialize};
 
 pub use compact::{GpuEnv, ResourceList};
+
+use crate::derive::pods::Facts;
 
 /// The label that marks gpudash-agent pods, and its value.
 pub const AGENT_LABEL: &str = "app.kubernetes.io/name";
@@ -37,6 +39,37 @@ pub struct Pod {
     /// What happened to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PodStatus>,
+    /// What the derivation computes from it once ([`Pod::facts`]).
+    #[serde(skip)]
+    pub memo: FactsMemo,
+}
+
+/// What the derivation computes once from a pod's spec — its effective requests and memory
+/// limit ([`Facts`]) — kept with the pod, so that it can be computed where the pod is stored
+/// (the watcher, while the first list is still being read) rather than by the first
+/// derivation, which waits for every pod. Not part of the pod's value: pods are equal whatever
+/// their memos hold, it is not serialised, and a clone starts without it, so a copy that is
+/// then changed cannot carry the original's facts. A pod is not changed once its facts are
+/// computed (the stores hand pods out in an `Arc`).
+#[derive(Default)]
+pub struct FactsMemo(std::sync::OnceLock<std::sync::Arc<Facts>>);
+
+impl Clone for FactsMemo {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PartialEq for FactsMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for FactsMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "FactsMemo(computed)" } else { "FactsMemo" })
+    }
 }
 
 /// The spec fields scheduling and GPU accounting depend on.
@@ -351,6 +384,11 @@ impl Pod {
 }
 
 impl Pod {
+    /// Its [`Facts`], computed on first use and kept ([`FactsMemo`]).
+    pub fn facts(&self) -> &std::sync::Arc<Facts> {
+        self.memo.0.get_or_init(|| std::sync::Arc::new(Facts::of(self)))
+    }
+
     /// Decodes a pod as [`Pod::strip`] leaves it, skipping while reading what strip drops from a
     /// bound pod that is no device plugin — its conditions and its containers' states, two
     /// fifths of a running pod's JSON — instead of building them to drop them (the first list's
@@ -468,6 +506,30 @@ impl<'de> Deserialize<'de> for Stripped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn facts_are_kept_with_the_pod_but_are_not_part_of_it() {
+        let json = br#"{"metadata": {"name": "a", "namespace": "ml"}, "spec": {"nodeName": "n", "containers": [
+            {"name": "c", "resources": {"limits": {"nvidia.com/gpu": "2", "memory": "1Gi"}}}]}}"#;
+        let pod = Pod::from_json_stripped(json).expect("pod");
+        let plain = pod.clone();
+        let facts = pod.facts().clone();
+        assert!(std::sync::Arc::ptr_eq(&facts, pod.facts()), "computed once");
+        assert_eq!(facts.requests.get("nvidia.com/gpu"), Some(&2000));
+        assert_eq!(facts.memory_limit, (1 << 30, 0));
+        // Equal whatever the memos hold, and not written out.
+        assert_eq!(pod, plain);
+        assert_eq!(serde_json::to_value(&pod).ok(), serde_json::to_value(&plain).ok());
+        assert!(!serde_json::to_string(&pod).unwrap_or_default().contains("\"memo\""));
+        // A copy starts without them: changed, it computes its own.
+        let mut copy = pod.clone();
+        assert!(format!("{:?}", copy.memo) == "FactsMemo" && format!("{:?}", pod.memo) == "FactsMemo(computed)");
+        if let Some(c) = copy.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            c.resources = None;
+        }
+        assert_eq!(copy.facts().requests.get("nvidia.com/gpu"), None);
+        assert_eq!(pod.facts().requests.get("nvidia.com/gpu"), Some(&2000));
+    }
 
     #[test]
     fn decodes_what_is_read_and_skips_the_rest() {

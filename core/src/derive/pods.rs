@@ -223,7 +223,8 @@ pub struct Facts {
 }
 
 impl Facts {
-    fn of(pod: &Pod) -> Self {
+    /// The pod's facts ([`Pod::facts`] keeps them with the pod).
+    pub(crate) fn of(pod: &Pod) -> Self {
         Self { requests: effective(pod).into(), memory_limit: memory_limit(pod) }
     }
 }
@@ -367,7 +368,7 @@ impl PodIndex {
 
     fn learn(&mut self, p: &std::sync::Arc<Pod>) {
         let a = std::sync::Arc::as_ptr(p) as usize;
-        let facts = std::sync::Arc::new(Facts::of(p));
+        let facts = p.facts().clone();
         let node = node_of(p).filter(|_| holds_resources(p)).map(str::to_string);
         if let Some(n) = &node {
             let np = self.by_node.entry(n.clone()).or_default();

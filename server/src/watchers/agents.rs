@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kube::runtime::reflector::Store;
+use super::Store;
 use tokio::sync::Notify;
 
 use crate::agent::{self, AgentSeen};

@@ -1,5 +1,5 @@
 //! One kube-rs watcher per kind (pods: a list in protobuf and kube-rs' watch, see `pods`), each
-//! feeding a reflector store, plus a metrics.k8s.io poller.
+//! feeding a store (`store`: the objects as decoded, not copies), plus a metrics.k8s.io poller.
 //! Handlers and the derivation read the stores; nothing here writes to the cluster — the only
 //! requests are GET (list, watch, get).
 
@@ -10,6 +10,7 @@ mod metrics;
 mod pod_wire;
 mod pods;
 mod reconnect;
+mod store;
 mod strip;
 
 use std::fmt::Debug;
@@ -20,9 +21,8 @@ use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
-use kube::runtime::reflector::{self, Store};
 use kube::runtime::utils::Backoff as _;
-use kube::runtime::{watcher, WatchStreamExt};
+use kube::runtime::watcher;
 use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 
@@ -34,6 +34,7 @@ pub use liveness::WatchState;
 use metrics::spawn_metrics;
 pub use pods::list_all as list_pods;
 use reconnect::Reconnect;
+use store::{store, Store, Writer};
 use strip::{strip_deploy, strip_ds, strip_event, strip_node, strip_pod, strip_quota, strip_rc, strip_rs};
 
 use crate::derive::Inputs;
@@ -98,10 +99,10 @@ const DRA_RECHECK: Duration = Duration::from_secs(300);
 /// Starts the DRA watchers once the group is served; until then (and on servers that never
 /// serve it) the stores stay empty and nothing is marked stale.
 fn start_dra(client: Client, state: Arc<WatchState>, cfg: watcher::Config) -> DraStores {
-    let (slices, w_slices) = reflector::store();
-    let (claims, w_claims) = reflector::store();
-    let (templates, w_templates) = reflector::store();
-    let (classes, w_classes) = reflector::store();
+    let (slices, w_slices) = store(ResourceSlice::strip);
+    let (claims, w_claims) = store(ResourceClaim::strip);
+    let (templates, w_templates) = store(ResourceClaimTemplate::strip);
+    let (classes, w_classes) = store(DeviceClass::strip);
     // Registered now, so that the view is not called synced before the DRA objects are in
     // (a GPU node would be told it lacks a device plugin for a moment); marked synced, empty,
     // where the group is not served.
@@ -138,31 +139,10 @@ fn start_dra(client: Client, state: Arc<WatchState>, cfg: watcher::Config) -> Dr
         }
         tracing::info!("{gv} is served: watching ResourceSlices, ResourceClaims, templates and DeviceClasses");
         let [i_slices, i_claims, i_templates, i_classes] = kinds;
-        run_kind(
-            &state,
-            i_slices,
-            Api::<ResourceSlice>::all(client.clone()),
-            cfg.clone(),
-            ResourceSlice::strip,
-            w_slices,
-        );
-        run_kind(
-            &state,
-            i_claims,
-            Api::<ResourceClaim>::all(client.clone()),
-            cfg.clone(),
-            ResourceClaim::strip,
-            w_claims,
-        );
-        run_kind(
-            &state,
-            i_templates,
-            Api::<ResourceClaimTemplate>::all(client.clone()),
-            cfg.clone(),
-            ResourceClaimTemplate::strip,
-            w_templates,
-        );
-        run_kind(&state, i_classes, Api::<DeviceClass>::all(client), cfg, DeviceClass::strip, w_classes);
+        run_kind(&state, i_slices, Api::<ResourceSlice>::all(client.clone()), cfg.clone(), w_slices);
+        run_kind(&state, i_claims, Api::<ResourceClaim>::all(client.clone()), cfg.clone(), w_claims);
+        run_kind(&state, i_templates, Api::<ResourceClaimTemplate>::all(client.clone()), cfg.clone(), w_templates);
+        run_kind(&state, i_classes, Api::<DeviceClass>::all(client), cfg, w_classes);
     });
     DraStores { slices, claims, templates, classes }
 }
@@ -177,63 +157,30 @@ fn spawn_kind<K>(
 where
     K: Resource<DynamicType = ()> + Clone + PartialEq + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let (reader, writer) = reflector::store();
-    run_kind(state, state.register(name), api, cfg, strip, writer);
+    let (reader, writer) = store(strip);
+    run_kind(state, state.register(name), api, cfg, writer);
     reader
 }
 
-fn run_kind<K>(
-    state: &Arc<WatchState>,
-    idx: usize,
-    api: Api<K>,
-    cfg: watcher::Config,
-    strip: fn(&mut K),
-    writer: reflector::store::Writer<K>,
-) where
+fn run_kind<K>(state: &Arc<WatchState>, idx: usize, api: Api<K>, cfg: watcher::Config, writer: Writer<K>)
+where
     K: Resource<DynamicType = ()> + Clone + PartialEq + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    run_stream(state, idx, watcher(api, cfg), strip, writer);
+    run_stream(state, idx, watcher(api, cfg), writer);
 }
 
 /// Feeds a store from a list-then-watch stream and reports what it sees to `state`.
-fn run_stream<K, S>(
-    state: &Arc<WatchState>,
-    idx: usize,
-    events: S,
-    strip: fn(&mut K),
-    writer: reflector::store::Writer<K>,
-) where
+fn run_stream<K, S>(state: &Arc<WatchState>, idx: usize, events: S, mut writer: Writer<K>)
+where
     K: Resource<DynamicType = ()> + Clone + PartialEq + Debug + Send + Sync + 'static,
     S: futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
 {
-    // Whether the update about to be stored changes the object as stripped (its resourceVersion
-    // aside): the store still holds the old one when this runs, and the reflector hands the
-    // same event on next, in the same task.
-    let store = writer.as_reader();
-    let changed = Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let mark = changed.clone();
-    let stream = events.modify(strip).map(move |ev| {
-        if let Ok(watcher::Event::Apply(new)) = &ev {
-            let same =
-                store.get(&reflector::ObjectRef::from_obj(new)).is_some_and(|old| same_but_version(old.as_ref(), new));
-            mark.store(!same, std::sync::atomic::Ordering::Relaxed);
-        }
-        ev
-    });
-    let stream = stream.reflect(writer);
     let state = state.clone();
     tokio::spawn(async move {
-        let mut stream = std::pin::pin!(stream);
+        let mut events = std::pin::pin!(events);
         let mut backoff = Reconnect::default();
-        while let Some(ev) = stream.next().await {
-            let seen = match ev {
-                Ok(watcher::Event::Init) => Seen::Init,
-                Ok(watcher::Event::InitApply(_)) => Seen::InitApply,
-                Ok(watcher::Event::InitDone) => Seen::InitDone,
-                Ok(watcher::Event::Apply(_)) if !changed.load(std::sync::atomic::Ordering::Relaxed) => Seen::Same,
-                Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)) => Seen::Change,
-                Err(e) => Seen::Error(e),
-            };
+        while let Some(ev) = events.next().await {
+            let seen = writer.apply(ev);
             let pause = match &seen {
                 // 410 Gone is the server's "list again", not a failure: relist at once.
                 Seen::Error(watcher::Error::WatchError(s)) if s.code == 410 => None,
@@ -251,16 +198,11 @@ fn run_stream<K, S>(
     });
 }
 
-/// Whether two versions of an object are the same but for their resourceVersion (after
-/// stripping: a node's heartbeat time, managed fields and annotations are gone already).
-fn same_but_version<K: Resource + Clone + PartialEq>(old: &K, new: &K) -> bool {
-    if old.meta().resource_version == new.meta().resource_version {
-        return old == new;
-    }
-    let (mut a, mut b) = (old.clone(), new.clone());
-    a.meta_mut().resource_version = None;
-    b.meta_mut().resource_version = None;
-    a == b
+/// A pod as its store keeps it: stripped, with its facts computed here, on the watcher's task
+/// beside the list being read, rather than by the first derivation, which waits for every pod.
+fn prepare_pod(p: &mut Pod) {
+    strip_pod(p);
+    let _ = p.facts();
 }
 
 /// The Kubernetes client, with the liveness layer reporting to `state`.
@@ -300,8 +242,8 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
     let nodes = spawn_kind(&state, "nodes", Api::<Node>::all(client.clone()), cfg.clone(), strip_node);
     // Pods are listed in protobuf (see `pods`): the one kind whose JSON list was most of the
     // first view on a real API server.
-    let (pods, w_pods) = reflector::store();
-    run_stream(&state, state.register("pods"), pods::watch(client.clone(), timeout), strip_pod, w_pods);
+    let (pods, w_pods) = store(prepare_pod);
+    run_stream(&state, state.register("pods"), pods::watch(client.clone(), timeout), w_pods);
     // Only warnings carry the reasons gpudash reads (FailedScheduling, FailedCreate, …).
     let events = spawn_kind(
         &state,

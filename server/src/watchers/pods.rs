@@ -1,8 +1,8 @@
 //! The pods' list-then-watch: the list asked for in protobuf (JSON where the server only
 //! speaks JSON, as the simulator does: read as it arrives, each pod handed on once its bytes
 //! are in — `json_list`), the watch that follows as kube-rs' JSON watch. It
-//! yields kube-rs' watcher events, so the reflector, the change check and the liveness
-//! handling are the same as for every other kind.
+//! yields kube-rs' watcher events, so the store, the change check and the liveness handling
+//! are the same as for every other kind.
 //!
 //! Why not kube-rs' watcher: it lists in JSON only, and on a real API server writing 30,000
 //! pods as JSON took the server 4.3–5.8 s against 1.0–1.4 s in protobuf (docs/benchmarks.md).

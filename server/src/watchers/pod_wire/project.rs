@@ -64,7 +64,12 @@ fn meta(w: wire::ObjectMeta) -> m::ObjectMeta {
 }
 
 pub(super) fn pod(w: wire::Pod) -> Pod {
-    Pod { metadata: w.metadata.map(meta).unwrap_or_default(), spec: w.spec.map(spec), status: w.status.map(status_of) }
+    Pod {
+        metadata: w.metadata.map(meta).unwrap_or_default(),
+        spec: w.spec.map(spec),
+        status: w.status.map(status_of),
+        memo: Default::default(),
+    }
 }
 
 fn spec(w: wire::PodSpec) -> pod::PodSpec {
