@@ -252,11 +252,15 @@ pub struct PodIndex {
 /// One pod in the [`PodIndex`].
 #[derive(Debug)]
 struct Kept {
-    /// Held so that the address is not reused while it is a key.
-    _pod: std::sync::Arc<Pod>,
+    /// Held so that the address is not reused while it is a key (and read again when it goes:
+    /// the node it holds resources on, which cannot have changed — a changed pod is a new one).
+    pod: std::sync::Arc<Pod>,
     facts: std::sync::Arc<Facts>,
-    /// The node it holds resources on.
-    node: Option<String>,
+}
+
+/// The node a pod holds resources on.
+fn held_on(p: &Pod) -> Option<&str> {
+    node_of(p).filter(|_| holds_resources(p))
 }
 
 /// The pods holding resources on one node, by address, and the version of that set.
@@ -339,6 +343,18 @@ pub(crate) fn changed<T>(order: &[usize], now: &[std::sync::Arc<T>]) -> Option<(
 impl PodIndex {
     /// Takes in the pods as they are now.
     pub fn update(&mut self, pods: &[std::sync::Arc<Pod>]) {
+        if self.order.is_empty() {
+            // The first list (or the first after every pod went): every pod is new, nothing to
+            // compare with.
+            self.by_addr.reserve(pods.len());
+            for p in pods {
+                if !self.by_addr.contains_key(&addr(p)) {
+                    self.learn(p);
+                }
+            }
+            self.order = pods.iter().map(addr).collect();
+            return;
+        }
         let Some((gone, new)) = changed(&self.order, pods) else { return };
         for a in gone {
             self.forget(a);
@@ -354,13 +370,13 @@ impl PodIndex {
     fn forget(&mut self, a: usize) {
         let Some(kept) = self.by_addr.remove(&a) else { return };
         self.notable.remove(&a);
-        if let Some(n) = kept.node {
-            if let Some(np) = self.by_node.get_mut(&n) {
+        if let Some(n) = held_on(&kept.pod) {
+            if let Some(np) = self.by_node.get_mut(n) {
                 np.held.retain(|(p, _)| std::sync::Arc::as_ptr(p) as usize != a);
                 self.versions += 1;
                 np.version = self.versions;
                 if np.held.is_empty() {
-                    self.by_node.remove(&n);
+                    self.by_node.remove(n);
                 }
             }
         }
@@ -369,18 +385,22 @@ impl PodIndex {
     fn learn(&mut self, p: &std::sync::Arc<Pod>) {
         let a = std::sync::Arc::as_ptr(p) as usize;
         let facts = p.facts().clone();
-        let node = node_of(p).filter(|_| holds_resources(p)).map(str::to_string);
-        if let Some(n) = &node {
-            let np = self.by_node.entry(n.clone()).or_default();
-            let at = np.held.partition_point(|(q, _)| (std::sync::Arc::as_ptr(q) as usize) < a);
-            np.held.insert(at, (p.clone(), facts.clone()));
-            self.versions += 1;
-            np.version = self.versions;
+        if let Some(n) = held_on(p) {
+            // Looked up before a key is made: most pods join a node already there.
+            if !self.by_node.contains_key(n) {
+                self.by_node.insert(n.to_string(), NodePods::default());
+            }
+            if let Some(np) = self.by_node.get_mut(n) {
+                let at = np.held.partition_point(|(q, _)| (std::sync::Arc::as_ptr(q) as usize) < a);
+                np.held.insert(at, (p.clone(), facts.clone()));
+                self.versions += 1;
+                np.version = self.versions;
+            }
         }
         if notable(p) {
             self.notable.insert(a, p.clone());
         }
-        self.by_addr.insert(a, Kept { _pod: p.clone(), facts, node });
+        self.by_addr.insert(a, Kept { pod: p.clone(), facts });
     }
 
     /// The pods holding resources on a node, with the version of that set.
