@@ -343,22 +343,18 @@ pub(crate) fn changed<T>(order: &[usize], now: &[std::sync::Arc<T>]) -> Option<(
 impl PodIndex {
     /// Takes in the pods as they are now.
     pub fn update(&mut self, pods: &[std::sync::Arc<Pod>]) {
-        if self.order.is_empty() {
+        let new = if self.order.is_empty() {
             // The first list (or the first after every pod went): every pod is new, nothing to
             // compare with.
             self.by_addr.reserve(pods.len());
-            for p in pods {
-                if !self.by_addr.contains_key(&addr(p)) {
-                    self.learn(p);
-                }
+            (0..pods.len()).collect()
+        } else {
+            let Some((gone, new)) = changed(&self.order, pods) else { return };
+            for a in gone {
+                self.forget(a);
             }
-            self.order = pods.iter().map(addr).collect();
-            return;
-        }
-        let Some((gone, new)) = changed(&self.order, pods) else { return };
-        for a in gone {
-            self.forget(a);
-        }
+            new
+        };
         for i in new {
             if !self.by_addr.contains_key(&addr(&pods[i])) {
                 self.learn(&pods[i]);

@@ -58,11 +58,12 @@ fn name_of<K: Resource>(o: &K) -> (&str, &str) {
     (m.namespace.as_deref().unwrap_or(""), m.name.as_deref().unwrap_or(""))
 }
 
-impl<K: Resource + Clone + PartialEq> Writer<K> {
-    fn hash(&self, o: &K) -> u64 {
-        std::hash::BuildHasher::hash_one(&self.hasher, name_of(o))
-    }
+/// An object's place in a table: the hash of its namespace and name.
+fn hash_of<K: Resource>(hasher: &foldhash::fast::RandomState, o: &K) -> u64 {
+    std::hash::BuildHasher::hash_one(hasher, name_of(o))
+}
 
+impl<K: Resource + Clone + PartialEq> Writer<K> {
     /// Takes in one item of the watch and says what it was.
     pub fn apply(&mut self, item: Result<Event<K>, watcher::Error>) -> Seen {
         match item {
@@ -72,11 +73,9 @@ impl<K: Resource + Clone + PartialEq> Writer<K> {
             }
             Ok(Event::InitApply(mut o)) => {
                 (self.prepare)(&mut o);
-                let hash = self.hash(&o);
-                let hasher = &self.hasher;
                 let listing = self.listing.get_or_insert_with(Table::new);
                 // A list names an object once; were one named twice, the last stands.
-                let _old = put(listing, hash, Arc::new(o), hasher);
+                let _old = put(listing, Arc::new(o), &self.hasher);
                 Seen::InitApply
             }
             Ok(Event::InitDone) => {
@@ -88,31 +87,18 @@ impl<K: Resource + Clone + PartialEq> Writer<K> {
             }
             Ok(Event::Apply(mut o)) => {
                 (self.prepare)(&mut o);
-                let hash = self.hash(&o);
-                let (ns, name) = name_of(&o);
-                let old = self
-                    .store
-                    .0
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .find(hash, |x| name_of(&**x) == (ns, name))
-                    .cloned();
-                let same = old.is_some_and(|old| same_but_version(&*old, &o));
-                let _old = put(
-                    &mut self.store.0.write().unwrap_or_else(PoisonError::into_inner),
-                    hash,
-                    Arc::new(o),
-                    &self.hasher,
-                );
-                if same {
+                let new = Arc::new(o);
+                let old =
+                    put(&mut self.store.0.write().unwrap_or_else(PoisonError::into_inner), new.clone(), &self.hasher);
+                // Compared with the object it replaced, outside the lock.
+                if old.is_some_and(|old| same_but_version(&*old, &*new)) {
                     Seen::Same
                 } else {
                     Seen::Change
                 }
             }
             Ok(Event::Delete(o)) => {
-                let hash = self.hash(&o);
-                let key = name_of(&o);
+                let (hash, key) = (hash_of(&self.hasher, &o), name_of(&o));
                 let mut table = self.store.0.write().unwrap_or_else(PoisonError::into_inner);
                 let _gone = table.find_entry(hash, |x| name_of(&**x) == key).ok().map(|e| e.remove().0);
                 drop(table);
@@ -124,15 +110,9 @@ impl<K: Resource + Clone + PartialEq> Writer<K> {
 }
 
 /// Puts `o` in `table` in the place of the object of the same name, if any (returned).
-fn put<K: Resource>(
-    table: &mut Table<K>,
-    hash: u64,
-    o: Arc<K>,
-    hasher: &foldhash::fast::RandomState,
-) -> Option<Arc<K>> {
-    let key = name_of(&*o);
-    let rehash = |x: &Arc<K>| std::hash::BuildHasher::hash_one(hasher, name_of(&**x));
-    match table.entry(hash, |x| name_of(&**x) == key, rehash) {
+fn put<K: Resource>(table: &mut Table<K>, o: Arc<K>, hasher: &foldhash::fast::RandomState) -> Option<Arc<K>> {
+    let (hash, key) = (hash_of(hasher, &*o), name_of(&*o));
+    match table.entry(hash, |x| name_of(&**x) == key, |x| hash_of(hasher, &**x)) {
         Entry::Occupied(mut e) => Some(std::mem::replace(e.get_mut(), o)),
         Entry::Vacant(e) => {
             e.insert(o);
