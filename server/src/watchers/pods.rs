@@ -83,12 +83,12 @@ impl Page {
 }
 
 impl JsonPage {
-    /// Starts decoding `body` on a blocking thread.
+    /// Starts reading `body` ahead on the runtime and decoding it on a blocking thread.
     fn start(body: kube::client::Body) -> Self {
         let (tx, rx) = tokio::sync::mpsc::channel(BATCHES);
-        let rt = tokio::runtime::Handle::current();
+        let frames = read_ahead(body);
         tokio::task::spawn_blocking(move || {
-            let end = decode_json(&rt, body, &tx);
+            let end = decode_json(frames, &tx);
             // Gone: the watcher stopped reading (it was dropped, or it failed).
             let _ = tx.blocking_send(Batch::End(end));
         });
@@ -113,19 +113,58 @@ impl JsonPage {
     }
 }
 
-/// Reads a JSON list's body as it arrives and decodes its pods on this (blocking) thread,
-/// handing them on a read at a time, beside the watcher that stores them — at 30,000 pods the
-/// decoding and the storing each take a core's tenths of a second. Returns the list's
-/// (resourceVersion, next token).
+/// How many of the body's reads may wait for the decoder (each at most hyper's read buffer,
+/// 400 KiB; the simulator's are 64 KiB): the reader waits past that, so memory stays bounded.
+const FRAMES: usize = 32;
+
+/// How many waiting reads one batch of pods is decoded from at most.
+const DRAIN: usize = 4;
+
+/// Reads `body` on the runtime as fast as it comes, ahead of its decoding. Why: a body is read
+/// on demand (hyper's connection reads the socket again only once the last read was taken), so
+/// read from the decoding thread each read waited for two thread hand-overs while neither the
+/// decoder nor the server worked (a tenth to a quarter of both cores idle during the list,
+/// docs/benchmarks.md). Ends at the body's end, after its error, or when the decoder is gone.
+fn read_ahead(mut body: kube::client::Body) -> tokio::sync::mpsc::Receiver<kube::Result<Bytes>> {
+    let (tx, rx) = tokio::sync::mpsc::channel(FRAMES);
+    tokio::spawn(async move {
+        loop {
+            let read = match body.frame().await {
+                None => return,
+                Some(Err(e)) => Err(e),
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) => Ok(data),
+                    Err(_) => continue,
+                },
+            };
+            let failed = read.is_err();
+            if tx.send(read).await.is_err() || failed {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Decodes a JSON list's body, read ahead as it arrives ([`read_ahead`]), on this (blocking)
+/// thread, handing its pods on a read at a time, beside the watcher that stores them — at
+/// 30,000 pods the decoding and the storing each take a core's tenths of a second. Returns the
+/// list's (resourceVersion, next token).
 fn decode_json(
-    rt: &tokio::runtime::Handle,
-    mut body: kube::client::Body,
+    mut frames: tokio::sync::mpsc::Receiver<kube::Result<Bytes>>,
     tx: &tokio::sync::mpsc::Sender<Batch>,
 ) -> kube::Result<(String, String)> {
     let mut split = Splitter::default();
-    while let Some(frame) = rt.block_on(body.frame()).transpose()? {
-        let Ok(data) = frame.into_data() else { continue };
-        split.push(&data);
+    while let Some(data) = frames.blocking_recv() {
+        split.push(&data?);
+        // What came while the last batch was decoded joins this one (fewer, larger batches
+        // when the decoder is behind; a few reads at most, so the store is not kept waiting).
+        for _ in 1..DRAIN {
+            match frames.try_recv() {
+                Ok(more) => split.push(&more?),
+                Err(_) => break,
+            }
+        }
         let mut pods = Vec::new();
         while let Some(r) = split.next_item().map_err(decode_error)? {
             // As the store keeps it (the watcher strips it again: nothing left to drop).
