@@ -8,7 +8,7 @@ use app::i18n::Lang;
 use app::model::ClusterView;
 use tokio::sync::watch;
 
-use crate::derive::{derive_cached, Cache, Options};
+use crate::derive::{derive_forked, Cache, Fork, Options};
 use crate::watchers::Stores;
 
 /// One published revision.
@@ -206,6 +206,27 @@ pub fn next_snapshot(prev: &Snapshot, view: ClusterView, now: [bool; FORMS]) -> 
     snap
 }
 
+/// The derivation's second thread: what it can split (the nodes' views to rebuild, when there
+/// are many: the first derivation after the lists rebuilds all of them) runs half on a scoped
+/// thread, half on the derivation's own. The core starts no thread; this lends it one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Threads;
+
+impl Fork for Threads {
+    fn join<A: Send, B: Send>(&self, a: impl Fn() -> A + Sync, b: impl Fn() -> B + Sync) -> (A, B) {
+        std::thread::scope(|s| {
+            let other = std::thread::Builder::new().name("gpudash-derive".into()).spawn_scoped(s, &a);
+            let b = b();
+            let a = match other {
+                Ok(h) => h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: in turn.
+                Err(_) => a(),
+            };
+            (a, b)
+        })
+    }
+}
+
 /// One revision's work, off the async workers: the derivation, the comparison with the view
 /// published (`cur`), and the next snapshot (its delta serialised in both languages) when the
 /// view changed. Returns the snapshot to publish, if any, and how long the derivation took.
@@ -218,7 +239,7 @@ fn revise(
     read: [bool; FORMS],
 ) -> (Option<Snapshot>, Duration) {
     let started = std::time::Instant::now();
-    let mut view = derive_cached(inputs, opts, source, cur.view.revision, jiff::Timestamp::now(), cache);
+    let mut view = derive_forked(inputs, opts, source, cur.view.revision, jiff::Timestamp::now(), cache, &Threads);
     let took = started.elapsed();
     // Compare ignoring revision and time, without cloning the whole view: borrow the current
     // revision's stamps for the comparison, then put the new ones back.
@@ -303,6 +324,45 @@ pub async fn run(
 mod tests {
     use super::*;
     use app::model::{NodeView, ViewDelta};
+
+    #[test]
+    fn the_second_thread_runs_half_and_the_view_is_the_one_derived_in_turn() {
+        let (a, b) = Threads.join(
+            || std::thread::current().name().map(str::to_string),
+            || std::thread::current().name().map(str::to_string),
+        );
+        assert_eq!(a.as_deref(), Some("gpudash-derive"));
+        assert_ne!(a, b);
+        // Enough nodes to split: each with a GPU, a pod holding it and one waiting for one.
+        let node = |i: usize| {
+            let n = serde_json::json!({"metadata": {"name": format!("jetson-{i:03}"), "labels": {"nvidia.com/gpu.present": "true"}},
+                "status": {"allocatable": {"nvidia.com/gpu": "1", "memory": "8Gi"}, "capacity": {"nvidia.com/gpu": "1"},
+                    "conditions": [{"type": "Ready", "status": "True"}]}});
+            std::sync::Arc::new(serde_json::from_value::<k8s_openapi::api::core::v1::Node>(n).unwrap_or_default())
+        };
+        let pod = |i: usize, node: Option<String>| {
+            let p = serde_json::json!({"metadata": {"name": format!("infer-{i}"), "namespace": "vision", "uid": format!("u{i}"),
+                "creationTimestamp": "2026-12-01T00:00:00Z"},
+                "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+                "status": {"phase": if node.is_some() { "Running" } else { "Pending" }}});
+            std::sync::Arc::new(crate::pod::Pod::from_json_stripped(p.to_string().as_bytes()).unwrap_or_default())
+        };
+        let count = 2 * crate::derive::SPLIT_FROM + 3;
+        let inputs = crate::derive::Inputs {
+            nodes: (0..count).map(node).collect(),
+            pods: (0..count).map(|i| pod(i, Some(format!("jetson-{i:03}")))).chain([pod(count, None)]).collect(),
+            ..crate::derive::Inputs::default()
+        };
+        let source = app::model::Source { synced: true, ..app::model::Source::default() };
+        let now = jiff::Timestamp::UNIX_EPOCH;
+        let opts = Options::default();
+        let in_turn = crate::derive::derive_cached(&inputs, &opts, source.clone(), 1, now, &mut Cache::default());
+        let forked = derive_forked(&inputs, &opts, source, 1, now, &mut Cache::default(), &Threads);
+        assert_eq!(forked.nodes.len(), count);
+        assert_eq!(forked.totals.gpu_allocated, count as u64);
+        assert!(!forked.pending.is_empty(), "the waiting pod is diagnosed");
+        assert_eq!(forked, in_turn);
+    }
 
     fn view(rev: u64, nodes: &[(&str, bool)]) -> ClusterView {
         ClusterView {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use app::model::{GpuUser, Holder, NodeView};
 use k8s_openapi::api::core::v1::Node;
 
+use super::fork::{map_split, Fork};
 use super::{agent, dra, node, pods, ts, Inputs, Map, Options};
 use crate::pod::Pod;
 
@@ -202,15 +203,27 @@ pub(super) struct OnNodes<'a> {
     pub(super) rs: &'a pods::RsOwners<'a>,
 }
 
+/// What a node's view is rebuilt from, when it is.
+struct Build<'a> {
+    node: &'a Arc<Node>,
+    held_pods: &'a [Held],
+    held: u64,
+    usage: Vec<Option<u64>>,
+    pending: u32,
+    unified: bool,
+    extra: Extra,
+}
+
 /// Every node's view, sorted by name, with its object in the same order: a node whose inputs
 /// did not change keeps the memo's `Arc`; the memo is updated and forgets the nodes that are
-/// gone.
+/// gone. The views to rebuild are built through `fork` (in two halves when there are many).
 pub(super) fn node_views<'i>(
     inputs: &'i Inputs,
     opts: &Options,
     on: &OnNodes<'_>,
     now: jiff::Timestamp,
     memo: &mut Map<String, NodeMemo>,
+    fork: &impl Fork,
 ) -> (Vec<Arc<NodeView>>, Vec<&'i Node>) {
     let stale_after =
         if opts.agent_stale_after.is_zero() { agent::DEFAULT_STALE_AFTER } else { opts.agent_stale_after };
@@ -218,47 +231,58 @@ pub(super) fn node_views<'i>(
         inputs.agents.iter().map(|a| (a.node.as_str(), (a.clone(), agent::is_stale(a, now, stale_after)))).collect();
     let OnNodes { index, usage: usage_of, new_use, waiting, dra: dra_nodes, rs: rs_owners } = *on;
     let aims = super::pending::Aims::of(waiting);
-    // Kept in place: a node nothing touched costs a lookup, no copy of its name.
-    let mut nodes: Vec<(Arc<NodeView>, &Node)> = inputs
-        .nodes
-        .iter()
-        .map(|n| {
-            let name = n.metadata.name.as_deref().unwrap_or("");
-            let on = index.on(name);
-            let held_pods = on.map_or(&[][..], |o| o.held.as_slice());
-            let held = on.map_or(0, |o| o.version);
-            let kept = memo.get_mut(name);
-            // Memory use moves only with a new poll or with the pods held.
-            let usage = match kept.as_ref() {
-                Some(m) if !new_use && m.held == held => None,
-                _ => Some(usage_of.of(name, held_pods)),
-            };
-            let pending_pods = aims.count(n);
-            let unified = opts.matches(n);
-            let extra = Extra { dra: dra_nodes.get(name).cloned(), agent: agents.remove(name) };
-            if let Some(m) = kept
-                .as_ref()
-                .filter(|m| m.same(n, held, usage.as_deref().unwrap_or(&m.usage), pending_pods, unified, &extra))
-            {
-                return (m.view.clone(), n.as_ref());
+    // Each node's view when kept (a node nothing touched costs a lookup, no copy of its
+    // name); what to build it from otherwise.
+    let mut views: Vec<Option<Arc<NodeView>>> = Vec::with_capacity(inputs.nodes.len());
+    let mut builds: Vec<Build<'_>> = Vec::new();
+    for n in &inputs.nodes {
+        let name = n.metadata.name.as_deref().unwrap_or("");
+        let on = index.on(name);
+        let held_pods = on.map_or(&[][..], |o| o.held.as_slice());
+        let held = on.map_or(0, |o| o.version);
+        let kept = memo.get(name);
+        // Memory use moves only with a new poll or with the pods held.
+        let usage = match kept {
+            Some(m) if !new_use && m.held == held => None,
+            _ => Some(usage_of.of(name, held_pods)),
+        };
+        let pending = aims.count(n);
+        let unified = opts.matches(n);
+        let extra = Extra { dra: dra_nodes.get(name).cloned(), agent: agents.remove(name) };
+        if let Some(m) =
+            kept.filter(|m| m.same(n, held, usage.as_deref().unwrap_or(&m.usage), pending, unified, &extra))
+        {
+            views.push(Some(m.view.clone()));
+            continue;
+        }
+        let usage = match (usage, kept) {
+            (Some(u), _) => u,
+            (None, Some(m)) => m.usage.clone(),
+            (None, None) => usage_of.of(name, held_pods),
+        };
+        views.push(None);
+        builds.push(Build { node: n, held_pods, held, usage, pending, unified, extra });
+    }
+    let built = map_split(fork, &builds, |b| {
+        Arc::new(node_view(b.node, b.held_pods, &b.usage, b.pending, b.unified, &b.extra, rs_owners))
+    });
+    // The built views in the nodes' order, into the gaps they were built for.
+    let mut built = builds.into_iter().zip(built);
+    for slot in views.iter_mut().filter(|v| v.is_none()) {
+        let Some((b, view)) = built.next() else { break };
+        let Build { node, held, usage, pending, unified, extra, .. } = b;
+        let m = NodeMemo { node: node.clone(), held, usage, pending, unified, extra, view: view.clone() };
+        let name = node.metadata.name.as_deref().unwrap_or("");
+        match memo.get_mut(name) {
+            Some(k) => *k = m,
+            None => {
+                memo.insert(name.to_string(), m);
             }
-            let usage = match (usage, kept.as_ref()) {
-                (Some(u), _) => u,
-                (None, Some(m)) => m.usage.clone(),
-                (None, None) => usage_of.of(name, held_pods),
-            };
-            let view = Arc::new(node_view(n, held_pods, &usage, pending_pods, unified, &extra, rs_owners));
-            let m =
-                NodeMemo { node: n.clone(), held, usage, pending: pending_pods, unified, extra, view: view.clone() };
-            match kept {
-                Some(k) => *k = m,
-                None => {
-                    memo.insert(name.to_string(), m);
-                }
-            }
-            (view, n.as_ref())
-        })
-        .collect();
+        }
+        *slot = Some(view);
+    }
+    let mut nodes: Vec<(Arc<NodeView>, &Node)> =
+        views.into_iter().zip(&inputs.nodes).filter_map(|(v, n)| Some((v?, n.as_ref()))).collect();
     if memo.len() > inputs.nodes.len() {
         let present: std::collections::HashSet<&str> =
             inputs.nodes.iter().map(|n| n.metadata.name.as_deref().unwrap_or("")).collect();
@@ -321,6 +345,8 @@ pub(super) fn attach_problems(
         diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node).collect();
     by_node.sort_by(|a, b| a.name.cmp(&b.name));
     let mut rest = by_node.as_slice();
+    // Stands in the memo for a view being changed (allocated once, when one is).
+    let mut spare: Option<Arc<NodeView>> = None;
     for n in nodes.iter_mut() {
         let skip = rest.iter().take_while(|d| d.name < n.name).count();
         let run = rest[skip..].iter().take_while(|d| d.name == n.name).count();
@@ -328,10 +354,15 @@ pub(super) fn attach_problems(
         rest = after;
         // A diagnosis that goes on is the same `Arc`: `Arc`'s equality compares pointers first.
         if !n.problems.iter().eq(own.iter().copied()) {
-            let mut v = NodeView::clone(n);
-            v.problems = own.iter().map(|d| Arc::clone(d)).collect();
-            *n = Arc::new(v);
-            if let Some(m) = memo.get_mut(&n.name) {
+            let mut kept = memo.get_mut(&n.name);
+            // A view built in this run is held by the memo and here alone: the memo lets go
+            // of it first, so that it is changed in place, not copied (a thousand copies of
+            // whole views in the first run). One the published view still holds is copied.
+            if let Some(m) = kept.as_deref_mut().filter(|m| Arc::ptr_eq(&m.view, n)) {
+                m.view = spare.get_or_insert_with(Arc::default).clone();
+            }
+            Arc::make_mut(n).problems = own.iter().map(|d| Arc::clone(d)).collect();
+            if let Some(m) = kept {
                 m.view = n.clone();
             }
         }

@@ -645,12 +645,14 @@ proptest::proptest! {
         let at = |k: i64| jiff::Timestamp::from_second(1_800_000_000 + k).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
         let mut cache = Cache::default();
         let mut gone = (Vec::new(), Vec::new());
-        let mut last = derive_cached(&inputs, &opts, source.clone(), 0, at(0), &mut cache);
+        let split = super::fork::Backwards;
+        let mut last = super::derive_forked(&inputs, &opts, source.clone(), 0, at(0), &mut cache, &split);
         for (k, c) in changes.iter().enumerate() {
             apply(&mut inputs, &mut gone, c);
             let r = u64::try_from(k + 1).unwrap_or(u64::MAX);
             let t = at(i64::try_from(k + 1).unwrap_or(0));
-            let cached = derive_cached(&inputs, &opts, source.clone(), r, t, &mut cache);
+            // Split wherever it can be, the second half first: the same view.
+            let cached = super::derive_forked(&inputs, &opts, source.clone(), r, t, &mut cache, &split);
             // A fresh derivation knows no history: it is given the since times the cache kept.
             let mut fresh = Cache::default();
             fresh.carry_since(last.diagnoses.iter().filter_map(|d| Some((diag_key(d), d.since.clone()?))));
