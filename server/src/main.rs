@@ -6,7 +6,7 @@ use gpudash::cli::{Cli, Cmd};
 
 /// glibc's malloc settings gpudash runs with (see [`tune_malloc`]).
 const MALLOC_TUNABLES: &str =
-    "glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=262144:glibc.malloc.trim_threshold=1048576";
+    "glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=262144:glibc.malloc.trim_threshold=1048576:glibc.malloc.hugetlb=1";
 
 /// Starts gpudash again, as the same process, with glibc's malloc tuned — unless the
 /// environment already sets `GLIBC_TUNABLES` (an operator's choice is kept). glibc reads the
@@ -16,6 +16,11 @@ const MALLOC_TUNABLES: &str =
 /// of a full view's JSON and of each revision's buffers stayed in the heap; at 1,000 nodes
 /// under churn that was 30–60 MiB of RSS over the live heap (docs/benchmarks.md, "Memory").
 /// Two arenas, buffers over 256 KiB mapped (returned on free) and the heap trimmed above 1 MiB.
+/// And transparent huge pages asked for the heap (`hugetlb=1`: `madvise`; nothing changes where
+/// the kernel's THP is `never`): the first list fills ~130 MiB of new memory, and faulting it
+/// in 4 KiB pages was 3–6 % of gpudash's CPU to its first view. By hand at 1,000 nodes, in
+/// turn: median 0.366 → 0.327 s to `/readyz`, CPU 0.46 → 0.40 s; churn RSS unchanged within
+/// the runs' spread (docs/benchmarks.md, twenty-fifth round).
 /// An arm64 binary run by qemu-user without binfmt_misc cannot execute itself (the host kernel
 /// refuses it and glibc hands it to `/bin/sh`): there, set `GLIBC_TUNABLES` (the tests do).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
