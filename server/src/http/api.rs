@@ -109,7 +109,9 @@ pub async fn readyz(State(st): State<AppState>) -> Response {
     if st.watch.synced() && st.snapshots.borrow().view.source.synced {
         (StatusCode::OK, "ready\n").into_response()
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "first sync not finished\n").into_response()
+        let mut r = (StatusCode::SERVICE_UNAVAILABLE, "first sync not finished\n").into_response();
+        r.extensions_mut().insert(super::NotReadyYet);
+        r
     }
 }
 

@@ -171,7 +171,29 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
         ))
         .layer(tower_http::compression::CompressionLayer::new())
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(tower_http::trace::TraceLayer::new_for_http().on_response(log_server_error).on_failure(log_stream_error))
+}
+
+/// A 503 that is the answer asked for, not a failure: `/readyz` before the first sync (probes
+/// poll it every few seconds; a cluster that does not answer kept gpudash logging an ERROR per
+/// probe). Set on the response by its handler.
+#[derive(Debug, Clone, Copy)]
+pub struct NotReadyYet;
+
+/// Logs an answer with a server error status (5xx) at ERROR, as tower-http's trace layer does
+/// by default, except `/readyz`'s "not yet" ([`NotReadyYet`]).
+fn log_server_error(res: &Response, latency: Duration, _: &tracing::Span) {
+    if res.status().is_server_error() && res.extensions().get::<NotReadyYet>().is_none() {
+        tracing::error!(status = %res.status(), latency_ms = latency.as_millis(), "response failed");
+    }
+}
+
+/// Logs a response whose body failed while it was sent (a stream cut by an error); statuses
+/// are logged by [`log_server_error`].
+fn log_stream_error(class: tower_http::classify::ServerErrorsFailureClass, latency: Duration, _: &tracing::Span) {
+    if let tower_http::classify::ServerErrorsFailureClass::Error(e) = class {
+        tracing::error!(error = %e, latency_ms = latency.as_millis(), "response failed");
+    }
 }
 
 /// The 404 handler for the static-file fallback (which has no access to the state).

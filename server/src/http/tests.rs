@@ -241,6 +241,48 @@ async fn probes_and_metrics_answer() {
     assert!(text.contains(r#"gpudash_gpu_out_of_service{node="orin-0000",resource="nvidia.com/gpu"} 0"#), "{text}");
 }
 
+/// What a test's tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Logged(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logged {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Logged {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    }
+}
+
+/// `/readyz`'s "not yet" is an answer, not a failure: probes poll it every few seconds, and a
+/// cluster that never answers had gpudash log an ERROR per probe. Other server errors still are.
+#[tokio::test]
+async fn not_ready_yet_is_not_logged_as_a_failure_and_a_server_error_is() {
+    use axum::response::IntoResponse;
+    let logged = Logged::default();
+    let to = logged.clone();
+    let sub = tracing_subscriber::fmt().with_writer(move || to.clone()).with_ansi(false).finish();
+    let _default = tracing::subscriber::set_default(sub);
+    let r = Setup::new(big_view(2)).router();
+    assert_eq!(send(&r, get("/readyz")).await.0, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(send(&r, get("/healthz")).await.0, StatusCode::OK);
+    assert!(!logged.text().contains("response failed"), "{}", logged.text());
+    let failed = (StatusCode::INTERNAL_SERVER_ERROR, "boom").into_response();
+    super::log_server_error(&failed, Duration::from_millis(3), &tracing::Span::none());
+    let unavailable = (StatusCode::SERVICE_UNAVAILABLE, "unavailable").into_response();
+    super::log_server_error(&unavailable, Duration::from_millis(3), &tracing::Span::none());
+    let text = logged.text();
+    assert_eq!(text.matches("ERROR").count(), 2, "{text}");
+    assert!(text.contains("status=500") && text.contains("status=503"), "{text}");
+}
+
 /// Ready means a page served now shows the synced cluster: the watchers' first lists done
 /// *and* a view derived from them published (between the two a page still says "Connecting").
 #[tokio::test]
