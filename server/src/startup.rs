@@ -118,7 +118,6 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
             the built-in simulated cluster"));
     }
     let Watched { cfg, mode, sim, agents: demo_agents } = source(args, cfg).await?;
-    let (hcfg, health, pool) = open_history(args, demo).await?;
     let listener = crate::http::serve::bind(args.listen).map_err(|e| {
         anyhow!("cannot listen on {}: {e} — choose another address with --listen (or GPUDASH_LISTEN)", args.listen)
     })?;
@@ -135,6 +134,9 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     };
     let agent_stale_after = (agents.interval * 3).max(Duration::from_secs(3));
     let stores = crate::watchers::start(client, state, Duration::from_secs(args.metrics_interval.max(1)), agents);
+    // Opened while the watchers list (a new database's tables take ~10 ms to make): the first
+    // view waits for the lists, not for history.
+    let (hcfg, health, pool) = open_history(args, demo).await?;
     let initial =
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
