@@ -205,6 +205,8 @@ pub(super) struct OnNodes<'a> {
 
 /// What a node's view is rebuilt from, when it is.
 struct Build<'a> {
+    /// The node's place in the input's order.
+    at: usize,
     node: &'a Arc<Node>,
     held_pods: &'a [Held],
     held: u64,
@@ -235,7 +237,7 @@ pub(super) fn node_views<'i>(
     // name); what to build it from otherwise.
     let mut views: Vec<Option<Arc<NodeView>>> = Vec::with_capacity(inputs.nodes.len());
     let mut builds: Vec<Build<'_>> = Vec::new();
-    for n in &inputs.nodes {
+    for (at, n) in inputs.nodes.iter().enumerate() {
         let name = n.metadata.name.as_deref().unwrap_or("");
         let on = index.on(name);
         let held_pods = on.map_or(&[][..], |o| o.held.as_slice());
@@ -261,16 +263,14 @@ pub(super) fn node_views<'i>(
             (None, None) => usage_of.of(name, held_pods),
         };
         views.push(None);
-        builds.push(Build { node: n, held_pods, held, usage, pending, unified, extra });
+        builds.push(Build { at, node: n, held_pods, held, usage, pending, unified, extra });
     }
     let built = map_split(fork, &builds, |b| {
         Arc::new(node_view(b.node, b.held_pods, &b.usage, b.pending, b.unified, &b.extra, rs_owners))
     });
-    // The built views in the nodes' order, into the gaps they were built for.
-    let mut built = builds.into_iter().zip(built);
-    for slot in views.iter_mut().filter(|v| v.is_none()) {
-        let Some((b, view)) = built.next() else { break };
-        let Build { node, held, usage, pending, unified, extra, .. } = b;
+    // Each built view into its node's place, and the memo.
+    for (b, view) in builds.into_iter().zip(built) {
+        let Build { at, node, held, usage, pending, unified, extra, .. } = b;
         let m = NodeMemo { node: node.clone(), held, usage, pending, unified, extra, view: view.clone() };
         let name = node.metadata.name.as_deref().unwrap_or("");
         match memo.get_mut(name) {
@@ -279,7 +279,7 @@ pub(super) fn node_views<'i>(
                 memo.insert(name.to_string(), m);
             }
         }
-        *slot = Some(view);
+        views[at] = Some(view);
     }
     let mut nodes: Vec<(Arc<NodeView>, &Node)> =
         views.into_iter().zip(&inputs.nodes).filter_map(|(v, n)| Some((v?, n.as_ref()))).collect();

@@ -382,15 +382,18 @@ impl PodIndex {
         let a = std::sync::Arc::as_ptr(p) as usize;
         let facts = p.facts().clone();
         if let Some(n) = held_on(p) {
+            self.versions += 1;
+            let held = (p.clone(), facts.clone());
             // Looked up before a key is made: most pods join a node already there.
-            if !self.by_node.contains_key(n) {
-                self.by_node.insert(n.to_string(), NodePods::default());
-            }
-            if let Some(np) = self.by_node.get_mut(n) {
-                let at = np.held.partition_point(|(q, _)| (std::sync::Arc::as_ptr(q) as usize) < a);
-                np.held.insert(at, (p.clone(), facts.clone()));
-                self.versions += 1;
-                np.version = self.versions;
+            match self.by_node.get_mut(n) {
+                Some(np) => {
+                    let at = np.held.partition_point(|(q, _)| (std::sync::Arc::as_ptr(q) as usize) < a);
+                    np.held.insert(at, held);
+                    np.version = self.versions;
+                }
+                None => {
+                    self.by_node.insert(n.to_string(), NodePods { held: vec![held], version: self.versions });
+                }
             }
         }
         if notable(p) {

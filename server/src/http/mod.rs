@@ -180,9 +180,12 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
 #[derive(Debug, Clone, Copy)]
 pub struct NotReadyYet;
 
-/// Logs an answer with a server error status (5xx) at ERROR, as tower-http's trace layer does
-/// by default, except `/readyz`'s "not yet" ([`NotReadyYet`]).
-fn log_server_error(res: &Response, latency: Duration, _: &tracing::Span) {
+/// Logs each response as tower-http's trace layer does by default (DEBUG), and one with a
+/// server error status (5xx) at ERROR, as its default failure log did — except `/readyz`'s
+/// "not yet" ([`NotReadyYet`]).
+fn log_server_error(res: &Response, latency: Duration, span: &tracing::Span) {
+    use tower_http::trace::OnResponse;
+    tower_http::trace::DefaultOnResponse::default().on_response(res, latency, span);
     if res.status().is_server_error() && res.extensions().get::<NotReadyYet>().is_none() {
         tracing::error!(status = %res.status(), latency_ms = latency.as_millis(), "response failed");
     }
