@@ -189,9 +189,14 @@ fn decode_json(
     })
 }
 
-/// A listed pod, as the store keeps it (the watcher strips it again: nothing left to drop).
+/// A listed pod, as the store keeps it, its facts found here on a decoding thread (two share a
+/// list) rather than on the watcher's task, which shares the async workers with the socket the
+/// list is read from. The watcher strips it again and asks for its facts again: nothing left to
+/// drop, and the facts are kept.
 fn decode_pod(bytes: &[u8]) -> kube::Result<Pod> {
-    Pod::from_json_stripped(bytes).map_err(kube::Error::SerdeError)
+    let pod = Pod::from_json_stripped(bytes).map_err(kube::Error::SerdeError)?;
+    let _ = pod.facts();
+    Ok(pod)
 }
 
 /// Hands a batch of pods on to the watcher.
