@@ -119,6 +119,52 @@ async fn wait_ready(http: &reqwest::Client, url: &str, t0: Instant) -> anyhow::R
     }
 }
 
+/// gpudash's first correct view (start to `/readyz`) and the peer's wall time, `runs` times
+/// each in turn on the cluster as the run left it, alternating which goes first: their medians,
+/// ranges and the ratio of the medians. One start of each (the row above) is one sample on a
+/// 2-core machine whose load comes and goes: the same binary spread 0.24-0.50 s within an hour.
+async fn first_view_in_turn(
+    kc: &std::path::Path,
+    dir: &std::path::Path,
+    size: &str,
+    runs: usize,
+) -> anyhow::Result<()> {
+    let Some(bin) = peer::peer_bin().filter(|_| runs > 0) else {
+        return Ok(());
+    };
+    let http = reqwest::Client::new();
+    let (mut ours, mut theirs) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for i in 0..runs {
+        for gpudash_now in [i % 2 == 0, i % 2 == 1] {
+            if gpudash_now {
+                let db = dir.join(format!("first-{i}"));
+                std::fs::create_dir_all(&db)?;
+                let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+                let t0 = Instant::now();
+                let (_, killer) = spawn_gpudash(kc, port, &db)?;
+                wait_ready(&http, &format!("http://127.0.0.1:{port}"), t0).await?;
+                ours.push(t0.elapsed().as_secs_f64());
+                drop(killer);
+            } else {
+                let (bin, kc) = (bin.clone(), kc.to_path_buf());
+                match tokio::task::spawn_blocking(move || peer::time_peer(&bin, &kc)).await? {
+                    Some((wall, _, _)) => theirs.push(wall),
+                    None => bail!("kubectl-view-allocations did not start"),
+                }
+            }
+        }
+    }
+    let range = |v: &[f64]| v.iter().copied().fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let ((a, b), (c, d)) = (range(&ours), range(&theirs));
+    let (m_ours, m_theirs) = (pct(&mut ours, 0.5), pct(&mut theirs, 0.5));
+    println!(
+        "| {size} | first correct view, {runs} starts each in turn | gpudash median {m_ours:.2} s ({a:.2}-{b:.2}) | peer median \
+            {m_theirs:.2} s ({c:.2}-{d:.2}) | ratio of the medians {:.2} |",
+        m_ours / m_theirs
+    );
+    Ok(())
+}
+
 /// Churn through the simulator at `churn` changes a second: every tenth change moves the probe;
 /// the rest flip pods between nodes' states (or, with `dra_nodes`, claims' pods).
 fn churn_sim(
@@ -183,12 +229,13 @@ async fn run(
     clients: usize,
     churn: u32,
     secs: u64,
+    first_runs: usize,
 ) -> anyhow::Result<(Row, (u64, u64), app::model::ClusterView)> {
     let SimCluster { sim, dir, kc, objects, expected } = SimCluster::start(size, nodes).await?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let url = format!("http://127.0.0.1:{port}");
     let t0 = Instant::now();
-    let (pid, _k) = spawn_gpudash(&kc, port, dir.path())?;
+    let (pid, gpudash) = spawn_gpudash(&kc, port, dir.path())?;
     let http = reqwest::Client::new();
     wait_ready(&http, &url, t0).await?;
     let sync_s = t0.elapsed().as_secs_f64();
@@ -245,7 +292,10 @@ async fn run(
     // a simulator task queued on it, and the peer then waits forever for an answer (seen at 1000
     // nodes on this 2-core machine).
     let size_owned = size.to_string();
-    tokio::task::spawn_blocking(move || peer(&kc, &per_resource, &size_owned, sync_s)).await?;
+    let kc_peer = kc.clone();
+    tokio::task::spawn_blocking(move || peer(&kc_peer, &per_resource, &size_owned, sync_s)).await?;
+    drop(gpudash);
+    first_view_in_turn(&kc, dir.path(), size, first_runs).await?;
     drop(sim);
     let view: app::model::ClusterView = serde_json::from_value(view)?;
     Ok((row, weight, view))
@@ -280,7 +330,7 @@ impl Row {
 
 /// The benchmark on simulated clusters of each size in `sizes` with each client count in
 /// `clients`: the table, the overview's weight and the history's growth.
-async fn simulated(sizes: &str, clients: &str, churn: u32, secs: u64) -> anyhow::Result<()> {
+async fn simulated(sizes: &str, clients: &str, churn: u32, secs: u64, first_runs: usize) -> anyhow::Result<()> {
     println!("| size | objects | clients | initial sync | objects/s | idle RSS | idle CPU | churn RSS | churn CPU | derive | all clients' first view | \
         change→client p50 / p95 / p99 | probes seen | bytes/push | pushes/s |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -289,7 +339,7 @@ async fn simulated(sizes: &str, clients: &str, churn: u32, secs: u64) -> anyhow:
     for size in sizes.split(',') {
         let nodes = if size == "demo" { 0 } else { size.trim_start_matches("dra").parse().unwrap_or(10) };
         for c in clients.split(',').filter_map(|c| c.parse::<usize>().ok()) {
-            let (r, w, view) = run(size, nodes, c, churn, secs).await?;
+            let (r, w, view) = run(size, nodes, c, churn, secs, first_runs).await?;
             if size == "demo" || weight.0 == 0 {
                 weight = w;
             }
@@ -401,7 +451,9 @@ async fn main() -> anyhow::Result<()> {
     }
     let churn: u32 = get("--churn", "200").parse().unwrap_or(200);
     let secs: u64 = get("--seconds", "15").parse().unwrap_or(15);
-    simulated(&get("--sizes", "demo,100,1000"), &get("--clients", "1,200"), churn, secs).await?;
+    // --first-view-runs N: gpudash's and the peer's first view N times each in turn per run (0: none).
+    let first_runs: usize = get("--first-view-runs", "5").parse().unwrap_or(5);
+    simulated(&get("--sizes", "demo,100,1000"), &get("--clients", "1,200"), churn, secs, first_runs).await?;
     history::report().await?;
     Ok(())
 }

@@ -24,22 +24,22 @@ pub(crate) fn per_resource(view: &serde_json::Value) -> Vec<(String, String, u64
         .collect()
 }
 
-/// kubectl-view-allocations, when installed (./bench.sh --peer installs it), on the same cluster.
-pub(crate) fn peer(kc: &Path, ours: &[(String, String, u64)], size: &str, our_sync: f64) {
-    let Some(bin) = ["target/peer/bin/kubectl-view-allocations"].iter().map(|p| root().join(p)).find(|p| p.exists())
-    else {
-        return;
-    };
+/// kubectl-view-allocations, when installed (./bench.sh --peer installs it).
+pub(crate) fn peer_bin() -> Option<std::path::PathBuf> {
+    Some(root().join("target/peer/bin/kubectl-view-allocations")).filter(|p| p.exists())
+}
+
+/// One run of the peer on `kc`: its wall time, peak RSS in KiB and output (CSV); `None` when it
+/// cannot start.
+pub(crate) fn time_peer(bin: &Path, kc: &Path) -> Option<(f64, u64, String)> {
     let t = Instant::now();
-    let Ok(mut child) = Command::new(&bin)
+    let mut child = Command::new(bin)
         .args(["-r", "gpu", "-o", "csv"])
         .env("KUBECONFIG", kc)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-    else {
-        return;
-    };
+        .ok()?;
     let pid = child.id();
     // Read its output while it runs: at 1000 nodes the CSV outgrows the pipe, and a child
     // blocked on a full pipe never exits.
@@ -62,6 +62,14 @@ pub(crate) fn peer(kc: &Path, ours: &[(String, String, u64)], size: &str, our_sy
     let wall = t.elapsed().as_secs_f64();
     let out = out_reader.join().unwrap_or_default();
     let _ = err_reader.join();
+    Some((wall, peak, out))
+}
+
+/// kubectl-view-allocations, when installed (./bench.sh --peer installs it), on the same cluster.
+pub(crate) fn peer(kc: &Path, ours: &[(String, String, u64)], size: &str, our_sync: f64) {
+    let Some((wall, peak, out)) = peer_bin().and_then(|bin| time_peer(&bin, kc)) else {
+        return;
+    };
     // CSV columns: Date,Kind,resource,node,pod,Requested,...; `-r gpu` keeps resources whose
     // name contains "gpu" (so not MIG profiles such as nvidia.com/mig-1g.5gb).
     let mut theirs: HashMap<(String, String), f64> = HashMap::new();
