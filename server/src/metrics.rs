@@ -300,16 +300,33 @@ fn reason_labels(p: &app::model::PendingPod) -> Vec<String> {
         .iter()
         .map(|r| {
             let known = !r.verbatim && !r.reason.en.chars().any(char::is_control);
-            if known {
-                r.reason.en.chars().take(MAX_REASON_CHARS).collect()
-            } else {
-                "other".to_string()
+            match r.reason.en.strip_prefix("Insufficient ") {
+                // Only the resource's name: the scheduler's words end there, and whatever
+                // follows (text in a message a tenant can shape) would be a new series each
+                // time it changes.
+                Some(rest) if known => {
+                    resource_token(rest).map_or_else(|| "other".into(), |t| format!("Insufficient {t}"))
+                }
+                _ if known => r.reason.en.chars().take(MAX_REASON_CHARS).collect(),
+                _ => "other".to_string(),
             }
         })
         .collect();
     seen.sort_unstable();
     seen.dedup();
     seen
+}
+
+/// The resource name at the start of `s` (`nvidia.com/gpu` of `nvidia.com/gpu. anything`): a
+/// qualified name as the API server allows them (letters, digits, `-`, `_`, `.`, one `/`), its
+/// trailing dot the sentence's; none where it is not one.
+fn resource_token(s: &str) -> Option<&str> {
+    let t = s.split_whitespace().next()?.trim_end_matches(['.', ',']);
+    let ok = !t.is_empty()
+        && t.len() <= 253
+        && t.matches('/').count() <= 1
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    ok.then_some(t)
 }
 
 /// Distinct `reason` label values at most; the rarest beyond these are counted as `other`.
@@ -346,6 +363,29 @@ pub fn reason_counts(pending: &[app::model::PendingPod]) -> Vec<(String, u64)> {
 mod tests {
     use super::*;
     use app::model::{GpuResource, NodeView};
+
+    #[test]
+    fn a_reason_label_keeps_the_resource_name_and_drops_what_follows_it() {
+        // Hardening round two, finding 7: text after the resource's name reached the label.
+        let pending = |reason: &str| app::model::PendingPod {
+            reasons: vec![app::model::ReasonCount {
+                reason: app::i18n::Said::same(reason),
+                nodes: Some(1),
+                verbatim: false,
+            }],
+            ..Default::default()
+        };
+        let labels = |r: &str| reason_labels(&pending(r));
+        assert_eq!(
+            labels("Insufficient nvidia.com/gpu. attacker-chosen-label-0 visit evil.example"),
+            vec!["Insufficient nvidia.com/gpu"]
+        );
+        assert_eq!(labels("Insufficient nvidia.com/gpu"), vec!["Insufficient nvidia.com/gpu"]);
+        assert_eq!(labels("Insufficient memory"), vec!["Insufficient memory"]);
+        assert_eq!(labels("Insufficient nvidia.com/mig-1g.5gb"), vec!["Insufficient nvidia.com/mig-1g.5gb"]);
+        assert_eq!(labels("Insufficient <script>"), vec!["other"]);
+        assert_eq!(labels("Insufficient a/b/c"), vec!["other"]);
+    }
 
     #[test]
     fn tenants_cannot_choose_reason_labels() {

@@ -194,6 +194,9 @@ pub async fn status(State(h): State<History>) -> Response {
 /// Longest report range: a year and a day.
 const MAX_REPORT_SECONDS: i64 = 367 * 86_400;
 
+/// The last second a report may name: 9999-12-31T23:59:59Z.
+const LAST_REPORT_SECOND: i64 = 253_402_300_799;
+
 /// A report's window and time zone from the query: `month=YYYY-MM`, or `from=`/`to=` (RFC 3339
 /// or Unix seconds), the current month when neither is given; `tz=` minutes east of UTC for
 /// months and days (0 when not given).
@@ -214,6 +217,9 @@ pub fn report_window(q: &ReportParams, now: i64) -> Result<(i64, i64, i32), ApiE
         ((1970..=9999).contains(&y) && (1..=12).contains(&m) && s.len() == 7)
             .then(|| (month_start(y, m), if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) }))
     };
+    // Every time a report takes lies within the years a month can name: nothing it computes
+    // from them (the range, days, buckets) can overflow (`from=-9223372036854775808` once
+    // wrapped past the range check in release builds and read all history).
     let time = |k: &str, v: &str| -> Result<Option<i64>, ApiError> {
         match Some(v).filter(|v| !v.is_empty()) {
             None => Ok(None),
@@ -221,8 +227,14 @@ pub fn report_window(q: &ReportParams, now: i64) -> Result<(i64, i64, i32), ApiE
                 .parse::<i64>()
                 .ok()
                 .or_else(|| app::time::parse_rfc3339(v))
+                .filter(|t| (0..=LAST_REPORT_SECOND).contains(t))
                 .map(Some)
-                .ok_or_else(|| ApiError::bad(k, format!("{k} is RFC 3339 (2026-11-01T00:00:00Z) or Unix seconds"))),
+                .ok_or_else(|| {
+                    ApiError::bad(
+                        k,
+                        format!("{k} is RFC 3339 (2026-11-01T00:00:00Z) or Unix seconds, from 1970 to 9999"),
+                    )
+                }),
         }
     };
     let (from, to) =
@@ -239,7 +251,7 @@ pub fn report_window(q: &ReportParams, now: i64) -> Result<(i64, i64, i32), ApiE
     if to <= from {
         return Err(ApiError::bad("to", "to must be after from"));
     }
-    if to - from > MAX_REPORT_SECONDS {
+    if to.checked_sub(from).is_none_or(|span| span > MAX_REPORT_SECONDS) {
         return Err(ApiError::bad("to", "a report covers at most 367 days"));
     }
     Ok((from, to, tz))

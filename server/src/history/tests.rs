@@ -620,9 +620,16 @@ fn report_windows_from_months_ranges_and_time_zones() {
         &[("from", "10"), ("to", "5")],
         &[("from", "0"), ("to", "99999999")],
         &[("to", "5")],
+        // The probe of hardening round two: the subtraction wrapped in release builds (and
+        // panicked in debug ones) and the whole history was read.
+        &[("from", "-9223372036854775808"), ("to", "9223372036854775807")],
+        &[("from", "-1"), ("to", "100")],
+        &[("from", "253402300700"), ("to", "253402300800")],
     ] {
         assert!(w(bad).is_err(), "{bad:?}");
     }
+    let e = w(&[("from", "-9223372036854775808"), ("to", "9223372036854775807")]).err().map(|e| e.to_string());
+    assert!(e.as_deref().is_some_and(|e| e.contains("from 1970 to 9999")), "{e:?}");
 }
 
 /// The text of a scenario file under `tests/scenarios/` (`onsite/gpu-unhealthy.yaml`).
