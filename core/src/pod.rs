@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Affinity, PodCondition, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube_core::Resource;
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +103,9 @@ pub struct PodSpec {
     /// The scheduler that places it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
+    /// Its PriorityClass (who may preempt whom).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_class_name: Option<String>,
     /// Its Dynamic Resource Allocation claims (by name, or made from a template per pod).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resource_claims: Vec<PodResourceClaim>,
@@ -230,8 +233,12 @@ pub struct PodStatus {
     /// The pod's IP, kept only for gpudash-agent pods (see [`Pod::strip`]).
     #[serde(default, rename = "podIP", skip_serializing_if = "Option::is_none")]
     pub pod_ip: Option<String>,
-    /// Container states, kept only for device-plugin pods (see [`Pod::strip`]): their restarts
-    /// and last exit say why a node offers no GPU.
+    /// When the kubelet accepted the pod (since when a bound pod has had the node's units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Time>,
+    /// Container states, kept for device-plugin pods (their restarts and last exit say why a
+    /// node offers no GPU) and, compacted, for GPU pods (see [`Pod::strip`]): what the node
+    /// decided after binding (OOM kills, image pulls, crash loops).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container_statuses: Option<Vec<ContainerStatus>>,
     /// The claims made from templates for this pod.
@@ -285,10 +292,23 @@ pub struct StateReason {
     /// `CrashLoopBackOff`, `Error`, `OOMKilled`, …
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The kubelet's or the runtime's words (kept to [`MESSAGE_CAP`] bytes on GPU pods).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// Exit code of a terminated container.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// When a terminated container ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Time>,
 }
+
+/// The longest container-state message kept on a GPU pod, in bytes: enough for the kubelet's
+/// and containerd's words (an image pull's reference and cause), never a tenant's essay.
+pub const MESSAGE_CAP: usize = 300;
+
+/// The most container states kept on a GPU pod.
+pub const STATUSES_CAP: usize = 8;
 
 impl Resource for Pod {
     type DynamicType = ();
@@ -334,11 +354,32 @@ impl Pod {
         if let Some(st) = self.status.as_mut().filter(|_| bound) {
             st.conditions = None;
         }
-        if !self.is_device_plugin() {
-            if let Some(st) = self.status.as_mut() {
+        if self.is_device_plugin() {
+            return;
+        }
+        let gpu = self.is_gpu();
+        if let Some(st) = self.status.as_mut() {
+            if gpu {
+                compact_statuses(&mut st.container_statuses);
+            } else {
                 st.container_statuses = None;
+                st.start_time = None;
             }
         }
+    }
+
+    /// Whether the pod asks for an accelerator (a GPU pod): its containers' state is kept.
+    pub fn is_gpu(&self) -> bool {
+        self.spec.as_ref().is_some_and(|s| {
+            s.containers.iter().chain(s.init_containers.iter().flatten()).any(|c| {
+                c.resources.as_ref().is_some_and(|r| {
+                    [&r.limits, &r.requests]
+                        .into_iter()
+                        .flatten()
+                        .any(|l| l.iter().any(|(k, _)| crate::derive::node::is_accelerator(k)))
+                })
+            })
+        })
     }
 
     /// Whether this is a gpudash-agent pod (label `app.kubernetes.io/name=gpudash-agent`): its
@@ -380,6 +421,36 @@ impl Pod {
     /// k8s-openapi's types, which validate every field).
     pub fn from_full(p: &k8s_openapi::api::core::v1::Pod) -> Self {
         serde_json::to_value(p).ok().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default()
+    }
+}
+
+/// A GPU pod's container states as kept: none where every container runs and never restarted
+/// (nothing to say, and the common case at 30,000 pods), else at most [`STATUSES_CAP`] of them
+/// with their messages cut to [`MESSAGE_CAP`] bytes, so a tenant's output cannot grow the store.
+fn compact_statuses(statuses: &mut Option<Vec<ContainerStatus>>) {
+    let Some(list) = statuses.as_mut() else { return };
+    let quiet = |c: &ContainerStatus| {
+        c.restart_count == 0
+            && c.last_state.as_ref().is_none_or(|s| s.terminated.is_none())
+            && c.state.as_ref().is_some_and(|s| s.running.is_some())
+    };
+    if list.iter().all(quiet) {
+        *statuses = None;
+        return;
+    }
+    list.truncate(STATUSES_CAP);
+    for s in list.iter_mut().flat_map(|c| c.state.iter_mut().chain(c.last_state.iter_mut())) {
+        s.running = s.running.take().map(|_| serde_json::Value::Bool(true));
+        for r in s.waiting.iter_mut().chain(s.terminated.iter_mut()) {
+            if let Some(m) = r.message.as_mut().filter(|m| m.len() > MESSAGE_CAP) {
+                let mut end = MESSAGE_CAP;
+                while !m.is_char_boundary(end) {
+                    end -= 1;
+                }
+                m.truncate(end);
+                m.push('…');
+            }
+        }
     }
 }
 
@@ -426,9 +497,11 @@ impl<'de> Deserialize<'de> for LeanMeta {
 }
 
 /// A bound pod's status without what [`Pod::strip`] drops (serde skips the fields not named).
+/// `C` reads its containers' states: skipped (`IgnoredAny`) for a pod that is no GPU pod, kept
+/// for a GPU pod.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct BoundStatus {
+struct BoundStatus<C> {
     #[serde(default)]
     phase: Option<String>,
     #[serde(default)]
@@ -440,23 +513,45 @@ struct BoundStatus {
     #[serde(default, rename = "podIP")]
     pod_ip: Option<String>,
     #[serde(default)]
+    start_time: Option<Time>,
+    #[serde(default)]
+    container_statuses: C,
+    #[serde(default)]
     resource_claim_statuses: Vec<PodClaimStatus>,
     #[serde(default)]
     extended_resource_claim_status: Option<ExtendedClaimStatus>,
 }
 
-impl From<BoundStatus> for PodStatus {
-    fn from(b: BoundStatus) -> Self {
+/// What [`BoundStatus`] keeps of the containers' states.
+trait Kept {
+    fn kept(self) -> Option<Vec<ContainerStatus>>;
+}
+
+impl Kept for serde::de::IgnoredAny {
+    fn kept(self) -> Option<Vec<ContainerStatus>> {
+        None
+    }
+}
+
+impl Kept for Option<Vec<ContainerStatus>> {
+    fn kept(self) -> Option<Vec<ContainerStatus>> {
+        self
+    }
+}
+
+impl<C: Kept> From<BoundStatus<C>> for PodStatus {
+    fn from(b: BoundStatus<C>) -> Self {
         Self {
             phase: b.phase,
             nominated_node_name: b.nominated_node_name,
             reason: b.reason,
             message: b.message,
             pod_ip: b.pod_ip,
+            start_time: b.start_time,
             resource_claim_statuses: b.resource_claim_statuses,
             extended_resource_claim_status: b.extended_resource_claim_status,
             conditions: None,
-            container_statuses: None,
+            container_statuses: b.container_statuses.kept(),
         }
     }
 }
@@ -486,7 +581,12 @@ impl<'de> Deserialize<'de> for Stripped {
                             let bound =
                                 pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
                             pod.status = if meta && spec && bound && !pod.is_device_plugin() {
-                                m.next_value::<Option<BoundStatus>>()?.map(PodStatus::from)
+                                if pod.is_gpu() {
+                                    type Gpu = BoundStatus<Option<Vec<ContainerStatus>>>;
+                                    m.next_value::<Option<Gpu>>()?.map(PodStatus::from)
+                                } else {
+                                    m.next_value::<Option<BoundStatus<serde::de::IgnoredAny>>>()?.map(PodStatus::from)
+                                }
                             } else {
                                 m.next_value()?
                             };

@@ -109,6 +109,10 @@ pub struct ServeArgs {
     /// heard from for three times this (at least 3 s) is shown stale.
     #[arg(long, env = "GPUDASH_AGENT_INTERVAL", default_value_t = 5.0)]
     pub agent_interval: f64,
+    /// Minutes a pod may hold GPU units without running (image pull back-off, crash loop,
+    /// containers never started) before gpu-held-not-running says so (at least 1 s).
+    #[arg(long, env = "GPUDASH_HELD_NOT_RUNNING_MINUTES", default_value_t = 10.0)]
+    pub held_not_running_minutes: f64,
     /// The namespace whose pods labelled `app.kubernetes.io/name=gpudash-agent` are pulled
     /// (default: gpudash's own namespace in a cluster, `gpudash` outside one).
     #[arg(long, env = "GPUDASH_AGENT_NAMESPACE")]

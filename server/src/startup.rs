@@ -140,7 +140,9 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     let initial =
         ClusterView { source: Source { mode, server: server_url, ..Source::default() }, ..ClusterView::default() };
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
-    let opts = Options { unified_selector, agent_stale_after };
+    let held_not_running_after =
+        Duration::from_secs_f64((args.held_not_running_minutes * 60.0).clamp(1.0, 7.0 * 86400.0));
+    let opts = Options { unified_selector, agent_stale_after, held_not_running_after };
     let (stop, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     let cache = carried_since(pool.as_ref()).await;

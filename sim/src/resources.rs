@@ -140,6 +140,16 @@ pub const RESOURCES: &[Resource] = &[
         watchable: true,
     },
     Resource {
+        group: "scheduling.k8s.io",
+        version: "v1",
+        plural: "priorityclasses",
+        singular: "priorityclass",
+        kind: "PriorityClass",
+        namespaced: false,
+        short_names: &["pc"],
+        watchable: true,
+    },
+    Resource {
         group: "node.k8s.io",
         version: "v1",
         plural: "runtimeclasses",

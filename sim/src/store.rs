@@ -212,6 +212,7 @@ impl Store {
         }
         if r.kind == "Pod" {
             default_pod(&mut obj);
+            started_ago(&mut obj);
         }
         let meta = &mut obj["metadata"];
         if r.namespaced {
@@ -272,6 +273,42 @@ impl Store {
             old: Some(old),
         });
         true
+    }
+}
+
+/// The annotation by which a scenario's pod says how long ago it was created and started
+/// (`3h5m`), so that a demo can show what only time reveals (a pod that has held a GPU for
+/// hours without running). The simulator turns it into `metadata.creationTimestamp` and
+/// `status.startTime` and removes it: the served pod is shaped as a real one.
+pub const STARTED_AGO: &str = "sim.gpudash.dev/started-ago";
+/// Likewise, how long ago its containers last exited (`12m`): each `lastState.terminated`
+/// gets that `finishedAt`, and a running container its `startedAt` then (restarted at once).
+pub const LAST_EXIT_AGO: &str = "sim.gpudash.dev/last-exit-ago";
+
+fn ago(a: &mut serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    let d = a.remove(key)?.as_str()?.parse::<jiff::SignedDuration>().ok()?;
+    let at = jiff::Timestamp::now().round(jiff::Unit::Second).ok()?.checked_sub(d).ok()?;
+    Some(at.to_string())
+}
+
+fn started_ago(pod: &mut Value) {
+    let Some(a) = pod.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) else { return };
+    let (started, exited) = (ago(a, STARTED_AGO), ago(a, LAST_EXIT_AGO));
+    if let Some(at) = started {
+        pod["metadata"]["creationTimestamp"] = json!(at);
+        if pod.get("status").is_some_and(Value::is_object) {
+            pod["status"]["startTime"] = json!(at);
+        }
+    }
+    let Some(at) = exited else { return };
+    let statuses = pod.pointer_mut("/status/containerStatuses").and_then(Value::as_array_mut);
+    for c in statuses.into_iter().flatten() {
+        if let Some(t) = c.pointer_mut("/lastState/terminated").and_then(Value::as_object_mut) {
+            t.insert("finishedAt".into(), json!(at));
+        }
+        if let Some(r) = c.pointer_mut("/state/running").and_then(Value::as_object_mut) {
+            r.insert("startedAt".into(), json!(at));
+        }
     }
 }
 
@@ -369,6 +406,30 @@ mod tests {
         q["status"] = json!({"phase": "Pending"});
         let o = s.apply(by_kind("v1", "Pod").unwrap_or_default(), q);
         assert!(o.pointer("/status/containerStatuses").is_none());
+    }
+
+    #[test]
+    fn a_pod_started_ago_gets_its_times_in_the_past_and_loses_the_annotation() {
+        let mut s = Store::new();
+        let mut p = pod("holder");
+        p["metadata"]["annotations"] = json!({STARTED_AGO: "3h5m", "keep": "me"});
+        p["status"] = json!({"phase": "Pending"});
+        let o = s.apply(by_kind("v1", "Pod").unwrap_or_default(), p);
+        let at: jiff::Timestamp = o["status"]["startTime"].as_str().unwrap_or("").parse().unwrap_or_default();
+        let ago = jiff::Timestamp::now().duration_since(at).as_secs();
+        assert!((3 * 3600 + 290..3 * 3600 + 330).contains(&ago), "{ago}");
+        assert_eq!(o["metadata"]["creationTimestamp"], o["status"]["startTime"]);
+        assert_eq!(o["metadata"]["annotations"], json!({"keep": "me"}));
+        let mut p = pod("oom");
+        p["metadata"]["annotations"] = json!({LAST_EXIT_AGO: "12m"});
+        p["status"] = json!({"phase": "Running", "containerStatuses": [{"name": "m", "restartCount": 2,
+            "state": {"running": {}}, "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137}}}]});
+        let o = s.apply(by_kind("v1", "Pod").unwrap_or_default(), p);
+        let st = &o["status"]["containerStatuses"][0];
+        let at: jiff::Timestamp =
+            st["lastState"]["terminated"]["finishedAt"].as_str().unwrap_or("").parse().unwrap_or_default();
+        assert!((715..735).contains(&jiff::Timestamp::now().duration_since(at).as_secs()));
+        assert_eq!(st["state"]["running"]["startedAt"], st["lastState"]["terminated"]["finishedAt"]);
     }
 
     #[test]

@@ -12,14 +12,11 @@
 use std::time::Duration;
 
 use gpudash_tests::control_plane::{audit_entries, ControlPlane};
+use gpudash_tests::view::items;
 use gpudash_tests::Gpudash;
 use serde_json::{json, Value};
 
 const SA: &str = "system:serviceaccount:gpudash:gpudash";
-
-fn items(v: &Value, key: &str) -> Vec<Value> {
-    v[key].as_array().cloned().unwrap_or_default()
-}
 
 fn node<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
     v["nodes"].as_array()?.iter().find(|n| n["name"] == name)

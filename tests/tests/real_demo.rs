@@ -6,12 +6,9 @@
 use std::time::Duration;
 
 use gpudash_tests::control_plane::ControlPlane;
+use gpudash_tests::view::items;
 use gpudash_tests::{demo_shape, Gpudash};
 use serde_json::Value;
-
-fn items(v: &Value, key: &str) -> Vec<Value> {
-    v[key].as_array().cloned().unwrap_or_default()
-}
 
 fn gpu<'a>(v: &'a Value, node: &str, resource: &str) -> Option<&'a Value> {
     let n = v["nodes"].as_array()?.iter().find(|n| n["name"] == node)?;

@@ -19,12 +19,9 @@
 use std::time::Duration;
 
 use gpudash_tests::control_plane::ControlPlane;
+use gpudash_tests::view::items;
 use gpudash_tests::Gpudash;
 use serde_json::{json, Value};
-
-fn items(v: &Value, key: &str) -> Vec<Value> {
-    v[key].as_array().cloned().unwrap_or_default()
-}
 
 fn has(v: &Value, code: &str, name_prefix: &str) -> bool {
     items(v, "diagnoses")

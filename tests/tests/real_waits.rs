@@ -22,18 +22,9 @@
 use std::time::Duration;
 
 use gpudash_tests::control_plane::ControlPlane;
+use gpudash_tests::view::{diagnosis, items};
 use gpudash_tests::Gpudash;
 use serde_json::{json, Value};
-
-fn items(v: &Value, key: &str) -> Vec<Value> {
-    v[key].as_array().cloned().unwrap_or_default()
-}
-
-fn diagnosis(v: &Value, code: &str, name_prefix: &str) -> Option<Value> {
-    items(v, "diagnoses")
-        .into_iter()
-        .find(|d| d["code"] == code && d["name"].as_str().is_some_and(|n| n.starts_with(name_prefix)))
-}
 
 /// A kwok Jetson on `line` whose status patch advertises `resource: count`.
 fn board(name: &str, line: &str, resource: &str, count: &str) -> (Value, Value) {

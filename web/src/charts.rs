@@ -324,7 +324,7 @@ pub struct Bar {
 /// Pending and running intervals as bars on two rows, titled `title`, gaps shaded.
 pub fn timeline(
     title: &str,
-    bars: &[Bar],
+    (bars, marks): (&[Bar], &[(i64, String)]),
     gaps: &[(i64, i64, String)],
     from: i64,
     to: i64,
@@ -373,6 +373,14 @@ pub fn timeline(
             chart
                 .draw_series(std::iter::once(Rectangle::new([(start, row + 0.2), (end, row + 0.8)], color.filled())))
                 .map_err(draw)?;
+        }
+        // What happened to the pod (a diagnosis raised: OOM-killed, preempted, evicted…): a
+        // line at the time with the code beside it.
+        for (t, code) in marks.iter().filter(|(t, _)| (from..=to).contains(t)) {
+            let line = PathElement::new(vec![(*t, 0.0), (*t, 2.0)], p.lines[1].stroke_width(2));
+            chart.draw_series(std::iter::once(line)).map_err(draw)?;
+            let label = Text::new(code.clone(), (*t, 1.95), font(13));
+            chart.draw_series(std::iter::once(label)).map_err(draw)?;
         }
         root.present().map_err(draw)?;
     }

@@ -287,3 +287,41 @@ macro_rules! say {
         $crate::i18n::Said::pair(format!($en $(, $arg)*), format!($ja $(, $arg)*))
     };
 }
+
+/// Declares a catalogue: for each sentence a function named for it, whose parameters are its
+/// placeholders — a value shown as text (a name, a count: `&impl Display`), or with `: Said` a
+/// [`Said`] whose each language goes into that language's sentence — and `ALL`, every sentence
+/// of the catalogue with its key `family.name`, by which history says a recorded one again.
+///
+/// ```ignore
+/// app::sentences! { "family";
+///     /// What it is for.
+///     held_by(pod, node, why: Said) {
+///         en: "held by {pod} on {node}: {why}",
+///         ja: "{node} の {pod} が持っています：{why}",
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! sentences {
+    (@ty) => { &(impl ::std::fmt::Display + ?Sized) };
+    (@ty Said) => { &$crate::i18n::Said };
+    (@ref $arg:ident) => { &$crate::i18n::Said::text($arg) };
+    (@ref $arg:ident Said) => { $arg };
+    ($family:literal; $($(#[$doc:meta])* $name:ident($($arg:ident $(: $said:ident)?),* $(,)?) {
+        en: $en:literal, ja: $ja:literal $(,)?
+    })*) => {
+        $(
+            $(#[$doc])*
+            pub(super) fn $name($($arg: $crate::sentences!(@ty $($said)?)),*) -> $crate::i18n::Said {
+                const SENTENCE: $crate::i18n::Sentence =
+                    $crate::i18n::Sentence { key: concat!($family, ".", stringify!($name)), en: $en, ja: $ja };
+                SENTENCE.say(&[$((stringify!($arg), $crate::sentences!(@ref $arg $($said)?))),*])
+            }
+        )*
+        /// Every sentence of this catalogue, by which history says a recorded one again.
+        pub(crate) const ALL: &[$crate::i18n::Sentence] = &[
+            $($crate::i18n::Sentence { key: concat!($family, ".", stringify!($name)), en: $en, ja: $ja },)*
+        ];
+    };
+}

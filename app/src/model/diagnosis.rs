@@ -175,6 +175,16 @@ string_enum! {
         GpuHeldByTerminatingPod = "gpu-held-by-terminating-pod",
         /// A pod's GPU memory and cgroup memory together exceed its memory limit (Jetson).
         GpuMemoryBeyondLimit = "gpu-memory-beyond-limit",
+        /// The kubelet or the device plugin refused a GPU pod at admission, after binding.
+        GpuAdmissionRejected = "gpu-admission-rejected",
+        /// A GPU pod's container was killed for memory (OOMKilled).
+        GpuModelOomKilled = "gpu-model-oom-killed",
+        /// The kubelet evicted a GPU pod (node pressure, ephemeral storage).
+        GpuPodEvicted = "gpu-pod-evicted",
+        /// The scheduler preempted a GPU pod for one of higher priority.
+        GpuPreempted = "gpu-preempted",
+        /// A pod holds a GPU unit and has not run for a while.
+        GpuHeldNotRunning = "gpu-held-not-running",
     }
 }
 

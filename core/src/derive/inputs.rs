@@ -97,6 +97,9 @@ pub struct Options {
     /// How long a gpudash-agent may be silent before its node's use is shown stale (zero:
     /// [`agent::DEFAULT_STALE_AFTER`]).
     pub agent_stale_after: std::time::Duration,
+    /// How long a pod may hold GPU units without running before `gpu-held-not-running` says so
+    /// (zero: [`crate::derive::HELD_NOT_RUNNING_AFTER`]).
+    pub held_not_running_after: std::time::Duration,
 }
 
 impl Options {

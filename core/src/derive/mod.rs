@@ -20,6 +20,7 @@ mod since;
 pub mod strategy;
 
 pub(crate) use diagnose::sentences as diagnosis_sentences;
+pub use diagnose::HELD_NOT_RUNNING_AFTER;
 pub use fork::{Fork, InTurn, SPLIT_FROM};
 pub use inputs::{ContainerMetrics, Inputs, NodeMetrics, Options, PodMetrics, SelectorError};
 pub use load::from_kubectl_yaml;
@@ -156,7 +157,7 @@ pub fn derive_forked(
         &mut pending,
         &waiting,
         &claim_index,
-        now,
+        (now, opts.held_not_running_after),
     );
     stamp(&mut diagnoses, &mut pending, &source, &now, cache);
     attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);

@@ -330,6 +330,14 @@ fn gpu_users_outside(held: &[Held], default_runtime: Option<&str>) -> Vec<GpuUse
     out
 }
 
+/// The diagnoses about a pod that its node's card shows too: what the node decided about it.
+const ON_NODE_CARD: [app::model::Code; 4] = [
+    app::model::Code::GpuHeldNotRunning,
+    app::model::Code::GpuModelOomKilled,
+    app::model::Code::GpuAdmissionRejected,
+    app::model::Code::GpuPodEvicted,
+];
+
 /// Gives each node view the diagnoses about it (its card shows them without looking anything
 /// up). Diagnoses are computed from the node views, so this comes after; a node whose
 /// diagnoses did not change keeps its `Arc` (and the memo keeps the final one).
@@ -341,19 +349,27 @@ pub(super) fn attach_problems(
     // The nodes' diagnoses by node name, each node's in the order of `diagnoses` (a stable
     // sort), walked beside the nodes (sorted by name): no list is built for a node whose
     // diagnoses are those it had.
-    let mut by_node: Vec<&Arc<app::model::Diagnosis>> =
-        diagnoses.iter().filter(|d| d.kind == app::model::Kind::Node).collect();
-    by_node.sort_by(|a, b| a.name.cmp(&b.name));
+    // A node's own, and what the node decided about a pod bound to it (a card names the pod
+    // that holds a unit without running, OOM-killed, refused or evicted there).
+    let mut by_node: Vec<(&str, &Arc<app::model::Diagnosis>)> = diagnoses
+        .iter()
+        .filter_map(|d| match d.kind {
+            app::model::Kind::Node => Some((d.name.as_str(), d)),
+            _ if ON_NODE_CARD.contains(&d.code) => d.node.as_deref().map(|n| (n, d)),
+            _ => None,
+        })
+        .collect();
+    by_node.sort_by(|a, b| a.0.cmp(b.0));
     let mut rest = by_node.as_slice();
     // Stands in the memo for a view being changed (allocated once, when one is).
     let mut spare: Option<Arc<NodeView>> = None;
     for n in nodes.iter_mut() {
-        let skip = rest.iter().take_while(|d| d.name < n.name).count();
-        let run = rest[skip..].iter().take_while(|d| d.name == n.name).count();
+        let skip = rest.iter().take_while(|d| d.0 < n.name.as_str()).count();
+        let run = rest[skip..].iter().take_while(|d| d.0 == n.name).count();
         let (own, after) = rest[skip..].split_at(run);
         rest = after;
         // A diagnosis that goes on is the same `Arc`: `Arc`'s equality compares pointers first.
-        if !n.problems.iter().eq(own.iter().copied()) {
+        if !n.problems.iter().eq(own.iter().map(|d| d.1)) {
             let mut kept = memo.get_mut(&n.name);
             // A view built in this run is held by the memo and here alone: the memo lets go
             // of it first, so that it is changed in place, not copied (a thousand copies of
@@ -361,7 +377,7 @@ pub(super) fn attach_problems(
             if let Some(m) = kept.as_deref_mut().filter(|m| Arc::ptr_eq(&m.view, n)) {
                 m.view = spare.get_or_insert_with(Arc::default).clone();
             }
-            Arc::make_mut(n).problems = own.iter().map(|d| Arc::clone(d)).collect();
+            Arc::make_mut(n).problems = own.iter().map(|d| Arc::clone(d.1)).collect();
             if let Some(m) = kept {
                 m.view = n.clone();
             }

@@ -274,7 +274,17 @@ pub struct NodePods {
 
 /// Whether one of the diagnoses looks for this pod among all of them.
 fn notable(p: &Pod) -> bool {
-    p.is_device_plugin() || is_unscheduled(p) || refused_shared(p)
+    p.is_device_plugin() || is_unscheduled(p) || refused_shared(p) || after_binding(p)
+}
+
+/// A GPU pod the node has had its say on: refused, evicted or otherwise failed by the kubelet,
+/// bound but not started, or with containers that are not running or have restarted (its
+/// states are kept only then, see [`Pod::strip`]).
+pub fn after_binding(p: &Pod) -> bool {
+    let Some(st) = p.status.as_ref() else { return false };
+    node_of(p).is_some()
+        && p.is_gpu()
+        && (st.container_statuses.is_some() || matches!(st.phase.as_deref(), Some("Failed" | "Pending")))
 }
 
 /// The kubelet refused the pod at admission for asking more than one replica of a shared GPU.

@@ -7,7 +7,7 @@
 mod advice;
 mod cel;
 pub mod dra;
-mod predicates;
+pub(crate) mod predicates;
 mod quota;
 #[cfg(test)]
 mod tests;
@@ -165,6 +165,9 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
     if !ask.demand.is_empty() && !nodes.iter().any(|n| n.fits) {
         device_shortage(&ask.demand, &nodes, &mut suggestions);
     }
+    if refusal.is_none() {
+        refusal = kubelet_refusal(inputs, &ask, &use_by, &mut suggestions);
+    }
     let placeable = if refusal.is_some() {
         0
     } else {
@@ -172,6 +175,51 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
     };
     let summary = summary(refusal, &nodes, &histogram, placeable, w.replicas);
     FitResult { summary, replicas: w.replicas, placeable, nodes, suggestions, error: None, update: None }
+}
+
+/// A pod that sets `spec.nodeName` is never seen by the scheduler: the kubelet of that node
+/// admits it or refuses it (phase Failed, `OutOf<resource>`: see `gpu-admission-rejected`).
+/// Its refusal in the kubelet's words (pkg/kubelet/lifecycle/predicate.go) where the node has
+/// not got what the pod asks, with the advice.
+fn kubelet_refusal(
+    inputs: &Inputs,
+    ask: &Ask<'_>,
+    use_by: &BTreeMap<String, NodeUse>,
+    suggestions: &mut Vec<app::i18n::Said>,
+) -> Option<String> {
+    let pin = ask.pod.spec.as_ref()?.node_name.as_deref().filter(|n| !n.is_empty())?;
+    let Some(n) = inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(pin)) else {
+        suggestions.push(app::say!(
+            "spec.nodeName names {pin}, which is no node of this cluster: the pod would stay Pending for good — \
+             remove spec.nodeName and let the scheduler place it",
+            "spec.nodeName は {pin} を指定していますが、このクラスターにその Node はありません。Pod はずっと Pending のままです — \
+             spec.nodeName を外してスケジューラーに配置させてください"
+        ));
+        return None;
+    };
+    let empty = NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 };
+    let u = use_by.get(pin).unwrap_or(&empty);
+    let (res, want) = ask
+        .req
+        .iter()
+        .filter(|(_, v)| **v > 0)
+        .find(|(res, want)| alloc_milli(n, res) - u.requested.get(*res).copied().unwrap_or(0) < **want)?;
+    let used = u.requested.get(res).copied().unwrap_or(0);
+    let cap = alloc_milli(n, res);
+    // The kubelet counts CPU in millicores, every other resource in its unit.
+    let v = |m: i128| if res == "cpu" { m } else { m.div_euclid(1000) + i128::from(m.rem_euclid(1000) > 0) };
+    let (want, used, cap) = (v(*want), v(used), v(cap));
+    suggestions.push(app::say!(
+        "spec.nodeName pins the pod to {pin} and bypasses the scheduler, which would have kept it Pending: the kubelet on \
+         {pin} would refuse it at admission (OutOf{res}) and it would fail, holding nothing — use a nodeSelector \
+         (kubernetes.io/hostname: {pin}) so that it waits for {res} instead",
+        "spec.nodeName は Pod を {pin} に固定してスケジューラーを通さないため、Pending で待つことができません。{pin} の kubelet が\
+         アドミッションで拒否し（OutOf{res}）、Pod は何も持たずに Failed になります — 待たせるには nodeSelector\
+         （kubernetes.io/hostname: {pin}）を使ってください"
+    ));
+    Some(format!(
+        "Pod was rejected: Node didn't have enough resource: {res}, requested: {want}, used: {used}, capacity: {cap}"
+    ))
 }
 
 /// RuntimeClass admission: a class that does not exist refuses the pod (the summary's words,

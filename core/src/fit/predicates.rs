@@ -8,7 +8,7 @@ use crate::pod::Pod;
 
 /// Whether a toleration tolerates a taint (an empty effect any effect; `Exists` with no key
 /// every taint).
-fn tolerates(t: &Toleration, taint: &Taint) -> bool {
+pub(crate) fn tolerates(t: &Toleration, taint: &Taint) -> bool {
     if let Some(e) = t.effect.as_deref().filter(|e| !e.is_empty()) {
         if e != taint.effect {
             return false;

@@ -442,3 +442,32 @@ spec:
     );
     assert_eq!(node(&shared, "gpu-a100-01").reasons, ["resourceclaim not available on the node"]);
 }
+
+#[test]
+fn a_pod_pinned_by_node_name_to_a_full_board_is_refused_by_the_kubelet_not_left_pending() {
+    // spec.nodeName skips the scheduler: the kubelet of orin-nano-01 (its one GPU held)
+    // refuses it in its own words, as a real kubelet does (tests/scenarios/after/
+    // admission-rejected.yaml has the resulting pods).
+    let r = run(&SECOND_MODEL.replace("nodeSelector: {factory.example.com/line: press-3}", "nodeName: orin-nano-01"));
+    assert_eq!(
+        r.summary,
+        "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 1, capacity: 1"
+    );
+    assert_eq!(r.placeable, 0);
+    assert!(
+        r.suggestions
+            .iter()
+            .any(|s| s.en.starts_with("spec.nodeName pins the pod to orin-nano-01 and bypasses the scheduler")
+                && s.en.contains("(OutOfnvidia.com/gpu)")),
+        "{:?}",
+        r.suggestions
+    );
+    // Pinned to a board with room, it is admitted; pinned to no node, it is told so.
+    let r = run(&SECOND_MODEL.replace("nodeSelector: {factory.example.com/line: press-3}", "nodeName: no-such-board"));
+    assert!(!r.summary.starts_with("Pod was rejected"), "{}", r.summary);
+    assert!(
+        r.suggestions.iter().any(|s| s.en.contains("no-such-board, which is no node of this cluster")),
+        "{:?}",
+        r.suggestions
+    );
+}

@@ -66,7 +66,8 @@ pub async fn pod_timeline(
 ) -> Result<String, ChartError> {
     let ivs = query::pod_intervals(pool, Some((ns, name)), from, to).await?;
     let gaps = query::gaps(pool, from, to).await?;
+    let marks = query::pod_diagnoses(pool, ns, name, from, to).await?;
     let bars: Vec<Bar> =
         ivs.iter().map(|iv| Bar { start: iv.start, end: iv.end, pending: iv.state == "pending" }).collect();
-    Ok(timeline(&format!("{ns}/{name}"), &bars, &gaps, from, to, look)?)
+    Ok(timeline(&format!("{ns}/{name}"), (&bars, &marks), &gaps, from, to, look)?)
 }

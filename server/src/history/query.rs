@@ -268,6 +268,27 @@ pub async fn diagnoses(pool: &SqlitePool, from: i64, to: i64, lang: Lang) -> Res
     Ok(rows.into_iter().map(|r| r.read(lang)).collect())
 }
 
+/// When each diagnosis about one pod was raised within the range (its code), for the marks on
+/// its timeline: what happened to it (OOM-killed, preempted, evicted, held without running).
+pub async fn pod_diagnoses(
+    pool: &SqlitePool,
+    ns: &str,
+    name: &str,
+    from: i64,
+    to: i64,
+) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT raised, code FROM diagnosis_events WHERE kind = 'Pod' AND namespace = ? AND name = ? \
+         AND raised >= ? AND raised <= ? ORDER BY raised LIMIT 50",
+    )
+    .bind(ns)
+    .bind(name)
+    .bind(from)
+    .bind(to)
+    .fetch_all(pool)
+    .await
+}
+
 /// The diagnoses left open when gpudash last stopped (code, kind, namespace, name, raised),
 /// when that stop was at most `within` seconds before `now` — the times the next run's view
 /// may say they have held since. Older than that, whether they held in between is not known.

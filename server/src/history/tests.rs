@@ -716,3 +716,21 @@ async fn diagnoses_are_kept_as_sentences_with_their_arguments_and_said_again_in_
         assert_eq!((e.message.as_str(), e.message_lang.as_str()), (want, "ja"));
     }
 }
+
+#[tokio::test]
+async fn a_pods_timeline_marks_what_happened_to_it() {
+    // The model OOM-killed on the Orin Nano (tests/scenarios/after/orin-nano-oom.yaml): its
+    // diagnosis is recorded, and its timeline draws the code at the time it was raised.
+    let view = derive(&scenario_text("after/orin-nano-oom.yaml"));
+    let (_d, pool) = db().await;
+    let mut rec = Recorder::open(pool.clone(), cfg(), 1_000).await.unwrap();
+    rec.record(&view, 1_000).await.unwrap();
+    let marks = query::pod_diagnoses(&pool, "assist", "llm-chat-6c5b4a39d-x8y9z", 0, 2_000).await.unwrap();
+    assert_eq!(marks, vec![(1_000, "gpu-model-oom-killed".to_string())]);
+    assert!(query::pod_diagnoses(&pool, "assist", "another-pod", 0, 2_000).await.unwrap().is_empty());
+    assert!(query::pod_diagnoses(&pool, "assist", "llm-chat-6c5b4a39d-x8y9z", 1_001, 2_000).await.unwrap().is_empty());
+    let svg = crate::history::charts::pod_timeline(&pool, "assist", "llm-chat-6c5b4a39d-x8y9z", 0, 2_000, false)
+        .await
+        .unwrap();
+    assert!(svg.contains("gpu-model-oom-killed"), "{svg}");
+}

@@ -47,6 +47,8 @@ pub struct Stores {
     nodes: Store<Node>,
     pods: Store<Pod>,
     events: Store<Event>,
+    /// The scheduler's `Preempted` events (Normal: the one kind of Normal event watched).
+    preemptions: Store<Event>,
     runtime_classes: Store<RuntimeClass>,
     replica_sets: Store<ReplicaSet>,
     deployments: Store<Deployment>,
@@ -66,7 +68,11 @@ impl Stores {
         Inputs {
             nodes: self.nodes.state(),
             pods: self.pods.state(),
-            events: self.events.state(),
+            events: {
+                let mut e = self.events.state();
+                e.extend(self.preemptions.state());
+                e
+            },
             runtime_classes: self.runtime_classes.state(),
             replica_sets: self.replica_sets.state(),
             deployments: self.deployments.state(),
@@ -252,6 +258,16 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
         cfg.clone().fields("type=Warning"),
         strip_event,
     );
+    // Of the Normal events, only the scheduler's preemptions: a victim's `Preempted` event
+    // names the pod it made room for. Watching every Normal event (each pod's Scheduled,
+    // Pulled, Created, Started…) would admit a store that grows with the cluster's churn.
+    let preemptions = spawn_kind(
+        &state,
+        "preemptions",
+        Api::<Event>::all(client.clone()),
+        cfg.clone().fields("type=Normal,reason=Preempted"),
+        strip_event,
+    );
     let runtime_classes =
         spawn_kind(&state, "runtimeclasses", Api::<RuntimeClass>::all(client.clone()), cfg.clone(), strip_rc);
     let replica_sets = spawn_kind(&state, "replicasets", Api::<ReplicaSet>::all(client.clone()), cfg.clone(), strip_rs);
@@ -269,6 +285,7 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
         nodes,
         pods,
         events,
+        preemptions,
         runtime_classes,
         replica_sets,
         deployments,

@@ -3,6 +3,8 @@
 //! nodes and their GPUs ([`nodes`]), pods waiting for the scheduler ([`waiting`]), runtimes and
 //! RuntimeClasses ([`runtime`]).
 
+mod after;
+mod after_said;
 mod agent;
 mod agent_said;
 mod down_said;
@@ -30,6 +32,8 @@ use std::sync::Arc;
 use app::i18n::Said;
 use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, QuotaView, Severity};
 use k8s_openapi::api::core::v1::Node;
+
+pub use after::HELD_NOT_RUNNING_AFTER;
 
 use super::{node, pods, Inputs};
 use crate::pod::Pod;
@@ -94,6 +98,8 @@ pub(super) struct Ctx<'a> {
     claims: &'a super::ClaimIndex<'a>,
     /// The derivation's time (for how long something has lasted).
     now: jiff::Timestamp,
+    /// Seconds a pod may hold GPU units without running before it is said to.
+    held_after: i64,
 }
 
 impl Ctx<'_> {
@@ -135,6 +141,7 @@ impl<'a> Ctx<'a> {
 /// Every sentence the diagnoses say, from their catalogues.
 pub(crate) fn sentences() -> impl Iterator<Item = &'static app::i18n::Sentence> {
     [
+        after_said::ALL,
         agent_said::ALL,
         down_said::ALL,
         dra_said::ALL,
@@ -208,19 +215,33 @@ pub fn diagnose(
     pending: &mut [PendingPod],
     waiting: &[&Pod],
     claims: &super::ClaimIndex<'_>,
-    now: jiff::Timestamp,
+    (now, held_after): (jiff::Timestamp, std::time::Duration),
 ) -> (Vec<Arc<Diagnosis>>, Vec<PendingPod>) {
     // The views and their objects, in one order (the views' by name).
     let pairs = objects.iter().copied().zip(nodes.iter().map(AsRef::as_ref)).collect();
     let (plugins, plugin_namespaces) = device_plugins(index);
     let runtime_events = if events.names_runtime() { &inputs.events[..] } else { &[] };
-    let cx = Ctx { inputs, index, runtime_events, nodes, pairs, plugins, plugin_namespaces, waiting, claims, now };
+    let held_after = if held_after.is_zero() { HELD_NOT_RUNNING_AFTER } else { held_after.as_secs().max(1) as i64 };
+    let cx = Ctx {
+        inputs,
+        index,
+        runtime_events,
+        nodes,
+        pairs,
+        plugins,
+        plugin_namespaces,
+        waiting,
+        claims,
+        now,
+        held_after,
+    };
     let mut out = Vec::new();
     let troubled = nodes::device_plugin_and_health(&cx, pending, &mut out);
     nodes::gpu_node_down(&cx, &mut out);
     agent::agent_missing_or_stale(&cx, &mut out);
     nodes::gpu_memory_beyond_limit(&cx, &mut out);
-    waiting::insufficient_gpu(&cx, &troubled, pending, &mut out);
+    let stalled = after::stalled(&cx);
+    waiting::insufficient_gpu(&cx, &troubled, &stalled, pending, &mut out);
     waiting::shared_gpu_request_too_large(pending, &mut out);
     waiting::insufficient_memory(&cx, pending, &mut out);
     waiting::gpu_node_cordoned(&cx, pending, &mut out);
@@ -231,6 +252,7 @@ pub fn diagnose(
     dra::deviceclass_missing(&cx, pending, &mut out);
     dra::claim_unreserved(&cx, &mut out);
     dra::dual_allocator(&cx, &mut out);
+    after::after_binding(&cx, &stalled, pending, &mut out);
     let blocked = quota::gpu_quota_exhausted(&cx, quotas, &mut out);
     let found: Vec<Arc<Diagnosis>> = out.into_iter().map(Arc::new).collect();
     let mut own = Vec::new();
@@ -240,6 +262,7 @@ pub fn diagnose(
     let mut out = in_order(found, own);
     link(&cx, pending, &blocked, &mut out);
     tell_pending(&cx, pending, &out);
+    after::tell_pending(&cx, &stalled, pending, &out);
     (out, blocked)
 }
 
@@ -401,6 +424,8 @@ fn wants_nvidia_gpu(p: &PendingPod) -> bool {
     p.gpu_request.as_ref().is_some_and(|g| node::is_nvidia_gpu(&g.resource))
 }
 
+#[cfg(test)]
+mod after_tests;
 #[cfg(test)]
 mod rollout_tests;
 #[cfg(test)]

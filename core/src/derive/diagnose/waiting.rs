@@ -7,6 +7,8 @@ use super::memory_said;
 use super::waiting_said as said;
 use app::i18n::Said;
 
+use super::after::{waiting_for_stalled, Stalled};
+use super::after_said;
 use super::nodes::{Trouble, Troubled};
 use super::terminating::{first_terminating, terminating_holder};
 use super::{diag, list, on_node, Ctx};
@@ -26,6 +28,7 @@ fn note(p: &mut PendingPod, code: Code) {
 pub(super) fn insufficient_gpu(
     cx: &Ctx<'_>,
     troubled: &[Troubled<'_>],
+    stalled: &[Stalled<'_>],
     pending: &mut [PendingPod],
     out: &mut Vec<Diagnosis>,
 ) {
@@ -61,7 +64,7 @@ pub(super) fn insufficient_gpu(
             note(p, Code::GpuResourceNameMismatch);
             continue;
         }
-        let text = advice(cx, p, pod, &res, want, reach, out);
+        let text = advice(cx, p, pod, (&res, want), reach, stalled, out);
         out.push(diag(Code::InsufficientGpu, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name, text));
         note(p, Code::InsufficientGpu);
     }
@@ -129,9 +132,9 @@ fn advice(
     cx: &Ctx<'_>,
     p: &mut PendingPod,
     pod: &crate::pod::Pod,
-    res: &str,
-    want: u64,
+    (res, want): (&str, u64),
     reach: &Reach<'_>,
+    stalled: &[Stalled<'_>],
     out: &mut Vec<Diagnosis>,
 ) -> Said {
     let Reach { with_res, plugin_down, aimed, failed, terminating, .. } = reach;
@@ -159,6 +162,19 @@ fn advice(
             .collect();
         let parts = Said::join(&parts, ", ", "、");
         said::waiting_gpu_needs_has_failed(&want, &res, &parts)
+    } else if let Some((node, _)) = with_res
+        .iter()
+        .find(|(n, g)| g.allocatable.saturating_sub(g.allocated) >= want && crate::fit::matches_affinity(pod, n))
+    {
+        // A unit is free on a node the pod's selector and affinity allow: it is never told that
+        // every unit is held.
+        let name = node.metadata.name.as_deref().unwrap_or("");
+        let why = kept_off(node, pod);
+        after_said::free_but_kept_off(&want, &res, &name, &why)
+    } else if let Some(s) = waiting_for_stalled(stalled, with_res, res) {
+        note(p, Code::GpuHeldNotRunning);
+        let (holder, reason) = (s.name(), s.reason());
+        after_said::waiting_for_stalled(&want, &res, &holder, &s.node, &s.took(), &reason)
     } else if let Some(r) = super::rollout::rollout_deadlock(cx, pod, res, want, with_res) {
         note(p, Code::GpuRolloutDeadlock);
         if !out.iter().any(|d| {
@@ -186,6 +202,41 @@ fn advice(
         let shared = with_res.iter().any(|(_, g)| g.sharing == Sharing::TimeSlicing);
         let hint = if shared { said::free_replica_scale_down_remove() } else { said::free_one_scale_down_pod() };
         said::waiting_every_matching_node_already(&want, &res, &hint)
+    }
+}
+
+/// Why the scheduler keeps a pod off a node where a unit is free: a pressure condition (its
+/// taint), other taints the pod does not tolerate, or the scheduler's other reasons.
+fn kept_off(node: &k8s_openapi::api::core::v1::Node, pod: &crate::pod::Pod) -> Said {
+    let pressure = node
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| c.iter().find(|c| c.type_.ends_with("Pressure") && c.status == "True"));
+    if let Some(c) = pressure {
+        let taint = match c.type_.as_str() {
+            "MemoryPressure" => "node.kubernetes.io/memory-pressure",
+            "DiskPressure" => "node.kubernetes.io/disk-pressure",
+            _ => "node.kubernetes.io/pid-pressure",
+        };
+        return after_said::kept_off_pressure(&c.type_, &taint);
+    }
+    let tolerations = pod.spec.as_ref().and_then(|s| s.tolerations.as_deref()).unwrap_or(&[]);
+    let untolerated: Vec<String> = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_deref())
+        .unwrap_or(&[])
+        .iter()
+        .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
+        .filter(|t| !tolerations.iter().any(|o| crate::fit::predicates::tolerates(o, t)))
+        .map(|t| format!("{}:{}", t.key, t.effect))
+        .collect();
+    if untolerated.is_empty() {
+        after_said::kept_off_other()
+    } else {
+        let taints = untolerated.join(", ");
+        after_said::kept_off_taints(&taints)
     }
 }
 

@@ -94,6 +94,7 @@ fn spec(w: wire::PodSpec) -> pod::PodSpec {
                 .collect(),
         ),
         scheduler_name: some(w.scheduler_name),
+        priority_class_name: some(w.priority_class_name),
         resource_claims: w
             .resource_claims
             .into_iter()
@@ -224,6 +225,7 @@ fn status_of(w: wire::PodStatus) -> pod::PodStatus {
         reason: some(w.reason),
         message: some(w.message),
         pod_ip: some(w.pod_ip),
+        start_time: time(w.start_time),
         container_statuses: some_vec(w.container_statuses.into_iter().map(container_status).collect()),
         resource_claim_statuses: w
             .resource_claim_statuses
@@ -247,8 +249,17 @@ fn status_of(w: wire::PodStatus) -> pod::PodStatus {
 
 fn container_status(w: wire::ContainerStatus) -> pod::ContainerStatus {
     let state = |s: wire::ContainerState| pod::ContainerState {
-        waiting: s.waiting.map(|w| pod::StateReason { reason: some(w.reason), exit_code: None }),
-        terminated: s.terminated.map(|t| pod::StateReason { reason: some(t.reason), exit_code: Some(t.exit_code) }),
+        waiting: s.waiting.map(|w| pod::StateReason {
+            reason: some(w.reason),
+            message: some(w.message),
+            ..pod::StateReason::default()
+        }),
+        terminated: s.terminated.map(|t| pod::StateReason {
+            reason: some(t.reason),
+            message: some(t.message),
+            exit_code: Some(t.exit_code),
+            finished_at: time(t.finished_at),
+        }),
         running: s.running.map(|r| {
             let at = time(r.started_at).map(|t| t.0.to_string());
             serde_json::json!({ "startedAt": at })

@@ -120,6 +120,8 @@ pub struct PodSpec {
     pub init_containers: Vec<Container>,
     #[prost(message, repeated, tag = "22")]
     pub tolerations: Vec<Toleration>,
+    #[prost(string, tag = "24")]
+    pub priority_class_name: String,
     #[prost(string, optional, tag = "29")]
     pub runtime_class_name: Option<String>,
     #[prost(btree_map = "string, message", tag = "32")]
@@ -294,6 +296,8 @@ pub struct PodStatus {
     pub reason: String,
     #[prost(string, tag = "6")]
     pub pod_ip: String,
+    #[prost(message, optional, tag = "7")]
+    pub start_time: Option<Time>,
     #[prost(message, repeated, tag = "8")]
     pub container_statuses: Vec<ContainerStatus>,
     #[prost(string, tag = "11")]
@@ -376,6 +380,8 @@ pub struct ContainerState {
 pub struct Waiting {
     #[prost(string, tag = "1")]
     pub reason: String,
+    #[prost(string, tag = "2")]
+    pub message: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -390,4 +396,8 @@ pub struct Terminated {
     pub exit_code: i32,
     #[prost(string, tag = "3")]
     pub reason: String,
+    #[prost(string, tag = "4")]
+    pub message: String,
+    #[prost(message, optional, tag = "6")]
+    pub finished_at: Option<Time>,
 }

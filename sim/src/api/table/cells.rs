@@ -305,6 +305,12 @@ pub(super) fn cells(kind: &str, o: &Value, now: jiff::Timestamp, minor: u32) -> 
             ]
         }
         "RuntimeClass" => vec![json!(s(o, "/handler").unwrap_or("")), age],
+        "PriorityClass" => vec![
+            o.pointer("/value").cloned().unwrap_or(json!(0)),
+            json!(o.pointer("/globalDefault").and_then(Value::as_bool).unwrap_or(false)),
+            age,
+            json!(s(o, "/preemptionPolicy").unwrap_or("PreemptLowerPriority")),
+        ],
         "ResourceSlice" => vec![
             json!(s(o, "/spec/nodeName").unwrap_or("")),
             json!(s(o, "/spec/driver").unwrap_or("")),

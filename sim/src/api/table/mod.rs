@@ -68,6 +68,14 @@ fn columns(kind: &str) -> Vec<Col> {
         "ResourceQuota" => vec![name, age, Col("Request", "string", 0), Col("Limit", "string", 0)],
         "ReplicaSet" | "Deployment" | "DaemonSet" => workload_columns(kind, name, age),
         "RuntimeClass" => vec![name, Col("Handler", "string", 0), age],
+        // As kube-apiserver's printers (pkg/printers/internalversion) lay PriorityClasses out.
+        "PriorityClass" => vec![
+            name,
+            Col("Value", "integer", 0),
+            Col("Global-Default", "boolean", 0),
+            age,
+            Col("PreemptionPolicy", "string", 0),
+        ],
         "ResourceSlice" => {
             vec![name, Col("Node", "string", 0), Col("Driver", "string", 0), Col("Pool", "string", 0), age]
         }
