@@ -113,6 +113,10 @@ pub struct ServeArgs {
     /// containers never started) before gpu-held-not-running says so (at least 1 s).
     #[arg(long, env = "GPUDASH_HELD_NOT_RUNNING_MINUTES", default_value_t = 10.0)]
     pub held_not_running_minutes: f64,
+    /// Minutes a holder's GPU may stay under 5 % busy (as its node's gpudash-agent measures it)
+    /// while a pod that could go there waits for it, before gpu-held-idle says so.
+    #[arg(long, env = "GPUDASH_HELD_IDLE_MINUTES", default_value_t = 120.0)]
+    pub held_idle_minutes: f64,
     /// The namespace whose pods labelled `app.kubernetes.io/name=gpudash-agent` are pulled
     /// (default: gpudash's own namespace in a cluster, `gpudash` outside one).
     #[arg(long, env = "GPUDASH_AGENT_NAMESPACE")]

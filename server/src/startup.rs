@@ -142,7 +142,8 @@ pub async fn build(args: &ServeArgs) -> anyhow::Result<App> {
     let (tx, rx) = watch::channel(Arc::new(Snapshot::new(initial)));
     let held_not_running_after =
         Duration::from_secs_f64((args.held_not_running_minutes * 60.0).clamp(1.0, 7.0 * 86400.0));
-    let opts = Options { unified_selector, agent_stale_after, held_not_running_after };
+    let held_idle_after = Duration::from_secs_f64((args.held_idle_minutes * 60.0).clamp(1.0, 30.0 * 86400.0));
+    let opts = Options { unified_selector, agent_stale_after, held_not_running_after, held_idle_after };
     let (stop, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     let cache = carried_since(pool.as_ref()).await;

@@ -121,3 +121,38 @@ async fn every_on_site_case_is_told_right_through_the_api_and_in_chromium() {
     .await
     .unwrap();
 }
+
+/// What the node decided after binding (`tests/scenarios/after/*.yaml`), served by the
+/// simulator and read through the API in both languages. The preemption's event is a week old
+/// by now (the API server keeps events an hour): it is told by the real-plane test instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_the_node_decided_after_binding_is_told_through_the_api() {
+    let mut args = vec!["--demo".to_string()];
+    args.extend(gpudash_tests::scenario_files("after", 5));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let gd = Gpudash::start(&args).await.unwrap();
+    let v = gd.wait_view(Duration::from_secs(20), |v| v["source"]["synced"] == true).await.unwrap();
+    let m = message(&v, "gpu-admission-rejected", "seam-checker-7b6c5d4e3");
+    assert!(m.starts_with("3 GPU pod(s) of ReplicaSet vision/seam-checker-7b6c5d4e3 refused by the kubelet"), "{m}");
+    assert!(message(&v, "gpu-admission-rejected", "label-reader").contains("UnexpectedAdmissionError"));
+    let m = message(&v, "gpu-model-oom-killed", "llm-chat-6c5b4a39d-x8y9z");
+    assert!(m.contains("OOMKilled, exit 137) 6 time(s)") && m.contains("unified-memory board"), "{m}");
+    let m = message(&v, "gpu-pod-evicted", "asr-whisper-5f4e3d2c1");
+    assert!(m.contains("The node was low on resource: memory.") && m.contains("MemoryPressure"), "{m}");
+    let d = diagnosis(&v, "gpu-held-not-running", "pallet-reader-7d6c5b4a3-u8i9o");
+    assert_eq!((d["severity"].as_str(), d["node"].as_str()), (Some("critical"), Some("orin-nx-dock")));
+    // The eviction's replacement is never told that every unit is held.
+    let p = v["pending"].as_array().into_iter().flatten().find(|p| p["name"] == "asr-whisper-5f4e3d2c1-p0o9i").cloned();
+    let told = p
+        .as_ref()
+        .and_then(|p| p["problems"].as_array())
+        .into_iter()
+        .flatten()
+        .find(|d| d["code"] == "insufficient-gpu");
+    let told = told.and_then(|d| d["message"].as_str()).unwrap_or_default();
+    assert!(told.contains("a unit is free on orin-agx-press") && !told.contains("already held"), "{told}");
+    // Japanese: the same diagnoses, their sentences in Japanese.
+    let ja = gd.json("/api/v1/cluster?lang=ja").await.unwrap();
+    let m = message(&ja, "gpu-held-not-running", "pallet-reader-7d6c5b4a3-u8i9o");
+    assert!(m.contains("動いていません"), "{m}");
+}

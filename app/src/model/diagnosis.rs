@@ -185,6 +185,8 @@ string_enum! {
         GpuPreempted = "gpu-preempted",
         /// A pod holds a GPU unit and has not run for a while.
         GpuHeldNotRunning = "gpu-held-not-running",
+        /// A pod holds a GPU unit whose GPU has been idle for a while, while a pod waits.
+        GpuHeldIdle = "gpu-held-idle",
     }
 }
 

@@ -212,3 +212,46 @@ fn a_board_without_the_device_plugin_shows_its_measured_load_on_its_agent() {
     let j = v.nodes.iter().find(|n| n.name == "orin-nano-01").unwrap_or_else(|| panic!("node"));
     assert_eq!(j.agent.as_ref().map(|a| a.gpu_busy_percent), Some(None), "its load is on its GPU");
 }
+
+#[test]
+fn a_holder_whose_gpu_idles_for_two_hours_while_a_pod_waits_is_told_and_not_before() {
+    // GPU 1 of gpu-ts-01 (weld-check and llm-assist) measured 2 % busy by dcgm-exporter, and a
+    // model waiting for nvidia.com/gpu that could go there.
+    let idle_report = SERVER.replace(r#""busy_percent":12.0"#, r#""busy_percent":2.0"#);
+    let waiting = "apiVersion: v1\nkind: Pod\nmetadata: {name: forecast-5d6e7f8a9-w1e2r, namespace: ml, creationTimestamp: \"2026-12-03T09:00:00Z\"}\n\
+        spec: {containers: [{name: m, resources: {limits: {nvidia.com/gpu: \"4\"}}}]}\n\
+        status: {phase: Pending, conditions: [{type: PodScheduled, status: \"False\", reason: Unschedulable, \
+        message: \"0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.\"}]}\n";
+    let mut inputs = load(&format!("{}\n---\n{waiting}", scenario_text("agent/agents.yaml")));
+    let mut cache = Cache::default();
+    let at = |t: &str| -> jiff::Timestamp { t.parse().unwrap_or_default() };
+    let run = |inputs: &mut Inputs, cache: &mut Cache, t: &str| {
+        inputs.agents = vec![seen("gpu-ts-01", &idle_report, Some(t))];
+        derive_cached(inputs, &Options::default(), Source::default(), 1, at(t), cache)
+    };
+    let idle = |v: &ClusterView| -> Vec<String> {
+        v.diagnoses.iter().filter(|d| d.code == "gpu-held-idle").map(|d| d.name.clone()).collect()
+    };
+    assert!(idle(&run(&mut inputs, &mut cache, T0)).is_empty(), "idle since now");
+    assert!(idle(&run(&mut inputs, &mut cache, "2026-12-03T11:59:00Z")).is_empty(), "1 h 59 min");
+    let v = run(&mut inputs, &mut cache, "2026-12-03T12:00:30Z");
+    assert_eq!(idle(&v), ["llm-assist-0", "weld-check-5f6a7b8c9-q4w5e"]);
+    let d =
+        v.diagnoses.iter().find(|d| d.name == "llm-assist-0" && d.code == "gpu-held-idle").cloned().unwrap_or_default();
+    assert_eq!((d.severity, d.node.as_deref()), (Severity::Warning, Some("gpu-ts-01")));
+    assert!(
+        d.message.starts_with("ml/llm-assist-0 holds 2 nvidia.com/gpu on gpu-ts-01, and its GPU has been under 5 % busy for 2 h 0 min (2 % now"),
+        "{}",
+        d.message
+    );
+    // Busy again, the count starts over; an agent gone stale ends it too (unknown is not idle).
+    inputs.agents = vec![seen("gpu-ts-01", SERVER, Some("2026-12-03T12:01:00Z"))];
+    let v = derive_cached(&inputs, &Options::default(), Source::default(), 1, at("2026-12-03T12:01:00Z"), &mut cache);
+    assert!(idle(&v).is_empty());
+    assert!(idle(&run(&mut inputs, &mut cache, "2026-12-03T13:00:00Z")).is_empty(), "idle again since 12:01");
+    // Nothing waiting: nothing said, however long it idles.
+    let mut alone = load(&scenario_text("agent/agents.yaml"));
+    let mut cache = Cache::default();
+    run(&mut alone, &mut cache, T0);
+    assert!(idle(&run(&mut alone, &mut cache, "2026-12-03T15:00:00Z")).is_empty());
+}

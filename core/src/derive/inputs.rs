@@ -100,6 +100,9 @@ pub struct Options {
     /// How long a pod may hold GPU units without running before `gpu-held-not-running` says so
     /// (zero: [`crate::derive::HELD_NOT_RUNNING_AFTER`]).
     pub held_not_running_after: std::time::Duration,
+    /// How long a holder's GPU may stay under 5 % busy (as its node's agent measures it) while
+    /// a pod waits for that resource before `gpu-held-idle` says so (zero: two hours).
+    pub held_idle_after: std::time::Duration,
 }
 
 impl Options {

@@ -69,6 +69,9 @@ pub struct Cache {
     metrics: Use,
     /// Since when each open diagnosis has held (only the open ones: bounded by the view).
     since: Since,
+    /// Since when each GPU holder's devices have been measured under the idle line (see
+    /// `diagnose::after::Idle`): only holders idle now, so bounded by the view.
+    idle: diagnose::IdleSince,
     /// Whether the last run's source was synced: node views built before the first full list
     /// (a pod seen before its ReplicaSet) are not kept past it.
     synced: bool,
@@ -148,7 +151,8 @@ pub fn derive_forked(
 
     let (mut pending, waiting): (Vec<PendingPod>, Vec<&Pod>) = pending.into_iter().map(|(_, p, o)| (p, o)).unzip();
     let quotas = quota::quotas(&inputs.quotas, &nodes);
-    let (mut diagnoses, blocked) = diagnose::diagnose(
+    let idle = cache.idle.update(&nodes, now, opts.held_idle_after);
+    let (mut diagnoses, blocked, cards) = diagnose::diagnose(
         &cache.of_view,
         inputs,
         (index, &cache.events),
@@ -157,10 +161,10 @@ pub fn derive_forked(
         &mut pending,
         &waiting,
         &claim_index,
-        (now, opts.held_not_running_after),
+        diagnose::Timing { now, held_after: opts.held_not_running_after, idle: &idle },
     );
     stamp(&mut diagnoses, &mut pending, &source, &now, cache);
-    attach_problems(&mut nodes, &diagnoses, &mut cache.nodes);
+    attach_problems(&mut nodes, (&diagnoses, &cards), &mut cache.nodes);
     cache.of_view.keep(&nodes);
     let totals = Totals {
         nodes: u32::try_from(nodes.len()).unwrap_or(u32::MAX),

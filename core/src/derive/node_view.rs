@@ -330,36 +330,26 @@ fn gpu_users_outside(held: &[Held], default_runtime: Option<&str>) -> Vec<GpuUse
     out
 }
 
-/// The diagnoses about a pod that its node's card shows too: what the node decided about it.
-const ON_NODE_CARD: [app::model::Code; 4] = [
-    app::model::Code::GpuHeldNotRunning,
-    app::model::Code::GpuModelOomKilled,
-    app::model::Code::GpuAdmissionRejected,
-    app::model::Code::GpuPodEvicted,
-];
-
 /// Gives each node view the diagnoses about it (its card shows them without looking anything
 /// up). Diagnoses are computed from the node views, so this comes after; a node whose
 /// diagnoses did not change keeps its `Arc` (and the memo keeps the final one).
+/// `cards` are the short forms of what the node decided about pods bound to it (a card names
+/// the pod that holds a unit without running, was OOM-killed, refused or evicted there).
 pub(super) fn attach_problems(
     nodes: &mut [Arc<NodeView>],
-    diagnoses: &[Arc<app::model::Diagnosis>],
+    (diagnoses, cards): (&[Arc<app::model::Diagnosis>], &[Arc<app::model::Diagnosis>]),
     memo: &mut Map<String, NodeMemo>,
 ) {
     // The nodes' diagnoses by node name, each node's in the order of `diagnoses` (a stable
     // sort), walked beside the nodes (sorted by name): no list is built for a node whose
     // diagnoses are those it had.
-    // A node's own, and what the node decided about a pod bound to it (a card names the pod
-    // that holds a unit without running, OOM-killed, refused or evicted there).
     let mut by_node: Vec<(&str, &Arc<app::model::Diagnosis>)> = diagnoses
         .iter()
-        .filter_map(|d| match d.kind {
-            app::model::Kind::Node => Some((d.name.as_str(), d)),
-            _ if ON_NODE_CARD.contains(&d.code) => d.node.as_deref().map(|n| (n, d)),
-            _ => None,
-        })
+        .filter(|d| d.kind == app::model::Kind::Node)
+        .map(|d| (d.name.as_str(), d))
+        .chain(cards.iter().filter_map(|d| d.node.as_deref().map(|n| (n, d))))
         .collect();
-    by_node.sort_by(|a, b| a.0.cmp(b.0));
+    by_node.sort_by(|a, b| a.0.cmp(b.0).then_with(|| b.1.severity.cmp(&a.1.severity)));
     let mut rest = by_node.as_slice();
     // Stands in the memo for a view being changed (allocated once, when one is).
     let mut spare: Option<Arc<NodeView>> = None;

@@ -57,7 +57,12 @@ impl Stalled<'_> {
 
     /// How long it has not run, in the unit that reads best.
     pub(super) fn took(&self) -> Said {
-        let s = self.secs.max(0);
+        Self::took_of(self.secs)
+    }
+
+    /// A length of time in seconds, in the unit that reads best.
+    pub(super) fn took_of(secs: i64) -> Said {
+        let s = secs.max(0);
         match s {
             0..120 => said::seconds(&s),
             120..7200 => said::minutes(&(s / 60)),
@@ -111,11 +116,24 @@ pub(super) fn stalled<'a>(cx: &Ctx<'a>) -> Vec<Stalled<'a>> {
 }
 
 /// Raises every diagnosis of this family; `stalled` is [`stalled`]'s.
-pub(super) fn after_binding(cx: &Ctx<'_>, stalled: &[Stalled<'_>], pending: &[PendingPod], out: &mut Vec<Diagnosis>) {
-    refused(cx, out);
-    oom_killed(cx, out);
-    held_not_running(cx, stalled, pending, out);
+/// `cards` gets, for each diagnosis about a pod that its node's card shows, the card's short
+/// form (the card names the pod and what happened; the whole sentence is on the pending and
+/// diagnoses pages, and a card's first load has little room).
+pub(super) fn after_binding(
+    cx: &Ctx<'_>,
+    stalled: &[Stalled<'_>],
+    pending: &[PendingPod],
+    (out, cards): (&mut Vec<Diagnosis>, &mut Vec<Diagnosis>),
+) {
+    refused(cx, out, cards);
+    oom_killed(cx, out, cards);
+    held_not_running(cx, stalled, pending, out, cards);
     preempted(cx, out);
+}
+
+/// The card's form of `d`: the same code, object and node, `message` for its sentence.
+fn card(d: &Diagnosis, message: Said) -> Diagnosis {
+    Diagnosis { message, ..d.clone() }
 }
 
 /// The kubelet's word for a pod it refused at admission, where it is one for GPUs.
@@ -144,7 +162,7 @@ fn owner_of(p: &Pod) -> (Kind, String) {
 
 /// `gpu-admission-rejected` and `gpu-pod-evicted`: Failed GPU pods the kubelet refused or
 /// evicted, one diagnosis per workload, node and code with the count and the newest pod's words.
-fn refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+fn refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>, cards: &mut Vec<Diagnosis>) {
     type Key = (Code, String, String, String, String);
     let mut groups: BTreeMap<Key, (Kind, Vec<&Pod>)> = BTreeMap::new();
     for p in cx.index.notable() {
@@ -167,8 +185,15 @@ fn refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         } else {
             rejected_text(cx, newest, (count, &who), &node, &ns)
         };
-        let d = diag(code, Severity::Critical, kind, Some(&ns), &name, text);
-        out.push(on_node(d, Some(&node)));
+        let d = on_node(diag(code, Severity::Critical, kind, Some(&ns), &name, text), Some(&node));
+        let reason = newest.status.as_ref().and_then(|s| s.reason.clone()).unwrap_or_default();
+        let short = if d.code == Code::GpuPodEvicted {
+            said::card_evicted(&count, &who)
+        } else {
+            said::card_rejected(&count, &who, &reason)
+        };
+        cards.push(card(&d, short));
+        out.push(d);
     }
 }
 
@@ -261,7 +286,7 @@ fn pressure(n: &Node) -> Option<(String, String)> {
 
 /// `gpu-model-oom-killed`: a GPU pod bound to a node whose container was killed for memory,
 /// now or last time it ended.
-fn oom_killed(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
+fn oom_killed(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>, cards: &mut Vec<Diagnosis>) {
     for p in cx.index.notable() {
         let (Some(node), Some(st)) = (pods::node_of(p), p.status.as_ref()) else { continue };
         if gpu_of(p).is_none() || (st.phase.as_deref() == Some("Failed") && rejection(p).is_some()) {
@@ -291,8 +316,10 @@ fn oom_killed(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>) {
         let memory = oom_memory(cx, p, node, &ns, &name);
         let pod = format!("{ns}/{name}");
         let text = said::oom_killed(&pod, &c.name, &exit, &times, &looping, &at, &memory);
-        let d = diag(Code::GpuModelOomKilled, Severity::Critical, Kind::Pod, Some(&ns), &name, text);
-        out.push(on_node(d, Some(node)));
+        let d =
+            on_node(diag(Code::GpuModelOomKilled, Severity::Critical, Kind::Pod, Some(&ns), &name, text), Some(node));
+        cards.push(card(&d, said::card_oom_killed(&pod, &times, &looping)));
+        out.push(d);
     }
 }
 
@@ -325,7 +352,13 @@ fn oom_memory(cx: &Ctx<'_>, p: &Pod, node: &str, ns: &str, name: &str) -> Said {
 }
 
 /// `gpu-held-not-running`: critical where a pending pod waits for that resource.
-fn held_not_running(cx: &Ctx<'_>, stalled: &[Stalled<'_>], pending: &[PendingPod], out: &mut Vec<Diagnosis>) {
+fn held_not_running(
+    cx: &Ctx<'_>,
+    stalled: &[Stalled<'_>],
+    pending: &[PendingPod],
+    out: &mut Vec<Diagnosis>,
+    cards: &mut Vec<Diagnosis>,
+) {
     for s in stalled {
         // Pods waiting for that resource that could go to its node (one walk over the pending
         // pods per stalled holder: both are few).
@@ -359,8 +392,12 @@ fn held_not_running(cx: &Ctx<'_>, stalled: &[Stalled<'_>], pending: &[PendingPod
         };
         let (pod, held) = (format!("{ns}/{name}"), format!("{} {}", s.count, s.res));
         let text = said::held_not_running(&pod, &held, &s.node, &s.took(), &why, &waiters, &fix);
-        let d = diag(Code::GpuHeldNotRunning, severity, Kind::Pod, Some(&ns), &name, text);
-        out.push(on_node(d, Some(s.node)));
+        let d = on_node(diag(Code::GpuHeldNotRunning, severity, Kind::Pod, Some(&ns), &name, text), Some(s.node));
+        // On the card where it keeps a waiting pod from its unit: what a card has room for.
+        if waiting > 0 {
+            cards.push(card(&d, said::card_held_not_running(&pod, &held, &s.took(), &s.reason())));
+        }
+        out.push(d);
     }
 }
 
@@ -556,4 +593,108 @@ pub(super) fn waiting_for_stalled<'a>(
     res: &str,
 ) -> Option<&'a Stalled<'a>> {
     stalled.iter().find(|s| s.res == res && with_res.iter().any(|(n, _)| n.metadata.name.as_deref() == Some(s.node)))
+}
+
+/// The busy % under which a held GPU counts as idle.
+pub const IDLE_PERCENT: u32 = 5;
+
+/// How long a holder's GPU may be idle while a pod waits before it is said, by default
+/// (seconds; `Options::held_idle_after`).
+pub const HELD_IDLE_AFTER: i64 = 2 * 3600;
+
+/// A holder whose every measured device has been under [`IDLE_PERCENT`] for longer than the
+/// options allow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Idle {
+    /// The pod, `namespace`, `name`.
+    pub pod: (String, String),
+    /// Its node.
+    pub node: String,
+    /// The resource it holds, and how many units.
+    pub resource: (String, u64),
+    /// The busiest of its devices now, percent.
+    pub busy: u32,
+    /// Seconds it has been idle.
+    pub secs: i64,
+}
+
+/// Since when each holder has been idle, as this process watched it: kept between
+/// derivations, only for holders idle now (so bounded by the view). A restart of gpudash
+/// starts the count again; an agent that goes stale, or a device it stops measuring, ends it
+/// (unknown is not idle).
+#[derive(Debug, Default)]
+pub struct IdleSince(std::collections::BTreeMap<(String, String), jiff::Timestamp>);
+
+impl IdleSince {
+    /// Takes in the views as they are `now`; returns the holders idle for at least `after`
+    /// (zero: [`HELD_IDLE_AFTER`]).
+    pub fn update(
+        &mut self,
+        nodes: &[std::sync::Arc<app::model::NodeView>],
+        now: jiff::Timestamp,
+        after: std::time::Duration,
+    ) -> Vec<Idle> {
+        let after = if after.is_zero() { HELD_IDLE_AFTER } else { i64::try_from(after.as_secs()).unwrap_or(i64::MAX) };
+        type Seen = (String, (String, u64), u32);
+        let mut idle: BTreeMap<(String, String), Seen> = BTreeMap::new();
+        let mut busy: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+        for n in nodes.iter().filter(|n| n.agent.as_ref().is_some_and(|a| !a.stale)) {
+            for g in &n.gpu_resources {
+                for d in &g.devices {
+                    for h in &d.holders {
+                        let key = (h.namespace.clone(), h.name.clone());
+                        match d.busy_percent {
+                            Some(b) if b < IDLE_PERCENT => {
+                                let units = g.holders.iter().find(|x| x.namespace == h.namespace && x.name == h.name);
+                                let units = units.map_or(1, |x| x.count);
+                                let e =
+                                    idle.entry(key).or_insert_with(|| (n.name.clone(), (g.resource.clone(), units), b));
+                                e.2 = e.2.max(b);
+                            }
+                            _ => {
+                                busy.insert(key);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        idle.retain(|k, _| !busy.contains(k));
+        self.0.retain(|k, _| idle.contains_key(k));
+        let mut out = Vec::new();
+        for (key, (node, resource, b)) in idle {
+            let since = *self.0.entry(key.clone()).or_insert(now);
+            let secs = now.duration_since(since).as_secs();
+            if secs >= after {
+                out.push(Idle { pod: key, node, resource, busy: b, secs });
+            }
+        }
+        out
+    }
+}
+
+/// `gpu-held-idle`: a holder whose GPU has been idle that long while a pod that could go to its
+/// node waits for that resource (only where an agent measures the GPU).
+pub(super) fn held_idle(cx: &Ctx<'_>, idle: &[Idle], pending: &[PendingPod], out: &mut Vec<Diagnosis>) {
+    for i in idle {
+        let node = cx.inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(i.node.as_str()));
+        let (res, units) = (&i.resource.0, i.resource.1);
+        let waiting = pending
+            .iter()
+            .zip(cx.waiting)
+            .filter(|(p, pod)| {
+                p.gpu_request.as_ref().is_some_and(|g| &g.resource == res)
+                    && node.is_some_and(|n| Ctx::could_target(pod, n))
+            })
+            .count();
+        if waiting == 0 {
+            continue;
+        }
+        let (ns, name) = (&i.pod.0, &i.pod.1);
+        let (pod, held) = (format!("{ns}/{name}"), format!("{units} {res}"));
+        let took = Stalled::took_of(i.secs);
+        let text = said::held_idle(&pod, &held, &i.node, &IDLE_PERCENT, &took, &i.busy, &waiting);
+        let d = diag(Code::GpuHeldIdle, Severity::Warning, Kind::Pod, Some(ns), name, text);
+        out.push(on_node(d, Some(&i.node)));
+    }
 }

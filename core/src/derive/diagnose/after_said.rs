@@ -203,6 +203,35 @@ app::sentences! { "after";
         ja: "{at} に {node} で、より優先度の高い {by}{class} の場所を空けるためにプリエンプトされました。ワークロードの代わりの Pod は\
              ユニットを待ちます。同等以上の PriorityClass を付けるか、相手に preemptionPolicy: Never を設定するか、GPU を増やしてください。",
     }
+    /// gpu-held-idle.
+    held_idle(pod, held, node, line, took: Said, busy, waiting) {
+        en: "{pod} holds {held} on {node}, and its GPU has been under {line} % busy for {took} ({busy} % now, as the node's agent \
+             measures it) while {waiting} pod(s) that could go there wait for it: scale it down or stop it when it is not serving, so \
+             that the waiting model gets the unit.",
+        ja: "{pod} は {node} で {held} を持っていますが、その GPU の使用率は {took}、{line} % 未満のままです（今は {busy} %、ノードのエージェントの計測）。\
+             その間、そこに行ける {waiting} 個の Pod がそれを待っています。使っていないときはスケールダウンするか止めて、待っているモデルに\
+             ユニットを渡してください。",
+    }
+    /// gpu-admission-rejected on its node's card.
+    card_rejected(count, owner, reason) {
+        en: "{count} GPU pod(s) of {owner} refused by the kubelet ({reason}).",
+        ja: "{owner} の GPU Pod {count} 個を kubelet が拒否（{reason}）。",
+    }
+    /// gpu-pod-evicted on its node's card.
+    card_evicted(count, owner) {
+        en: "{count} GPU pod(s) of {owner} evicted by the kubelet.",
+        ja: "{owner} の GPU Pod {count} 個を kubelet が退避。",
+    }
+    /// gpu-model-oom-killed on its node's card.
+    card_oom_killed(pod, times, looping: Said) {
+        en: "{pod} OOM-killed {times} time(s){looping}.",
+        ja: "{pod} がメモリー不足で {times} 回強制終了{looping}。",
+    }
+    /// gpu-held-not-running on its node's card.
+    card_held_not_running(pod, held, took: Said, reason: Said) {
+        en: "{pod} holds {held} without running for {took} ({reason}).",
+        ja: "{pod} が {held} を持ったまま {took}動いていません（{reason}）。",
+    }
     /// insufficient-gpu where a holder does not run.
     waiting_for_stalled(want, res, holder, node, took: Said, reason: Said) {
         en: "Waiting for {want} {res}: every matching unit is held, and {holder} holds one on {node} without running for {took} \

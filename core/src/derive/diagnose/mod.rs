@@ -33,7 +33,7 @@ use app::i18n::Said;
 use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, QuotaView, Severity};
 use k8s_openapi::api::core::v1::Node;
 
-pub use after::HELD_NOT_RUNNING_AFTER;
+pub use after::{Idle, IdleSince, HELD_NOT_RUNNING_AFTER};
 
 use super::{node, pods, Inputs};
 use crate::pod::Pod;
@@ -201,8 +201,19 @@ impl OfView {
     }
 }
 
+/// The derivation's time and what the after-binding diagnoses weigh against it.
+pub struct Timing<'a> {
+    /// Now.
+    pub now: jiff::Timestamp,
+    /// How long a holder may not run (zero: the default).
+    pub held_after: std::time::Duration,
+    /// The holders idle for longer than the options allow.
+    pub idle: &'a [Idle],
+}
+
 /// Computes every diagnosis; adds the codes that concern each pending pod to it, and returns
-/// the workloads a GPU quota keeps from creating pods. `nodes` are the views sorted by name,
+/// the workloads a GPU quota keeps from creating pods, and the short forms of the diagnoses
+/// about pods that their nodes' cards show. `nodes` are the views sorted by name,
 /// each with its object in the same order; `waiting` holds the pod object of each entry of
 /// `pending`, in the same order.
 #[allow(clippy::too_many_arguments)]
@@ -215,8 +226,8 @@ pub fn diagnose(
     pending: &mut [PendingPod],
     waiting: &[&Pod],
     claims: &super::ClaimIndex<'_>,
-    (now, held_after): (jiff::Timestamp, std::time::Duration),
-) -> (Vec<Arc<Diagnosis>>, Vec<PendingPod>) {
+    Timing { now, held_after, idle }: Timing<'_>,
+) -> (Vec<Arc<Diagnosis>>, Vec<PendingPod>, Vec<Arc<Diagnosis>>) {
     // The views and their objects, in one order (the views' by name).
     let pairs = objects.iter().copied().zip(nodes.iter().map(AsRef::as_ref)).collect();
     let (plugins, plugin_namespaces) = device_plugins(index);
@@ -252,7 +263,9 @@ pub fn diagnose(
     dra::deviceclass_missing(&cx, pending, &mut out);
     dra::claim_unreserved(&cx, &mut out);
     dra::dual_allocator(&cx, &mut out);
-    after::after_binding(&cx, &stalled, pending, &mut out);
+    let mut cards = Vec::new();
+    after::after_binding(&cx, &stalled, pending, (&mut out, &mut cards));
+    after::held_idle(&cx, idle, pending, &mut out);
     let blocked = quota::gpu_quota_exhausted(&cx, quotas, &mut out);
     let found: Vec<Arc<Diagnosis>> = out.into_iter().map(Arc::new).collect();
     let mut own = Vec::new();
@@ -263,7 +276,7 @@ pub fn diagnose(
     link(&cx, pending, &blocked, &mut out);
     tell_pending(&cx, pending, &out);
     after::tell_pending(&cx, &stalled, pending, &out);
-    (out, blocked)
+    (out, blocked, cards.into_iter().map(Arc::new).collect())
 }
 
 /// The diagnoses found and those of the nodes' views (`own`, node by node, the nodes sorted by
