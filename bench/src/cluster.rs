@@ -93,6 +93,20 @@ pub fn pod(ns: &str, name: &str, node: Option<&str>, gpu: Option<(&str, u64)>, m
     p
 }
 
+/// Gives a running pod the status of a model OOM-killed at its limit and crash-looping.
+fn crash_looping(p: &mut Value) {
+    let name = p["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let ns = p["metadata"]["namespace"].as_str().unwrap_or("").to_string();
+    p["status"]["containerStatuses"] = json!([{
+        "name": "c", "image": "registry.local/model:1", "imageID": "", "ready": false, "started": false, "restartCount": 12,
+        "state": {"waiting": {"reason": "CrashLoopBackOff",
+            "message": format!("back-off 5m0s restarting failed container=c pod={name}_{ns}(uid-{name})")}},
+        "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137,
+            "startedAt": "2026-12-07T00:00:00Z", "finishedAt": "2026-12-07T00:01:00Z"}}}]);
+    p["status"]["conditions"] =
+        json!([{"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "False"}]);
+}
+
 /// `nodes` nodes with ~`pods_per_node` pods each.
 pub fn generate(nodes: usize, pods_per_node: usize) -> Generated {
     let mut objects = vec![
@@ -112,13 +126,14 @@ pub fn generate(nodes: usize, pods_per_node: usize) -> Generated {
             if gpu.is_some() {
                 alloc += 1;
             }
-            objects.push(pod(
-                &format!("ns-{}", j % 7),
-                &format!("p-{i:04}-{j:02}"),
-                Some(&name),
-                gpu,
-                1 + (j as u64 % 3),
-            ));
+            let mut p =
+                pod(&format!("ns-{}", j % 7), &format!("p-{i:04}-{j:02}"), Some(&name), gpu, 1 + (j as u64 % 3));
+            // One GPU pod in fifty OOM-killed and crash-looping: the container states gpudash keeps
+            // for GPU pods (what a site with failing models has), as the kubelet reports them.
+            if gpu.is_some() && (i * pods_per_node + j) % 50 == 7 {
+                crash_looping(&mut p);
+            }
+            objects.push(p);
         }
         allocated.push((name, alloc));
         if i % 50 == 0 {

@@ -14,6 +14,10 @@ use app::model::{Source, SourceMode, SyncProgress};
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KindState {
     name: &'static str,
+    /// The API resource its watch reads (its plural: `events`), as the heartbeat layer names
+    /// requests; two kinds may watch one resource with other selectors (events: the warnings,
+    /// and the scheduler's Normal `Preempted` ones).
+    resource: &'static str,
     synced: bool,
     seen: u64,
     stale_since: Option<jiff::Timestamp>,
@@ -23,6 +27,33 @@ pub(crate) struct KindState {
     /// Set while the kind's watch has been silent for longer than the stall limit: the time it
     /// was last heard from.
     silent_since: Option<jiff::Timestamp>,
+}
+
+impl KindState {
+    /// What the API server's answer or words for its resource mean for this kind; whether
+    /// anything changed.
+    fn hear(&mut self, signal: crate::heartbeat::Signal) -> bool {
+        match signal {
+            crate::heartbeat::Signal::Spoke => {
+                self.heard = Some((Instant::now(), jiff::Timestamp::now()));
+                let back = self.silent_since.take().is_some();
+                if back {
+                    tracing::info!(kind = self.name, "watch is receiving again");
+                }
+                back
+            }
+            // A watch re-opened after a failure: the server is back, and the stream replays
+            // what changed since the last version seen (or says 410, and the kind relists).
+            crate::heartbeat::Signal::Answered => {
+                let back = self.synced && self.error.take().is_some();
+                if back {
+                    tracing::info!(kind = self.name, "watch re-opened");
+                    self.stale_since = None;
+                }
+                back
+            }
+        }
+    }
 }
 
 /// The latest metrics.k8s.io lists (None: not available).
@@ -58,28 +89,13 @@ impl WatchState {
         Arc::new(Self { kinds: Mutex::new(Vec::new()), notify: Arc::new(Notify::new()), mode, server, stall_after })
     }
 
-    /// The API server answered or spoke for `resource` (its plural name).
+    /// The API server answered or spoke for `resource` (its plural name): every kind that
+    /// watches it hears it.
     pub(crate) fn heard(&self, resource: &str, signal: crate::heartbeat::Signal) {
         let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(k) = kinds.iter_mut().find(|k| k.name == resource) else { return };
         let mut changed = false;
-        match signal {
-            crate::heartbeat::Signal::Spoke => {
-                k.heard = Some((Instant::now(), jiff::Timestamp::now()));
-                if k.silent_since.take().is_some() {
-                    tracing::info!(kind = k.name, "watch is receiving again");
-                    changed = true;
-                }
-            }
-            // A watch re-opened after a failure: the server is back, and the stream replays
-            // what changed since the last version seen (or says 410, and the kind relists).
-            crate::heartbeat::Signal::Answered => {
-                if k.synced && k.error.take().is_some() {
-                    tracing::info!(kind = k.name, "watch re-opened");
-                    k.stale_since = None;
-                    changed = true;
-                }
-            }
+        for k in kinds.iter_mut().filter(|k| k.resource == resource) {
+            changed |= k.hear(signal);
         }
         drop(kinds);
         if changed {
@@ -109,8 +125,13 @@ impl WatchState {
     }
 
     pub(crate) fn register(&self, name: &'static str) -> usize {
+        self.register_on(name, name)
+    }
+
+    /// Registers a kind named `name` whose watch reads the API resource `resource`.
+    pub(crate) fn register_on(&self, name: &'static str, resource: &'static str) -> usize {
         let mut k = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
-        k.push(KindState { name, ..KindState::default() });
+        k.push(KindState { name, resource, ..KindState::default() });
         k.len() - 1
     }
 
@@ -215,5 +236,23 @@ mod tests {
         assert!(!st.synced());
         st.on(events, Seen::InitDone);
         assert!(!st.listing() && st.synced());
+    }
+
+    #[test]
+    fn two_watches_of_one_resource_both_hear_the_api_server_come_back() {
+        // The warnings and the scheduler's Preempted events are two watches of `events`: after an
+        // API server restart the heartbeat names the resource, and both must stop being stale
+        // (the preemptions' watch kept the view stale for good before).
+        let st = WatchState::new(SourceMode::Cluster, String::new(), Duration::from_secs(30));
+        let (events, preemptions) = (st.register("events"), st.register_on("preemptions", "events"));
+        for k in [events, preemptions] {
+            st.on(k, Seen::InitDone);
+            let gone = kube::runtime::watcher::Error::WatchFailed(kube::Error::Service("connect".into()));
+            st.on(k, Seen::Error(gone));
+        }
+        assert!(st.source().stale_since.is_some(), "both failed");
+        st.heard("events", crate::heartbeat::Signal::Answered);
+        let s = st.source();
+        assert!(s.stale_since.is_none() && s.error.is_none(), "both heard the server answer: {s:?}");
     }
 }

@@ -261,13 +261,10 @@ pub fn start(client: Client, state: Arc<WatchState>, metrics_interval: Duration,
     // Of the Normal events, only the scheduler's preemptions: a victim's `Preempted` event
     // names the pod it made room for. Watching every Normal event (each pod's Scheduled,
     // Pulled, Created, Started…) would admit a store that grows with the cluster's churn.
-    let preemptions = spawn_kind(
-        &state,
-        "preemptions",
-        Api::<Event>::all(client.clone()),
-        cfg.clone().fields("type=Normal,reason=Preempted"),
-        strip_event,
-    );
+    let (preemptions, w_preemptions) = store(strip_event);
+    let idx = state.register_on("preemptions", "events");
+    let api = Api::<Event>::all(client.clone());
+    run_kind(&state, idx, api, cfg.clone().fields("type=Normal,reason=Preempted"), w_preemptions);
     let runtime_classes =
         spawn_kind(&state, "runtimeclasses", Api::<RuntimeClass>::all(client.clone()), cfg.clone(), strip_rc);
     let replica_sets = spawn_kind(&state, "replicasets", Api::<ReplicaSet>::all(client.clone()), cfg.clone(), strip_rs);

@@ -171,10 +171,6 @@ fn advice(
         let name = node.metadata.name.as_deref().unwrap_or("");
         let why = kept_off(node, pod);
         after_said::free_but_kept_off(&want, &res, &name, &why)
-    } else if let Some(s) = waiting_for_stalled(stalled, with_res, res) {
-        note(p, Code::GpuHeldNotRunning);
-        let (holder, reason) = (s.name(), s.reason());
-        after_said::waiting_for_stalled(&want, &res, &holder, &s.node, &s.took(), &reason)
     } else if let Some(r) = super::rollout::rollout_deadlock(cx, pod, res, want, with_res) {
         note(p, Code::GpuRolloutDeadlock);
         if !out.iter().any(|d| {
@@ -193,6 +189,10 @@ fn advice(
             out.push(on_node(d, r.node()));
         }
         r.waiting_text(res, want)
+    } else if let Some(s) = waiting_for_stalled(stalled, with_res, res) {
+        note(p, Code::GpuHeldNotRunning);
+        let (holder, reason) = (s.name(), s.reason());
+        after_said::waiting_for_stalled(&want, &res, &holder, &s.node, &s.took(), &reason)
     } else if let Some(t) = terminating_holder(cx, *terminating, out) {
         note(p, Code::GpuHeldByTerminatingPod);
         let (holder, since, grace) = (t.pod, t.since, t.grace);
