@@ -93,6 +93,10 @@ pub fn pod(ns: &str, name: &str, node: Option<&str>, gpu: Option<(&str, u64)>, m
     p
 }
 
+/// One GPU pod in this many is OOM-killed and crash-looping in the generated clusters (0: none;
+/// `--failing-every`).
+pub static FAILING_EVERY: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(50);
+
 /// Gives a running pod the status of a model OOM-killed at its limit and crash-looping.
 fn crash_looping(p: &mut Value) {
     let name = p["metadata"]["name"].as_str().unwrap_or("").to_string();
@@ -130,7 +134,8 @@ pub fn generate(nodes: usize, pods_per_node: usize) -> Generated {
                 pod(&format!("ns-{}", j % 7), &format!("p-{i:04}-{j:02}"), Some(&name), gpu, 1 + (j as u64 % 3));
             // One GPU pod in fifty OOM-killed and crash-looping: the container states gpudash keeps
             // for GPU pods (what a site with failing models has), as the kubelet reports them.
-            if gpu.is_some() && (i * pods_per_node + j) % 50 == 7 {
+            let every = FAILING_EVERY.load(std::sync::atomic::Ordering::Relaxed);
+            if gpu.is_some() && every > 0 && (i * pods_per_node + j) % every == 7 % every {
                 crash_looping(&mut p);
             }
             objects.push(p);

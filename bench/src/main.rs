@@ -449,6 +449,9 @@ async fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // --failing-every N: one GPU pod in N OOM-killed and crash-looping (0: none).
+    cluster::FAILING_EVERY
+        .store(get("--failing-every", "50").parse().unwrap_or(50), std::sync::atomic::Ordering::Relaxed);
     let churn: u32 = get("--churn", "200").parse().unwrap_or(200);
     let secs: u64 = get("--seconds", "15").parse().unwrap_or(15);
     // --first-view-runs N: gpudash's and the peer's first view N times each in turn per run (0: none).

@@ -1,4 +1,4 @@
-//! The walls the compiler keeps (DESIGN.md): the core crate — the derivation, the what-if check
+//! The walls the compiler keeps (docs/design.md): the core crate — the derivation, the what-if check
 //! and what they read — has no async runtime, HTTP, database or filesystem crate in its
 //! dependency graph, and its code outside tests reads no clock, file, socket, process or
 //! environment. The site and the fleet depend on it; it depends on neither. The fleet is its own
@@ -121,4 +121,14 @@ fn the_core_code_reads_no_clock_file_socket_process_or_environment() {
         }
     }
     assert!(found.is_empty(), "impure code in the core: {found:?}");
+}
+
+#[test]
+fn the_simulator_shares_no_code_with_the_derivation_or_the_agent() {
+    // It is the oracle the derivation is tested against: a bug in one must not hide in the other.
+    let sim = crates(&cargo_tree("gpudash-sim"));
+    assert!(sim.iter().any(|n| n == "gpudash-sim"), "not the simulator's tree: {sim:?}");
+    for banned in ["gpudash", "gpudash-core", "gpudash-agent", "gpudash-fleet", "gpudash-web", "app"] {
+        assert!(!sim.iter().any(|n| n == banned), "gpudash-sim depends on {banned}: {sim:?}");
+    }
 }

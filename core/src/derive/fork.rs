@@ -1,5 +1,5 @@
 //! Work the derivation may have done at once. The derivation starts no thread (the core does
-//! no I/O and owns no thread, DESIGN.md); a caller with a core to spare lends it through
+//! no I/O and owns no thread, docs/design.md); a caller with a core to spare lends it through
 //! [`Fork`] (the server does, for a derivation that rebuilds many nodes' views: the first
 //! after the lists, while the other core has nothing to do). Without one, [`InTurn`] does the
 //! work in turn. Either way the result is the same: the parts are independent and joined in

@@ -211,3 +211,106 @@ fn an_exec_format_error_is_told_as_an_image_for_another_architecture() {
         "{en}"
     );
 }
+
+/// The scenario's first pod of `name` with its `status:` block replaced by `status`.
+fn with_status(file: &str, name: &str, status: &str) -> String {
+    let text = scenario_text(&format!("after/{file}"));
+    let at = text.find(&format!("metadata: {{name: {name},")).unwrap_or_else(|| panic!("{name} in {file}"));
+    let from = at + text[at..].find("  status:").unwrap_or_else(|| panic!("status of {name}"));
+    let to = text[from..].find("\n- apiVersion").map_or(text.len(), |i| from + i + 1);
+    format!("{}  status: {status}\n{}", &text[..from], &text[to..])
+}
+
+fn said_at(text: &str, code: &str, name: &str) -> String {
+    let v = derive(
+        &load(text),
+        &Options::default(),
+        Source::default(),
+        1,
+        "2026-11-30T12:00:00Z".parse().unwrap_or_default(),
+    );
+    v.diagnoses
+        .iter()
+        .find(|d| d.code == code && d.name == name)
+        .map(|d| d.message.say(Lang::En).to_string())
+        .unwrap_or_else(|| panic!("no {code} for {name}: {:#?}", v.diagnoses))
+}
+
+#[test]
+fn each_code_is_raised_on_the_words_public_reports_show() {
+    // Refusals at admission, as the kubelet and device plugins wrote them: kubernetes#125579 (a
+    // reboot, the plugin not yet healthy), NVIDIA/k8s-device-plugin#231 (a lost GPU, a
+    // Deployment piling up Failed pods), Project-HAMi/HAMi#71 (the plugin's socket gone).
+    for message in [
+        "Pod was rejected: Allocate failed due to no healthy devices present; cannot allocate unhealthy devices GPU-0f3a, which is unexpected",
+        "Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with err: rpc error: code = Unknown desc = Unable to retrieve list of available devices: error creating nvml.Device 3: nvml: GPU is lost, which is unexpected",
+        "Pod was rejected: Allocate failed due to rpc error: code = Unavailable desc = error reading from server: EOF, which is unexpected",
+    ] {
+        let status = format!("{{phase: Failed, reason: UnexpectedAdmissionError, message: \"{message}\"}}");
+        let m = said_at(&with_status("admission-rejected.yaml", "label-reader", &status), "gpu-admission-rejected", "label-reader");
+        assert!(m.contains(message) || m.contains(&message[..200]), "{m}");
+    }
+    // Evictions in the kubelet's other words (pkg/kubelet/eviction/helpers.go, 1.36.3).
+    for message in [
+        "Pod ephemeral local storage usage exceeds the total limit of containers 1Gi. ",
+        "Container whisper exceeded its local ephemeral storage limit \\\"2Gi\\\". ",
+        "The node had condition: [DiskPressure]. ",
+    ] {
+        let status = format!("{{phase: Failed, reason: Evicted, message: \"{message}\"}}");
+        let m = said_at(
+            &with_status("evicted-memory-pressure.yaml", "asr-whisper-5f4e3d2c1-k9l8m", &status),
+            "gpu-pod-evicted",
+            "asr-whisper-5f4e3d2c1",
+        );
+        assert!(m.contains(message.trim().replace("\\\"", "\"").as_str()), "{m}");
+    }
+    // A Job's model killed for memory with restartPolicy Never: terminated now, the pod Failed
+    // (no reason of its own), still told.
+    let job = "{phase: Failed, startTime: \"2026-11-30T10:02:01Z\", containerStatuses: [{name: llm, ready: false, restartCount: 0, \
+        state: {terminated: {reason: OOMKilled, exitCode: 137, finishedAt: \"2026-11-30T11:00:00Z\"}}}]}";
+    let m = said_at(
+        &with_status("orin-nano-oom.yaml", "llm-chat-6c5b4a39d-x8y9z", job),
+        "gpu-model-oom-killed",
+        "llm-chat-6c5b4a39d-x8y9z",
+    );
+    assert!(
+        m.contains("(OOMKilled, exit 137) 1 time(s), the last at 2026-11-30T11:00:00Z") && !m.contains("crash-loops"),
+        "{m}"
+    );
+    // A holder that cannot start for other reasons: a missing Secret key (pkg/kubelet's words),
+    // and a bound pod whose containers the kubelet never started.
+    let config = "{phase: Pending, startTime: \"2026-11-30T08:55:01Z\", containerStatuses: [{name: reader, ready: false, restartCount: 0, \
+        state: {waiting: {reason: CreateContainerConfigError, message: \"couldn't find key token in Secret logistics/registry-cred\"}}}]}";
+    let m = said_at(
+        &with_status("holder-never-starts.yaml", "pallet-reader-7d6c5b4a3-u8i9o", config),
+        "gpu-held-not-running",
+        "pallet-reader-7d6c5b4a3-u8i9o",
+    );
+    assert!(
+        m.contains("CreateContainerConfigError") && m.contains("kubectl describe pod -n logistics pallet-reader"),
+        "{m}"
+    );
+    let bare = "{phase: Pending, startTime: \"2026-11-30T08:55:01Z\"}";
+    let m = said_at(
+        &with_status("holder-never-starts.yaml", "pallet-reader-7d6c5b4a3-u8i9o", bare),
+        "gpu-held-not-running",
+        "pallet-reader-7d6c5b4a3-u8i9o",
+    );
+    assert!(
+        m.contains("the kubelet has not started its containers") && m.contains("container runtime on orin-nx-dock"),
+        "{m}"
+    );
+    // A preemption as schedulers before 1.27 wrote it (namespace/name in the message, no
+    // `related`), and as 1.36 writes it without `related` (the preemptor found by its UID).
+    let text = scenario_text("after/preempted.yaml");
+    let related = "  related: {apiVersion: v1, kind: Pod, name: safety-zone-7a6b5c4d3-z1x2c, namespace: safety, uid: 6a1e9b2c-3d4e-4f50-8a1b-2c3d4e5f6a7b}\n";
+    let by_uid = text.replace(related, "");
+    let old = by_uid.replace(
+        "Preempted by pod 6a1e9b2c-3d4e-4f50-8a1b-2c3d4e5f6a7b on node orin-agx-line2",
+        "Preempted by safety/safety-zone-7a6b5c4d3-z1x2c on node orin-agx-line2",
+    );
+    for t in [by_uid, old] {
+        let m = said_at(&t, "gpu-preempted", "shelf-counter-6b5a4c3d2-a1s2d");
+        assert!(m.contains("by safety/safety-zone-7a6b5c4d3-z1x2c (PriorityClass line-critical)"), "{m}");
+    }
+}
