@@ -129,6 +129,35 @@ mod tests {
         assert!(g.iter().all(|g| g.busy_percent.is_none() && g.pods.is_empty()));
     }
 
+    /// An exporter that trickles its page a byte at a time, each within the read timeout: the
+    /// scrape ends with an error after twice the timeout (it never ended before).
+    #[test]
+    fn a_trickling_exporter_is_given_up_with_an_error() {
+        use std::io::Write;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let halt = stop.clone();
+        let trickle = std::thread::spawn(move || {
+            if let Ok((mut c, _)) = listener.accept() {
+                let _ = c.write_all(b"HTTP/1.0 200 OK\r\n\r\n");
+                for _ in 0..100 {
+                    if halt.load(std::sync::atomic::Ordering::Relaxed) || c.write_all(b"#").is_err() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            }
+        });
+        let t = std::time::Instant::now();
+        let e = scrape(&format!("http://{addr}/metrics"), std::time::Duration::from_millis(300)).err();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = trickle.join();
+        let said = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(said.contains("longer than 0.6 s in all"), "{said}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(2), "{:?}", t.elapsed());
+    }
+
     #[test]
     fn pods_escapes_and_bad_lines() {
         let text = "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-x\",namespace=\"ml\",pod=\"a \\\"b\\\"\"} 97\n";
@@ -167,9 +196,12 @@ pub enum ScrapeError {
     Parse(#[from] ParseError),
 }
 
-/// Reads dcgm-exporter's `/metrics` once (HTTP/1.0, `timeout` for connect and each read).
+/// Reads dcgm-exporter's `/metrics` once (HTTP/1.0): `timeout` to connect and for each read,
+/// and twice `timeout` in all — an exporter that trickles its page (a byte within each read's
+/// timeout) held the agent's reader for good, with no error.
 pub fn scrape(url: &str, timeout: std::time::Duration) -> Result<Vec<GpuUse>, ScrapeError> {
     use std::io::{Read, Write};
+    let deadline = std::time::Instant::now() + timeout * 2;
     let rest = url.strip_prefix("http://").ok_or_else(|| ScrapeError::Url(url.into()))?;
     let (host, path) = rest.split_once('/').map_or((rest, "/metrics".to_string()), |(h, p)| (h, format!("/{p}")));
     let io = |source| ScrapeError::Io { url: url.into(), source };
@@ -180,9 +212,36 @@ pub fn scrape(url: &str, timeout: std::time::Duration) -> Result<Vec<GpuUse>, Sc
     let mut s = std::net::TcpStream::connect_timeout(&addr, timeout).map_err(io)?;
     s.set_read_timeout(Some(timeout)).map_err(io)?;
     s.write_all(format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes()).map_err(io)?;
-    let mut body = String::new();
     // dcgm-exporter's page is a few hundred KiB at most; more is not an exporter.
-    s.take(8 << 20).read_to_string(&mut body).map_err(io)?;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16 << 10];
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            let e = std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("the page took longer than {} s in all", (timeout * 2).as_secs_f64()),
+            );
+            return Err(io(e));
+        }
+        let cut = left < timeout;
+        s.set_read_timeout(Some(left.min(timeout))).map_err(io)?;
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            // A read cut short by the deadline: said as the deadline (at the loop's top).
+            Err(e) if cut && matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                std::thread::sleep(deadline.saturating_duration_since(std::time::Instant::now()));
+            }
+            Err(e) => return Err(io(e)),
+        }
+        if raw.len() > 8 << 20 {
+            break;
+        }
+    }
+    raw.truncate(8 << 20);
+    let body = String::from_utf8(raw)
+        .map_err(|_| io(std::io::Error::new(std::io::ErrorKind::InvalidData, "the page is not UTF-8")))?;
     let (head, text) = body.split_once("\r\n\r\n").unwrap_or((&body, ""));
     let status = head.lines().next().unwrap_or("");
     if status.split_whitespace().nth(1) != Some("200") {

@@ -10,6 +10,42 @@ use crate::{lock, now, stop_children, Shared};
 
 /// Connections served at once; more are closed at once.
 const MAX_CONNECTIONS: usize = 256;
+/// Connections served at once from one address: gpudash pulls with one at a time, so a peer
+/// holding many (300 trickling connections once kept every slot and gpudash read the node's
+/// agent as stale) takes only its own share.
+const MAX_PER_PEER: usize = 16;
+
+/// Open connections per peer address.
+#[derive(Debug, Default, Clone)]
+struct PeerSlots(Arc<Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>);
+
+/// A connection's place in [`PeerSlots`], given back when dropped.
+struct PeerSlot(PeerSlots, std::net::IpAddr);
+
+impl PeerSlots {
+    /// A slot for `peer`, or `None` while it holds [`MAX_PER_PEER`].
+    fn take(&self, peer: std::net::IpAddr) -> Option<PeerSlot> {
+        let mut m = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = m.entry(peer).or_default();
+        if *n >= MAX_PER_PEER {
+            return None;
+        }
+        *n += 1;
+        Some(PeerSlot(self.clone(), peer))
+    }
+}
+
+impl Drop for PeerSlot {
+    fn drop(&mut self) {
+        let mut m = (self.0).0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = m.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.1);
+            }
+        }
+    }
+}
 /// Time a connection has to send its request and take the answer.
 const REQUEST_TIME: Duration = Duration::from_secs(3);
 /// Largest request head read.
@@ -89,6 +125,7 @@ pub(crate) async fn run_http(listener: std::net::TcpListener, report: Shared) {
         std::process::exit(1);
     };
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let peers = PeerSlots::default();
     let mut refused = 0u64;
     loop {
         let accepted = tokio::select! {
@@ -96,8 +133,15 @@ pub(crate) async fn run_http(listener: std::net::TcpListener, report: Shared) {
             _ = int.recv() => break,
             a = listener.accept() => a,
         };
-        let Ok((stream, _)) = accepted else {
+        let Ok((stream, peer)) = accepted else {
             tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let Some(mine) = peers.take(peer.ip()) else {
+            refused += 1;
+            if refused.is_power_of_two() {
+                eprintln!("gpudash-agent: {refused} connections closed ({} holds {MAX_PER_PEER})", peer.ip());
+            }
             continue;
         };
         let Ok(permit) = slots.clone().try_acquire_owned() else {
@@ -111,8 +155,30 @@ pub(crate) async fn run_http(listener: std::net::TcpListener, report: Shared) {
         tokio::spawn(async move {
             let _ = tokio::time::timeout(REQUEST_TIME, serve(stream, r)).await;
             drop(permit);
+            drop(mine);
         });
     }
     stop_children();
     std::process::exit(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_peer_holds_at_most_its_share_of_the_slots() {
+        let slots = PeerSlots::default();
+        let (a, b): (std::net::IpAddr, std::net::IpAddr) = ([192, 0, 2, 1].into(), [10, 42, 0, 9].into());
+        let held: Vec<PeerSlot> = (0..MAX_PER_PEER).filter_map(|_| slots.take(a)).collect();
+        assert_eq!(held.len(), MAX_PER_PEER);
+        assert!(slots.take(a).is_none(), "the peer's share is full");
+        assert!(slots.take(b).is_some(), "gpudash's own address still gets in");
+        drop(held);
+        let again = slots.take(a);
+        assert!(again.is_some(), "given back when the connections end");
+        assert!(slots.0.lock().unwrap().get(&a).is_some_and(|n| *n == 1));
+        drop(again);
+        assert!(slots.0.lock().unwrap().is_empty(), "no entry kept for a peer with none open");
+    }
 }

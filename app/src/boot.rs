@@ -140,6 +140,17 @@ pub struct Boot {
     #[cfg(not(feature = "hydrate"))]
     #[serde(skip)]
     pub sheet: Option<crate::model::Sheet>,
+    /// The pending or diagnoses page's diagnosis code filter (`?code=`; the paged list's, server
+    /// only).
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(skip)]
+    pub code: Option<String>,
+    /// The pending or diagnoses page of a site with more items than one live page shows (or
+    /// asked for with `?page=`, `?ns=` or `?code=`): where this page's items stand among the
+    /// rest (server only: it does not hydrate; the items are the view's).
+    #[cfg(not(feature = "hydrate"))]
+    #[serde(skip)]
+    pub list: Option<crate::model::ListPage>,
     /// `/reports`' query: `month=`, `by=`, `tz=` (kept on its links).
     #[serde(default)]
     pub report_query: Vec<(String, String)>,
@@ -156,38 +167,7 @@ pub struct Boot {
     pub view: ClusterView,
 }
 
-/// Decodes `%XX` escapes (paths carry node names).
-pub fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
-            if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(if b[i] == b'+' { b' ' } else { b[i] });
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Encodes a path segment or query value.
-pub fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+pub use gpudash_model::url::{percent_decode, percent_encode};
 
 fn as_cards<S: serde::Serializer>(v: &ClusterView, s: S) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&crate::model::WithCards(v), s)
@@ -226,6 +206,8 @@ impl Boot {
                 #[cfg(not(feature = "hydrate"))]
                 "group" if !v.is_empty() && v.len() <= 200 => b.group = Some(v),
                 #[cfg(not(feature = "hydrate"))]
+                "code" if !v.is_empty() && v.len() <= 64 => b.code = Some(v),
+                #[cfg(not(feature = "hydrate"))]
                 "page" => b.page_no = v.parse().unwrap_or(1).clamp(1, 100_000),
                 #[cfg(not(feature = "hydrate"))]
                 "range" => b.range = crate::model::Range::parse(&v),
@@ -245,7 +227,8 @@ impl Boot {
         if b.kiosk {
             b.theme = Theme::Dark;
         }
-        b.keep_what_the_page_shows();
+        let whole = std::mem::take(&mut b.view);
+        b.take_view(&whole);
         b
     }
 
@@ -253,7 +236,7 @@ impl Boot {
     /// is the paged overview of a large site.
     pub fn hydrates(&self) -> bool {
         #[cfg(not(feature = "hydrate"))]
-        if self.sheet.is_some() {
+        if self.sheet.is_some() || self.list.is_some() {
             return false;
         }
         self.page.hydrates()
@@ -262,28 +245,33 @@ impl Boot {
     /// Whether the page, rendered on the server, refreshes itself (a node's page, the paged
     /// overview) rather than waiting for a reload.
     pub fn refreshes(&self) -> bool {
-        matches!(self.page, Page::Node(_)) || (self.page == Page::Overview && !self.hydrates())
+        matches!(self.page, Page::Node(_))
+            || (matches!(self.page, Page::Overview | Page::Pending | Page::Diagnoses) && !self.hydrates())
     }
 
-    /// Leaves out of a hydrating page's view the lists that page does not show, so that its
-    /// first load carries only what it renders (the header counts them from the totals). The
-    /// live stream's first full view brings them back before any delta builds on them.
-    /// Server-rendered pages read the whole view and keep it.
-    fn keep_what_the_page_shows(&mut self) {
-        if !self.page.hydrates() {
-            return;
+    /// The page's view from the whole one: only the lists the page shows ([`Boot::lists`]), so
+    /// that a live page's first load carries only what it renders (the header counts them from
+    /// the totals; the live stream's first full view brings them back before any delta builds
+    /// on them), and a server-rendered page copies no list it does not read. A kiosk shows no
+    /// scheduler's raw message (its pending cards have no details): none is sent.
+    pub fn take_view(&mut self, whole: &ClusterView) {
+        self.view = whole.lean(self.lists());
+        if self.kiosk {
+            for p in self.view.pending.iter_mut().chain(self.view.blocked.iter_mut()) {
+                p.message = None;
+            }
         }
-        // The kiosk's overview turns into the pending page in place.
-        let pending = self.page == Page::Pending || (self.kiosk && self.page == Page::Overview);
-        if self.page != Page::Diagnoses {
-            self.view.diagnoses = Vec::new();
-        }
-        if !pending {
-            self.view.pending = Vec::new();
-            self.view.blocked = Vec::new();
-        }
-        // The quota tables are the server-rendered /quotas page's.
-        self.view.quotas = Vec::new();
+    }
+
+    /// Which of the view's lists this page shows: the pending list (the pending page, and the
+    /// kiosk's overview, which turns into it in place), the diagnoses, the quota tables. The
+    /// server copies only those from its view into the page's ([`ClusterView::lean`]).
+    pub fn lists(&self) -> (bool, bool, bool) {
+        (
+            self.page == Page::Pending || (self.kiosk && self.page == Page::Overview),
+            self.page == Page::Diagnoses,
+            self.page == Page::Quotas,
+        )
     }
 
     /// The query string that keeps the display flags on links (`?embed=1`).
@@ -314,12 +302,15 @@ impl Boot {
     /// keeping the display flags.
     #[cfg(not(feature = "hydrate"))]
     pub fn overview_link(&self, group: Option<&str>, page: u32) -> String {
-        let mut q: Vec<String> = Vec::new();
-        for (k, v) in [("ns", self.ns.as_deref()), ("label", self.label.as_deref()), ("group", group)] {
-            if let Some(v) = v {
-                q.push(format!("{k}={}", percent_encode(v)));
-            }
-        }
+        let filters = [("ns", self.ns.as_deref()), ("label", self.label.as_deref()), ("group", group)];
+        self.paged_link(&format!("{}/", self.base), &filters, page)
+    }
+
+    /// `path` with the filters given, `page` (past the first) and the display flags.
+    #[cfg(not(feature = "hydrate"))]
+    fn paged_link(&self, path: &str, filters: &[(&str, Option<&str>)], page: u32) -> String {
+        let mut q: Vec<String> =
+            filters.iter().filter_map(|(k, v)| v.map(|v| format!("{k}={}", percent_encode(v)))).collect();
         if page > 1 {
             q.push(format!("page={page}"));
         }
@@ -328,10 +319,26 @@ impl Boot {
             q.push(f.to_string());
         }
         if q.is_empty() {
-            format!("{}/", self.base)
+            path.to_string()
         } else {
-            format!("{}/?{}", self.base, q.join("&"))
+            format!("{path}?{}", q.join("&"))
         }
+    }
+
+    /// Whether the pending or diagnoses page was asked for narrowed or past its first page
+    /// (`?ns=`, `?code=`, `?page=`): the paged list answers, whatever its length.
+    #[cfg(not(feature = "hydrate"))]
+    pub fn wants_list(&self) -> bool {
+        matches!(self.page, Page::Pending | Page::Diagnoses)
+            && (self.ns.is_some() || self.code.is_some() || self.page_no > 1)
+    }
+
+    /// A link to this (pending or diagnoses) page with its namespace filter, `code` and `page`
+    /// (the paged list's links), keeping the display flags.
+    #[cfg(not(feature = "hydrate"))]
+    pub fn list_link(&self, code: Option<&str>, page: u32) -> String {
+        let path = format!("{}{}", self.base, self.page.path());
+        self.paged_link(&path, &[("ns", self.ns.as_deref()), ("code", code)], page)
     }
 
     /// A link to a page below the base, keeping the display flags.
@@ -432,9 +439,10 @@ mod tests {
         assert_eq!(lists("/", "kiosk=1"), [0, 1, 1, 0], "the kiosk's overview turns into the pending page");
         assert_eq!(lists("/pending", ""), [0, 1, 1, 0]);
         assert_eq!(lists("/diagnoses", ""), [1, 0, 0, 0]);
-        // Server-rendered pages read the whole view.
-        assert_eq!(lists("/quotas", ""), [1, 1, 1, 1]);
-        assert_eq!(lists("/nodes/a", ""), [1, 1, 1, 1]);
+        // Server-rendered pages too: the quota tables read the quotas, a node's page none.
+        assert_eq!(lists("/quotas", ""), [0, 0, 0, 1]);
+        assert_eq!(lists("/nodes/a", ""), [0, 0, 0, 0]);
+        assert_eq!(lists("/history", ""), [0, 0, 0, 0]);
     }
 
     #[test]

@@ -1,14 +1,16 @@
-//! gpudash's browser-and-server crate: the view model shared with the browser, and the Leptos
-//! views that render it. No kube, sqlx, tokio or plotters here: this crate builds to WASM.
+//! gpudash's browser-and-server crate: the Leptos views that render the view model, and what a
+//! page boots from. The view model and the catalogues are `gpudash-model`'s (re-exported here
+//! under their old paths). No kube, sqlx, tokio or plotters here: this crate builds to WASM.
 #![recursion_limit = "512"]
 
 pub mod boot;
-pub mod i18n;
 #[cfg(feature = "hydrate")]
 mod live;
-pub mod model;
 #[cfg(feature = "hydrate")]
 pub mod scope;
-pub mod time;
-pub mod units;
 pub mod views;
+
+pub use gpudash_model::{i18n, model, time, units};
+// The server's: a sentence in both languages (the browser receives one).
+#[cfg(not(feature = "hydrate"))]
+pub use gpudash_model::{say, sentences};

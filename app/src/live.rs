@@ -49,7 +49,7 @@ fn start_stream(url: &str) {
         return;
     };
     // A connection's first full view replaces the view even at the same revision: the page's
-    // boot carries only the lists it shows (`Boot::keep_what_the_page_shows`), and the deltas
+    // boot carries only the lists it shows (`Boot::take_view`), and the deltas
     // that follow build on the whole view.
     let first = std::rc::Rc::new(std::cell::Cell::new(true));
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {

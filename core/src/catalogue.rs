@@ -3,7 +3,7 @@
 //! sentences by key with their arguments, and the words between); history keeps that, and
 //! [`say`] makes the words again in either language from this build's catalogues.
 
-use app::i18n::{Form, Lang, Sentence};
+use gpudash_model::i18n::{Form, Lang, Sentence};
 
 /// The sentence with this key, where this build has it.
 pub fn sentence(key: &str) -> Option<Sentence> {
@@ -21,8 +21,8 @@ mod tests {
     use std::collections::BTreeSet;
     use std::path::Path;
 
-    use app::i18n::{fill_named, Said};
-    use app::model::ClusterView;
+    use gpudash_model::i18n::{fill_named, Said};
+    use gpudash_model::model::ClusterView;
 
     use super::*;
     use crate::derive::{derive, from_kubectl_yaml, Options};
@@ -59,7 +59,7 @@ mod tests {
             ("update", include_str!("fit/update_said.rs")),
         ];
         let all = all();
-        // A `Sentence` constant, or an entry of `app::sentences!` (its `en:` line).
+        // A `Sentence` constant, or an entry of `gpudash_model::sentences!` (its `en:` line).
         let declared: usize = sources
             .iter()
             .map(|(_, text)| text.matches(": Sentence =").count() + text.matches(") {\n        en: ").count())
@@ -82,7 +82,12 @@ mod tests {
             for lang in [Lang::En, Lang::Ja] {
                 let template = s.template(lang);
                 assert!(fill_named(template, |n| refs.iter().find(|(k, _)| *k == n).map(|_| "")).1, "{}", s.key);
-                assert_eq!(say(&said.form(), lang).as_deref(), Some(app::i18n::Say::say(&said, lang)), "{}", s.key);
+                assert_eq!(
+                    say(&said.form(), lang).as_deref(),
+                    Some(gpudash_model::i18n::Say::say(&said, lang)),
+                    "{}",
+                    s.key
+                );
             }
         }
         assert_eq!(sentence("nodes.no-such-sentence"), None);
@@ -104,7 +109,7 @@ mod tests {
                 let objects = text.split("kind: Timeline").next().unwrap_or("");
                 let Ok(inputs) = from_kubectl_yaml(objects) else { continue };
                 let now = jiff::Timestamp::from_second(1_796_000_000).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-                let view = derive(&inputs, &Options::default(), app::model::Source::default(), 1, now);
+                let view = derive(&inputs, &Options::default(), gpudash_model::model::Source::default(), 1, now);
                 out.push((p.display().to_string(), view));
             }
         }

@@ -8,6 +8,7 @@ pub mod catalogue;
 pub mod derive;
 pub mod dra;
 pub mod fit;
+pub mod lists;
 pub mod meta;
 pub mod overview;
 pub mod pod;

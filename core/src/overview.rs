@@ -1,10 +1,10 @@
-//! The overview of a large site, one page at a time ([`app::model::Sheet`]): which nodes need
+//! The overview of a large site, one page at a time ([`gpudash_model::model::Sheet`]): which nodes need
 //! attention, in what order the cards come, and how every node is counted by GPU product.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use app::model::{ClusterView, NodeGroup, NodeView, Severity, Sheet};
+use gpudash_model::model::{ClusterView, NodeGroup, NodeView, Severity, Sheet};
 
 /// Cards on one page of the server-rendered overview.
 pub const PAGE_CARDS: usize = 24;
@@ -96,7 +96,7 @@ pub fn sheet(view: &ClusterView, ns: Option<&str>, label: Option<&str>, group: O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::model::{Diagnosis, GpuResource};
+    use gpudash_model::model::{Diagnosis, GpuResource};
 
     fn node(name: &str, product: Option<&str>, ready: bool, problem: Option<Severity>) -> Arc<NodeView> {
         Arc::new(NodeView {

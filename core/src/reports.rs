@@ -1,9 +1,9 @@
 //! The reports page's arithmetic: a [`Report`]'s range in words, the months either side, and
-//! its stacked daily chart laid out (`app::model::report::Sheet`), so that the page only
+//! its stacked daily chart laid out (`gpudash_model::model::report::Sheet`), so that the page only
 //! renders.
 
-use app::model::report::{Bar, By, DailyChart, Report, Sheet};
-use app::time::{civil_from_days, Zone};
+use gpudash_model::model::report::{Bar, By, DailyChart, Report, Sheet};
+use gpudash_model::time::{civil_from_days, Zone};
 
 /// Okabe–Ito, colour-blind safe, as the history charts use.
 pub const PALETTE: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
@@ -24,7 +24,33 @@ fn zone(tz: i32, reader: &Zone, at: i64) -> String {
     }
 }
 
-/// What the page shows of `r` for a reader in `reader`.
+/// Rows on one page of the reports page: a year by pod had ~100,000 rows (114 MB of HTML).
+pub const PAGE_ROWS: usize = 200;
+
+/// Keeps page `page` (from 1; past the end gives the last) of `r`'s rows, in their order, and
+/// says where it lies; the totals stay every row's. The CSV and the API keep every row.
+pub fn page_rows(r: &mut Report, page: u32) -> gpudash_model::model::report::RowsPage {
+    let total = r.rows.len();
+    let pages = total.div_ceil(PAGE_ROWS).max(1);
+    let page = usize::try_from(page).unwrap_or(1).clamp(1, pages);
+    let start = ((page - 1) * PAGE_ROWS).min(total);
+    let end = (start + PAGE_ROWS).min(total);
+    r.rows.truncate(end);
+    r.rows.drain(..start);
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    gpudash_model::model::report::RowsPage {
+        first: if end > start { count(start + 1) } else { 0 },
+        last: count(end),
+        total: count(total),
+        page: count(page),
+        pages: count(pages),
+        prev: (page > 1).then(|| count(page - 1)),
+        next: (page < pages).then(|| count(page + 1)),
+    }
+}
+
+/// What the page shows of `r` for a reader in `reader` (its rows all on one page: see
+/// [`page_rows`]).
 pub fn sheet(r: &Report, reader: &Zone) -> Sheet {
     let (y, m, _) = civil_from_days((r.from + i64::from(r.tz_minutes) * 60).div_euclid(86_400));
     let month = |(y, m): (i64, i64)| format!("{y:04}-{m:02}");
@@ -43,6 +69,7 @@ pub fn sheet(r: &Report, reader: &Zone) -> Sheet {
         pod_column,
         label_columns: 1 + usize::from(workload_column) + usize::from(pod_column),
         chart: chart(r),
+        rows: gpudash_model::model::report::RowsPage::default(),
     }
 }
 
@@ -108,5 +135,33 @@ pub fn chart(r: &Report) -> DailyChart {
         last: day_starts.last().map(|s| date(*s, r.tz_minutes)).unwrap_or_default(),
         bars,
         legend,
+    }
+}
+
+#[cfg(test)]
+mod paging_tests {
+    use super::*;
+    use gpudash_model::model::report::Row;
+
+    #[test]
+    fn a_long_report_is_paged_by_200_rows_and_its_totals_stay_whole() {
+        let mut r = Report {
+            rows: (0..450).map(|i| Row { namespace: format!("ns-{i:03}"), ..Row::default() }).collect(),
+            ..Report::default()
+        };
+        let totals = r.totals.clone();
+        let p = page_rows(&mut r, 3);
+        assert_eq!((p.first, p.last, p.total, p.page, p.pages), (401, 450, 450, 3, 3));
+        assert_eq!((p.prev, p.next), (Some(2), None));
+        assert_eq!((r.rows.len(), r.rows[0].namespace.as_str()), (50, "ns-400"));
+        assert_eq!(r.totals, totals);
+        let mut r2 = Report { rows: (0..450).map(|_| Row::default()).collect(), ..Report::default() };
+        let p = page_rows(&mut r2, 0);
+        assert_eq!((p.page, p.prev, p.next), (1, None, Some(2)));
+        assert_eq!(r2.rows.len(), 200);
+        let mut empty = Report::default();
+        let p = page_rows(&mut empty, 7);
+        assert_eq!((p.first, p.last, p.total, p.page, p.pages), (0, 0, 0, 1, 1));
+        assert_eq!((p.prev, p.next), (None, None));
     }
 }

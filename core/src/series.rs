@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use app::model::ClusterView;
+use gpudash_model::model::ClusterView;
 
 /// (node, metric, resource).
 pub type SeriesKey = (String, String, String);
@@ -11,8 +11,8 @@ pub type SeriesKey = (String, String, String);
 /// The physical GPUs one unit of a resource amounts to: a time-slicing or MPS replica
 /// 1/replicas, a MIG slice its compute slices out of the GPU's (7 on A100/H100/H200, 4 on
 /// A30), a DRA device or a whole GPU 1.
-pub fn gpu_share_per_unit(g: &app::model::GpuResource) -> f64 {
-    use app::model::Sharing;
+pub fn gpu_share_per_unit(g: &gpudash_model::model::GpuResource) -> f64 {
+    use gpudash_model::model::Sharing;
     match g.sharing {
         Sharing::TimeSlicing | Sharing::Mps => 1.0 / g.replicas_per_gpu.max(1) as f64,
         Sharing::Mig => {

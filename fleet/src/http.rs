@@ -313,6 +313,7 @@ mod tests {
             }),
             families: vec![Family { family: "nvidia.com/gpu".into(), held: 31, total: 40 }],
             error: None,
+            cut: None,
         };
         FleetView { generated_at: "2026-12-05T06:00:00Z".into(), sites: (0..sites).map(site).collect() }
     }

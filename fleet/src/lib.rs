@@ -62,9 +62,14 @@ pub struct FleetArgs {
     pub log_format: gpudash_web::cli::LogFormat,
 }
 
-fn client(site: &sites::Site) -> anyhow::Result<reqwest::Client> {
-    let mut b =
-        reqwest::Client::builder().connect_timeout(Duration::from_secs(10)).tcp_keepalive(Duration::from_secs(30));
+/// The HTTP client the fleet follows `site` with: connect timeout, keep-alive, the site's CA,
+/// and no redirects.
+pub fn client(site: &sites::Site) -> anyhow::Result<reqwest::Client> {
+    // No redirects: a site's answer must not send the fleet elsewhere in its own network.
+    let mut b = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .tcp_keepalive(Duration::from_secs(30))
+        .redirect(reqwest::redirect::Policy::none());
     if let Some(ca) = &site.ca_file {
         let pem = std::fs::read(ca).with_context(|| format!("site {}: ca_file {}", site.name, ca.display()))?;
         b = b.add_root_certificate(reqwest::Certificate::from_pem(&pem)?);

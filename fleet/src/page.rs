@@ -67,6 +67,7 @@ mod tests {
             }),
             families: vec![Family { family: "<script>".into(), held: 5, total: 8 }],
             error: Some("cannot connect: refused".into()),
+            cut: None,
         };
         let html = card(&s, false, Lang::En, &Zone::default());
         assert!(html.contains(r#"data-state="stale""#) && html.contains("stale since 10:00:05 UTC"));

@@ -18,6 +18,14 @@ pub type Shared = Arc<Mutex<Vec<(String, String, Known)>>>;
 /// A stream silent this long (the site sends a keep-alive every 15 s) is dropped and opened again.
 const SILENCE: Duration = Duration::from_secs(40);
 
+/// A site has this long to answer the stream's request with its headers.
+const HEADERS: Duration = Duration::from_secs(15);
+
+/// An event begun must end within this (a 1,000-node site's first view takes about a second):
+/// a site that trickles bytes, each within [`SILENCE`], would otherwise hold its follower and
+/// a growing buffer for ever.
+const EVENT_TIME: Duration = Duration::from_secs(120);
+
 fn update(shared: &Shared, i: usize, f: impl FnOnce(&mut Known)) {
     if let Some(s) = shared.lock().unwrap_or_else(|e| e.into_inner()).get_mut(i) {
         f(&mut s.2);
@@ -108,11 +116,24 @@ async fn decode_view(data: String) -> Result<ClusterView, String> {
         .map_err(|e| e.to_string())?
 }
 
-/// Drops what the fleet never reads from a site's nodes — each pod's memory, every label, the
-/// namespaces (the cards, the fleet's series and its metrics read GPU resources, memory totals,
-/// the agent's state and the site's totals) — so that a 1,000-node site costs the fleet its
-/// numbers, not its pods. Deltas replace nodes whole, so a node is slimmed once on arrival.
-fn slim(v: &mut ClusterView) {
+/// Nodes kept of one site's view; past this, the rest are cut and the card says so (the site's
+/// totals stay whole). A 1,000-node site is the largest measured.
+pub const MAX_SITE_NODES: usize = 5000;
+
+/// Drops what the fleet never reads from a site's view — its lists (pending pods, diagnoses,
+/// blocked workloads, quotas: a site may send tens of MB of them; one sending a valid 60 MB view
+/// every 3 s once took the fleet 72 -> 608 MiB) and from its nodes each pod's memory, every
+/// label, the namespaces (the cards, the fleet's series and its metrics read GPU resources,
+/// memory totals, the agent's state and the site's totals) — and cuts nodes past
+/// [`MAX_SITE_NODES`], so that a site costs the fleet its numbers, not its pods. Deltas replace
+/// nodes whole, so a node is slimmed once on arrival. What was cut, in words, if anything.
+fn slim(v: &mut ClusterView) -> Option<String> {
+    v.pending = Vec::new();
+    v.diagnoses = Vec::new();
+    v.blocked = Vec::new();
+    v.quotas = Vec::new();
+    let all = v.nodes.len();
+    v.nodes.truncate(MAX_SITE_NODES);
     for node in &mut v.nodes {
         if !(node.pods.is_empty() && node.labels.is_empty() && node.namespaces.is_empty()) {
             let n = Arc::make_mut(node);
@@ -121,6 +142,19 @@ fn slim(v: &mut ClusterView) {
             n.namespaces = Vec::new();
         }
     }
+    (all > MAX_SITE_NODES)
+        .then(|| format!("{all} nodes sent: the fleet keeps the first {MAX_SITE_NODES} (the totals count every node)"))
+}
+
+/// Applies a delta to a view the fleet keeps without lists ([`slim`]): the delta's list pieces,
+/// which refer to items the fleet did not keep, are dropped, and the rest applies (nodes,
+/// totals, revision). False when the view is not the delta's base.
+fn apply_lean(mut d: ViewDelta, v: &mut ClusterView) -> bool {
+    d.pending = Vec::new();
+    d.diagnoses = Vec::new();
+    d.blocked = Vec::new();
+    d.quotas = Vec::new();
+    d.apply(v)
 }
 
 /// An error with its causes (reqwest's own text says only "error sending request").
@@ -145,7 +179,7 @@ fn chain(e: &reqwest::Error) -> String {
 /// Opens the site's stream: compressed, and nodes as cards (the fleet drops a node's pods
 /// anyway): a 1,000-node site's first view is ~0.4 MB on the wire instead of 7 MB. A site too
 /// old for either sends what it sends; both are read. Errs with why it could not.
-async fn connect(client: &reqwest::Client, site: &Site) -> Result<reqwest::Response, String> {
+async fn connect(client: &reqwest::Client, site: &Site, headers: Duration) -> Result<reqwest::Response, String> {
     let mut req = client
         .get(format!("{}/api/v1/stream?nodes=cards", site.url))
         .header("Accept", "text/event-stream")
@@ -153,12 +187,21 @@ async fn connect(client: &reqwest::Client, site: &Site) -> Result<reqwest::Respo
     if let Some(t) = &site.token {
         req = req.bearer_auth(t);
     }
-    let resp = match req.send().await {
-        Ok(r) => r,
-        Err(e) => return Err(format!("cannot connect: {}", chain(&e))),
+    // A site that accepts the connection and never answers held its follower for good.
+    let resp = match tokio::time::timeout(headers, req.send()).await {
+        Err(_) => return Err(format!("no answer within {} s", headers.as_secs_f64())),
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => return Err(format!("cannot connect: {}", chain(&e))),
     };
     if !resp.status().is_success() {
-        let hint = if resp.status() == reqwest::StatusCode::UNAUTHORIZED { " (check its token_file)" } else { "" };
+        let hint = if resp.status() == reqwest::StatusCode::UNAUTHORIZED {
+            " (check its token_file)"
+        } else if resp.status().is_redirection() {
+            // The client follows none: a redirect could send the fleet into its own network.
+            " (the fleet follows no redirects: give the site's own address)"
+        } else {
+            ""
+        };
         return Err(format!("{}/api/v1/stream answered {}{hint}", site.url, resp.status()));
     }
     Ok(resp)
@@ -174,7 +217,7 @@ async fn apply(kind: &str, data: String, view: &mut Option<ClusterView>) -> Resu
         },
         "delta" => {
             let Some(v) = view.as_mut() else { return Err("a delta before the view".into()) };
-            match serde_json::from_str::<ViewDelta>(&data).map(|d| d.apply(v)) {
+            match serde_json::from_str::<ViewDelta>(&data).map(|d| apply_lean(d, v)) {
                 Ok(true) => {}
                 // A delta from another base: open the stream again for the whole view.
                 Ok(false) => return Err("a delta from another revision: catching up".into()),
@@ -194,7 +237,7 @@ async fn follow(
     shared: &Shared,
     changed: &tokio::sync::Notify,
 ) -> String {
-    let resp = match connect(client, site).await {
+    let resp = match connect(client, site, HEADERS).await {
         Ok(r) => r,
         Err(why) => return why,
     };
@@ -211,6 +254,9 @@ async fn follow(
     let mut frames = Framer::default();
     let mut inflated = Vec::new();
     let mut view: Option<ClusterView> = None;
+    let mut cut: Option<String> = None;
+    // Since when an event has been arriving (bytes of one not yet whole).
+    let mut begun: Option<std::time::Instant> = None;
     loop {
         let chunk = match tokio::time::timeout(SILENCE, body.next()).await {
             Err(_) => return format!("silent for {} s", SILENCE.as_secs()),
@@ -242,19 +288,30 @@ async fn follow(
                 Ok(false) => continue,
                 Err(why) => return why,
             }
-            if let Some(v) = view.as_mut() {
-                slim(v);
+            if kind == "message" {
+                cut = view.as_mut().and_then(slim);
+            } else if let Some(v) = view.as_mut() {
+                // A delta's changed nodes arrive whole, and may add nodes past the cap.
+                if let Some(c) = slim(v) {
+                    cut = Some(c);
+                }
             }
             let snapshot = view.clone().map(Arc::new);
+            let note = cut.clone();
             update(shared, i, |k| {
                 k.view = snapshot;
                 k.down_since = None;
                 k.error = None;
+                k.cut = note;
             });
             changed.notify_one();
         }
         if frames.pending() > MAX_EVENT {
             return format!("an event larger than {} MiB", MAX_EVENT >> 20);
+        }
+        begun = (frames.pending() > 0).then(|| begun.unwrap_or_else(std::time::Instant::now));
+        if begun.is_some_and(|b| b.elapsed() > EVENT_TIME) {
+            return format!("an event not finished within {} s", EVENT_TIME.as_secs());
         }
     }
 }
@@ -287,6 +344,71 @@ pub async fn run(site: Site, i: usize, client: reqwest::Client, shared: Shared, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn site(url: String) -> Site {
+        Site { name: "probe".into(), url, token: None, ca_file: None }
+    }
+
+    /// A site that accepts the connection and never answers: the follower gives up after the
+    /// header timeout with that said (it hung for good, the card saying `unreachable` and no
+    /// reason). A redirect is not followed, and the card says why.
+    #[tokio::test]
+    async fn a_silent_site_times_out_and_a_redirect_is_not_followed() {
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = silent.local_addr().unwrap();
+        let held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((c, _)) = silent.accept().await {
+                open.push(c);
+            }
+        });
+        let s = site(format!("http://{addr}"));
+        let client = crate::client(&s).unwrap();
+        let t = std::time::Instant::now();
+        let why = connect(&client, &s, Duration::from_millis(300)).await.err().unwrap_or_default();
+        assert!(why.contains("no answer within 0.3 s"), "{why}");
+        assert!(t.elapsed() < Duration::from_secs(5));
+        held.abort();
+        // A site that answers with a redirect into the fleet's network.
+        let redirecting = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = redirecting.local_addr().unwrap();
+        let app =
+            axum::Router::new().fallback(|| async { axum::response::Redirect::temporary("http://10.0.0.1/internal") });
+        let server = tokio::spawn(async move { axum::serve(redirecting, app).await });
+        let s = site(format!("http://{addr}"));
+        let why = connect(&client, &s, Duration::from_secs(5)).await.err().unwrap_or_default();
+        assert!(why.contains("307") && why.contains("follows no redirects"), "{why}");
+        server.abort();
+    }
+
+    /// The fleet keeps no list of a site's and at most [`MAX_SITE_NODES`] nodes; it says what
+    /// it cut. Deltas still apply (to the nodes and totals).
+    #[test]
+    fn a_site_view_keeps_its_numbers_not_its_lists_and_at_most_the_node_cap() {
+        use app::model::{Diagnosis, NodeView, PendingPod};
+        let mut v = ClusterView {
+            revision: 4,
+            nodes: (0..MAX_SITE_NODES + 3)
+                .map(|i| Arc::new(NodeView { name: format!("n{i:05}"), ..NodeView::default() }))
+                .collect(),
+            pending: vec![PendingPod::default(); 1000],
+            diagnoses: (0..1000).map(|_| Arc::new(Diagnosis::default())).collect(),
+            ..ClusterView::default()
+        };
+        v.totals.nodes = u32::try_from(MAX_SITE_NODES + 3).unwrap_or(0);
+        let cut = slim(&mut v);
+        assert_eq!((v.nodes.len(), v.pending.len(), v.diagnoses.len()), (MAX_SITE_NODES, 0, 0));
+        assert!(cut.is_some_and(|c| c.contains("5003 nodes sent")));
+        // A delta whose pending pieces refer to a list the fleet did not keep applies all the same.
+        let mut next = v.clone();
+        next.revision = 5;
+        next.totals.pending = 7;
+        let d = ViewDelta { base: 4, revision: 5, totals: next.totals.clone(), ..ViewDelta::default() };
+        assert!(apply_lean(d, &mut v));
+        assert_eq!((v.revision, v.totals.pending), (5, 7));
+        let mut small = ClusterView { nodes: vec![Arc::new(NodeView::default())], ..ClusterView::default() };
+        assert_eq!(slim(&mut small), None);
+    }
 
     #[test]
     fn events_are_read_as_browsers_read_them() {

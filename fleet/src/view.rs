@@ -21,6 +21,8 @@ pub struct Known {
     pub down_since: Option<jiff::Timestamp>,
     /// Why the last attempt failed.
     pub error: Option<String>,
+    /// What the fleet did not keep of the last view.
+    pub cut: Option<String>,
 }
 
 /// Limits of a site's silence.
@@ -114,6 +116,7 @@ pub fn fleet(sites: &[(String, String, Known)], now: jiff::Timestamp, limits: Li
                 totals,
                 families,
                 error: k.error.clone(),
+                cut: k.cut.clone(),
             }
         })
         .collect();

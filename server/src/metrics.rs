@@ -189,19 +189,28 @@ fn down_series(o: &mut Out, v: &ClusterView) {
         "gpudash_node_down_gpu_holder",
         "1 for each pod still bound to a down node and holding its GPU (the models the board took down with it).",
     );
-    for n in v.nodes.iter().filter(|n| n.down.is_some()) {
-        for g in &n.gpu_resources {
-            for p in &g.holders {
-                let labels = [
-                    ("node", n.name.as_str()),
-                    ("namespace", &p.namespace),
-                    ("pod", &p.name),
-                    ("resource", &g.resource),
-                ];
-                o.sample("gpudash_node_down_gpu_holder", &labels, 1.0);
-            }
+    // One series per pod: capped, as a tenant can bind thousands of pods to a dark node (10,000
+    // once made /metrics 2.66 MB); the rest are counted.
+    let holders = v
+        .nodes
+        .iter()
+        .filter(|n| n.down.is_some())
+        .flat_map(|n| n.gpu_resources.iter().flat_map(move |g| g.holders.iter().map(move |p| (n, g, p))));
+    let mut dropped = 0_u64;
+    for (i, (n, g, p)) in holders.enumerate() {
+        if i >= MAX_HOLDER_SERIES {
+            dropped += 1;
+            continue;
         }
+        let labels =
+            [("node", n.name.as_str()), ("namespace", &p.namespace), ("pod", &p.name), ("resource", &g.resource)];
+        o.sample("gpudash_node_down_gpu_holder", &labels, 1.0);
     }
+    o.head(
+        "gpudash_node_down_gpu_holder_series_dropped",
+        "Pods bound to down nodes beyond the series limit, not written as gpudash_node_down_gpu_holder.",
+    );
+    o.sample("gpudash_node_down_gpu_holder_series_dropped", &[], dropped as f64);
     o.head("gpudash_agent_stale", "1 while a node's gpudash-agent has not answered within three intervals.");
     for n in &v.nodes {
         if let Some(a) = &n.agent {
@@ -229,6 +238,10 @@ fn process_series(o: &mut Out, v: &ClusterView, h: &Health) {
         o.sample("process_resident_memory_bytes", &[], rss as f64);
     }
 }
+
+/// Pods on down nodes written as `gpudash_node_down_gpu_holder` series at most; beyond, the rest
+/// are counted in `gpudash_node_down_gpu_holder_series_dropped`.
+pub const MAX_HOLDER_SERIES: usize = 1000;
 
 /// Open diagnoses written as `gpudash_diagnosis` series at most; beyond, the rest are counted in
 /// `gpudash_diagnosis_series_dropped` (the per-code counts in `gpudash_diagnoses` stay whole).
@@ -457,6 +470,26 @@ mod tests {
             "gpudash_diagnoses{{code=\"insufficient-gpu\",severity=\"critical\"}} {}\n",
             MAX_DIAGNOSIS_SERIES + 7
         )));
+    }
+
+    /// 10,000 pods bound to a dark node were 10,000 series (/metrics 2.66 MB): capped, counted.
+    #[test]
+    fn pods_on_a_down_node_are_series_up_to_the_cap_and_the_rest_counted() {
+        use app::model::{GpuResource, Holder, NodeDown, NodeView};
+        let holders: Vec<Holder> = (0..10_000)
+            .map(|i| Holder { namespace: "t".into(), name: format!("p{i}"), count: 1, ..Holder::default() })
+            .collect();
+        let node = NodeView {
+            name: "dark".into(),
+            down: Some(NodeDown::default()),
+            gpu_resources: vec![GpuResource { resource: "nvidia.com/gpu".into(), holders, ..GpuResource::default() }],
+            ..NodeView::default()
+        };
+        let v = ClusterView { nodes: vec![std::sync::Arc::new(node)], ..ClusterView::default() };
+        let text = render(&v, Health::default());
+        assert_eq!(text.lines().filter(|l| l.starts_with("gpudash_node_down_gpu_holder{")).count(), MAX_HOLDER_SERIES);
+        assert!(text.contains("gpudash_node_down_gpu_holder_series_dropped 9000\n"), "the rest are counted");
+        assert!(text.len() < 400_000, "{} bytes", text.len());
     }
 
     #[test]

@@ -146,6 +146,27 @@ fn check_agent(docs: &[Value], what: &str) {
     }
     let args: Vec<&str> = c["args"].as_sequence().into_iter().flatten().filter_map(Value::as_str).collect();
     assert!(args.contains(&"--pod-resources=/var/lib/kubelet/pod-resources/kubelet.sock"), "{what}: {args:?}");
+    // Only gpudash's pods reach the agents' port (round two: 300 trickling connections kept
+    // every agent slot full).
+    let np = kind(docs, "NetworkPolicy");
+    assert_eq!(np.len(), 1, "{what}: one NetworkPolicy for the agents");
+    let spec = &np[0]["spec"];
+    let selects = &spec["podSelector"]["matchLabels"];
+    assert_eq!(selects["app.kubernetes.io/name"].as_str(), Some("gpudash-agent"), "{what}: it selects the agents");
+    for (k, v) in selects.as_mapping().into_iter().flatten() {
+        assert_eq!(&t["metadata"]["labels"][k.as_str().unwrap_or("")], v, "{what}: the agents carry {k:?}");
+    }
+    assert_eq!(strs(&spec["policyTypes"]), ["Ingress"], "{what}");
+    let rules = spec["ingress"].as_sequence().map_or(0, Vec::len);
+    assert_eq!(rules, 1, "{what}: one rule");
+    let from = &spec["ingress"][0]["from"];
+    assert_eq!(from.as_sequence().map_or(0, Vec::len), 1, "{what}: one source");
+    let gd = &kind(docs, "Deployment")[0]["spec"]["template"]["metadata"]["labels"];
+    for (k, v) in from[0]["podSelector"]["matchLabels"].as_mapping().into_iter().flatten() {
+        assert_eq!(&gd[k.as_str().unwrap_or("")], v, "{what}: the source is gpudash's pods ({k:?})");
+    }
+    assert!(from[0]["namespaceSelector"].is_null() && from[0]["ipBlock"].is_null(), "{what}: nothing else");
+    assert_eq!(spec["ingress"][0]["ports"][0]["port"].as_u64(), Some(9401), "{what}");
 }
 
 #[test]

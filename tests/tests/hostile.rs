@@ -202,6 +202,31 @@ async fn guessing_the_token_is_slowed_then_refused() {
         .await
         .unwrap();
     assert_eq!(ok.status().as_u16(), 200);
+    // Behind the proxy (loopback: the trusted one when none is named) each client is its own:
+    // another client signs in while the first is locked out.
+    let other = http
+        .post(format!("{}/login", gd.url))
+        .header("x-forwarded-for", "203.0.113.9")
+        .body("token=a-factory-token-of-32-characters-at-least")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status().as_u16(), 303, "one client's guesses locked out another");
+    // Bearer guesses are throttled too (6,301 went through in 5 s): ten, then 429; the right
+    // token still passes.
+    let mut codes = Vec::new();
+    for i in 0..12 {
+        let r = http
+            .get(format!("{}/api/v1/cluster", gd.url))
+            .header("x-forwarded-for", "198.51.100.7")
+            .bearer_auth(format!("guess-{i}"))
+            .send()
+            .await
+            .unwrap();
+        codes.push(r.status().as_u16());
+    }
+    assert_eq!(&codes[..10], &[401; 10], "{codes:?}");
+    assert_eq!(&codes[10..], &[429, 429], "{codes:?}");
     // A 16-character token is refused at start.
     std::fs::write(&tf, "passwordpassword\n").unwrap();
     let out = std::process::Command::new(gpudash_tests::bin())

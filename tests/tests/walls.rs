@@ -48,9 +48,18 @@ fn the_core_crate_depends_on_no_runtime_network_database_or_server_crate() {
         "plotters",
         "gpudash",
         "gpudash-sim",
+        // The UI: the core reads the view model (gpudash-model), not the crate that renders it
+        // (it reached Leptos, its reactive graph and wasm-bindgen through `app`: 182 crates).
+        "app",
+        "leptos",
+        "reactive_graph",
+        "tachys",
+        "wasm-bindgen",
+        "web-sys",
     ] {
         assert!(!names.iter().any(|n| n == banned), "gpudash-core depends on {banned}: {names:?}");
     }
+    assert!(names.iter().any(|n| n == "gpudash-model"), "the core reads the view model: {names:?}");
     // The site depends on the core, not the other way round.
     assert!(crates(&cargo_tree("gpudash")).iter().any(|n| n == "gpudash-core"));
 }
@@ -128,7 +137,7 @@ fn the_simulator_shares_no_code_with_the_derivation_or_the_agent() {
     // It is the oracle the derivation is tested against: a bug in one must not hide in the other.
     let sim = crates(&cargo_tree("gpudash-sim"));
     assert!(sim.iter().any(|n| n == "gpudash-sim"), "not the simulator's tree: {sim:?}");
-    for banned in ["gpudash", "gpudash-core", "gpudash-agent", "gpudash-fleet", "gpudash-web", "app"] {
+    for banned in ["gpudash", "gpudash-core", "gpudash-agent", "gpudash-fleet", "gpudash-web", "app", "gpudash-model"] {
         assert!(!sim.iter().any(|n| n == banned), "gpudash-sim depends on {banned}: {sim:?}");
     }
 }

@@ -62,6 +62,9 @@ fn site() -> anyhow::Result<()> {
             .arg("--converge")
             .arg("--enable-bulk-memory")
             .arg("--enable-nontrapping-float-to-int")
+            // Sections the browser never reads (which tools built it, which features it uses).
+            .arg("--strip-producers")
+            .arg("--strip-target-features")
             .arg(&wasm_out)
             .arg("-o")
             .arg(&wasm_out))?;

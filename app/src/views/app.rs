@@ -1,5 +1,7 @@
 //! The document shell, the root component, and the live state every view reads.
 
+#[cfg(not(feature = "hydrate"))]
+use leptos::either::Either;
 use leptos::either::EitherOf6;
 use leptos::prelude::*;
 
@@ -101,7 +103,10 @@ fn server_page(page: &Page, boot: &Boot) -> impl IntoView {
         (Page::Fit, _) => EitherOf6::C(view! { <super::fit::FitPage/> }),
         (Page::Node(n), _) => EitherOf6::D(view! { <super::node::NodePage name=n.clone()/> }),
         (Page::Reports, _) => EitherOf6::E(view! { <super::reports::ReportsPage/> }),
-        _ => EitherOf6::F(view! { <super::quotas::QuotasPage/> }),
+        _ => EitherOf6::F(match boot.list.clone() {
+            Some(list) => Either::Left(view! { <super::list::ListPageView list/> }),
+            None => Either::Right(view! { <super::quotas::QuotasPage/> }),
+        }),
     }
 }
 
@@ -137,8 +142,9 @@ pub fn App(boot: Boot) -> impl IntoView {
     };
     let page = boot.page.clone();
     let kiosk = boot.kiosk;
-    // A large site's overview is the paged one, rendered on the server only.
-    let paged = page == Page::Overview && !boot.hydrates();
+    // A large site's overview, and a long pending or diagnoses list, are paged, rendered on the
+    // server only.
+    let paged = matches!(page, Page::Overview | Page::Pending | Page::Diagnoses) && !boot.hydrates();
     let server_boot = boot.clone();
     let body = move || {
         epoch.track();
@@ -158,7 +164,7 @@ pub fn App(boot: Boot) -> impl IntoView {
         let page = page.clone();
         let server_boot = server_boot.clone();
         let content = move || match &page {
-            Page::Overview if paged => EitherOf6::E(server_page(&page, &server_boot)),
+            Page::Overview | Page::Pending | Page::Diagnoses if paged => EitherOf6::E(server_page(&page, &server_boot)),
             Page::Overview if kiosk && live.rotated.get() => EitherOf6::A(view! { <PendingPage/> }),
             Page::Overview => EitherOf6::B(view! { <OverviewPage/> }),
             Page::Pending => EitherOf6::C(view! { <PendingPage/> }),

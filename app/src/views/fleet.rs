@@ -77,11 +77,13 @@ fn SiteCard(site: SiteView, kiosk: bool, lang: Lang, zone: Zone) -> impl IntoVie
         }
         _ => None,
     };
+    let cut = site.cut.clone().map(|c| view! { <p class="note" lang="en">{c}</p> });
     view! {
         <article class="card site" data-site=site.name.clone() data-state=state data-revision=site.revision.map(|r| r.to_string()).unwrap_or_default()>
             <header class="card-head"><h2>{title}</h2><span class=class>{badge}</span></header>
             {totals}
             {error}
+            {cut}
         </article>
     }
 }

@@ -12,6 +12,8 @@ mod header;
 #[cfg(not(feature = "hydrate"))]
 mod history;
 #[cfg(not(feature = "hydrate"))]
+mod list;
+#[cfg(not(feature = "hydrate"))]
 mod node;
 mod pages;
 #[cfg(not(feature = "hydrate"))]

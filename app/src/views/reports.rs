@@ -131,6 +131,16 @@ pub fn ReportsPage() -> impl IntoView {
             });
             let empty = r.rows.is_empty();
             let alt = s.reports_chart.to_string();
+            // A long report (by pod over months) is paged; the CSV has every row.
+            let rows = sheet.rows;
+            let pager = (rows.prev.is_some() || rows.next.is_some()).then(|| {
+                let at = |page: u32| format!("{}&page={page}", link(month.clone(), by_name, &sort));
+                let prev = rows.prev.map(|p| view! { <a rel="prev" href=at(p)>{s.sheet_prev}</a> });
+                let next = rows.next.map(|p| view! { <a rel="next" href=at(p)>{s.sheet_next}</a> });
+                let said =
+                    fill(s.reports_rows, &[&rows.first.to_string(), &rows.last.to_string(), &rows.total.to_string()]);
+                view! { <nav class="pager" aria-label=s.list_pages><span class="muted">{said}</span>{prev}{next}</nav> }
+            });
             view! {
                 <nav class="ranges" aria-label=s.reports_by>
                     <a class="range" href=link(Some(prev), by_name, &sort)>{s.reports_prev}</a>
@@ -146,6 +156,7 @@ pub fn ReportsPage() -> impl IntoView {
                         {chart(sheet.chart.clone(), &alt)}
                         <p><a class="button" href=csv download="">{s.reports_csv}</a></p>
                         {table(&r, &sheet, &sort, |col| link(month.clone(), by_name, col))}
+                        {pager}
                         <p class="muted">{s.reports_unmeasured}</p>
                     }.into_any()
                 }}

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use app::model::{AgentView, DeviceView, GpuResource, Holder, NodeView, PodRef, Sharing, Slot, SlotState};
+use gpudash_model::model::{AgentView, DeviceView, GpuResource, Holder, NodeView, PodRef, Sharing, Slot, SlotState};
 
 use crate::agent::{split_replica, AgentSeen, Allocation, GpuUse};
 
@@ -67,8 +67,8 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
 }
 
 /// What a row measured by a silent agent adds: it shows the agent's last word, and says so.
-fn stale_mark() -> app::i18n::Said {
-    app::say!(" · stale", " · 更新停止")
+fn stale_mark() -> gpudash_model::i18n::Said {
+    gpudash_model::say!(" · stale", " · 更新停止")
 }
 
 /// A GPU's busy % as dcgm-exporter read it, whole and within 0–100.
@@ -77,11 +77,11 @@ fn busy_percent(u: &GpuUse) -> Option<u32> {
 }
 
 /// What a GPU's row adds for its measured use: ` · 97% busy · 12.0 GiB used`.
-fn reading(busy: Option<u32>, used: Option<u64>) -> Option<app::i18n::Said> {
+fn reading(busy: Option<u32>, used: Option<u64>) -> Option<gpudash_model::i18n::Said> {
     match (busy, used.map(crate::quantity::Bytes)) {
-        (Some(b), Some(m)) => Some(app::say!(" · {b}% busy · {m} used", " · 使用率 {b}% · {m} 使用")),
-        (Some(b), None) => Some(app::say!(" · {b}% busy", " · 使用率 {b}%")),
-        (None, Some(m)) => Some(app::say!(" · {m} used", " · {m} 使用")),
+        (Some(b), Some(m)) => Some(gpudash_model::say!(" · {b}% busy · {m} used", " · 使用率 {b}% · {m} 使用")),
+        (Some(b), None) => Some(gpudash_model::say!(" · {b}% busy", " · 使用率 {b}%")),
+        (None, Some(m)) => Some(gpudash_model::say!(" · {m} used", " · {m} 使用")),
         (None, None) => None,
     }
 }
@@ -140,7 +140,7 @@ fn gpu_memory(
     let free = total - used;
     let pm = |b: u64| super::memory::permille(b, total);
     v.memory.board_free_bytes = Some(free);
-    v.memory.split = Some(app::model::BoardSplit {
+    v.memory.split = Some(gpudash_model::model::BoardSplit {
         total_bytes: total,
         gpu_pods_bytes: gpu_pods,
         other_pods_bytes: other,
@@ -165,7 +165,7 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
     let held = held_ids(kubelet, &g.resource);
     let mut phys = physical(&alloc.ids, &held);
     let mut rows: Vec<Vec<Slot>> = Vec::new();
-    let mut labels: Vec<app::i18n::Said> = Vec::new();
+    let mut labels: Vec<gpudash_model::i18n::Said> = Vec::new();
     let mut devices = Vec::new();
     let mut placed = vec![0u64; g.holders.len()];
     for (i, p) in phys.iter_mut().enumerate() {
@@ -179,7 +179,7 @@ fn place(g: &mut GpuResource, kubelet: &Allocation, dcgm: &[GpuUse], tegra_busy:
             p.id.starts_with("tegra").then_some(tegra_busy).flatten()
         });
         let used = use_.and_then(|u| u.memory_used_bytes);
-        let mut label: app::i18n::Said = format!("{unit} {i}").into();
+        let mut label: gpudash_model::i18n::Said = format!("{unit} {i}").into();
         if let Some(r) = reading(busy, used) {
             label.push(&r);
         }
@@ -287,7 +287,7 @@ fn unreported_rows(
     placed: &[u64],
     phys: &[Physical<'_>],
     rows: &mut Vec<Vec<Slot>>,
-    labels: &mut Vec<app::i18n::Said>,
+    labels: &mut Vec<gpudash_model::i18n::Said>,
 ) {
     let unplaced: Vec<Slot> = g
         .holders
@@ -300,12 +300,12 @@ fn unreported_rows(
         .collect();
     if !unplaced.is_empty() {
         rows.push(unplaced);
-        labels.push(app::say!("not yet reported by the kubelet", "kubelet の報告待ち"));
+        labels.push(gpudash_model::say!("not yet reported by the kubelet", "kubelet の報告待ち"));
     }
     let listed: u64 = phys.iter().map(|p| p.replicas.len() as u64).sum();
     let out = g.capacity.saturating_sub(listed).min(64);
     if out > 0 {
         rows.push((0..out).map(|_| Slot { state: SlotState::Out, holder: None, label: None }).collect());
-        labels.push(app::say!("out of service", "使用不可"));
+        labels.push(gpudash_model::say!("out of service", "使用不可"));
     }
 }

@@ -3,7 +3,7 @@
 
 use super::tests::{load, scenario_text};
 use super::*;
-use app::model::{Severity, SlotState};
+use gpudash_model::model::{Severity, SlotState};
 
 use crate::agent::{parse, AgentSeen};
 

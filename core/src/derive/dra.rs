@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use app::model::PendingClaim;
+use gpudash_model::model::PendingClaim;
 
 use super::Map;
 use crate::dra::{DeviceClass, ResourceClaim, ResourceSlice};

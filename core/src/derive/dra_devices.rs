@@ -2,8 +2,8 @@
 //! device: its partitions, its shares, or itself), who holds them, and the node page's table of
 //! devices with their claims and pods. Pure: the node's slices and claims in, the resource out.
 
-use app::i18n::Said;
-use app::model::{DeviceClaimRef, DeviceView, GpuResource, Holder, PodRef, Sharing, Slot, SlotState};
+use gpudash_model::i18n::Said;
+use gpudash_model::model::{DeviceClaimRef, DeviceView, GpuResource, Holder, PodRef, Sharing, Slot, SlotState};
 
 use super::dra::NodeDra;
 use crate::dra::{Device, ResourceClaim};
@@ -39,7 +39,7 @@ pub(super) fn natural(s: &str) -> Vec<(String, u64)> {
 }
 
 fn bytes_text(b: u64) -> String {
-    app::units::bytes(b)
+    gpudash_model::units::bytes(b)
 }
 
 /// The GPU resources a node's DRA drivers offer, one entry per driver.
@@ -166,8 +166,8 @@ fn used_slot(holders: &[Holder], c: &ResourceClaim, label: Option<String>) -> Sl
     // A claim several pods share: the slot names the first and says how many.
     let pods = c.pods().count();
     let label: Option<Said> = match (pods > 1, label) {
-        (true, Some(l)) => Some(app::say!("{l} · {pods} pods", "{l} · Pod {pods} 個")),
-        (true, None) => Some(app::say!("{pods} pods share it", "Pod {pods} 個で共有")),
+        (true, Some(l)) => Some(gpudash_model::say!("{l} · {pods} pods", "{l} · Pod {pods} 個")),
+        (true, None) => Some(gpudash_model::say!("{pods} pods share it", "Pod {pods} 個で共有")),
         (false, l) => l.map(Said::same),
     };
     let claim = format!("{ns}/{}", c.metadata.name.as_deref().unwrap_or(""));
@@ -175,9 +175,9 @@ fn used_slot(holders: &[Holder], c: &ResourceClaim, label: Option<String>) -> Sl
         (Some(_), l) => l,
         (None, Some(l)) => {
             let (le, lj) = (&l.en, &l.ja);
-            Some(app::say!("{le} · claim {claim} · no pod", "{lj} · claim {claim} · Pod なし"))
+            Some(gpudash_model::say!("{le} · claim {claim} · no pod", "{lj} · claim {claim} · Pod なし"))
         }
-        (None, None) => Some(app::say!("claim {claim} · no pod", "claim {claim} · Pod なし")),
+        (None, None) => Some(gpudash_model::say!("claim {claim} · no pod", "claim {claim} · Pod なし")),
     };
     Slot { state: SlotState::Held, holder, label }
 }
@@ -206,7 +206,7 @@ fn grid(devs: &[Dev<'_>], parents: &[Option<String>], driver: &str, holders: &[H
                 row.push(Slot {
                     state: SlotState::Free,
                     holder: None,
-                    label: Some(app::say!("{left} free", "空き {left}")),
+                    label: Some(gpudash_model::say!("{left} free", "空き {left}")),
                 });
             }
         } else if let Some((c, _, _)) = dev.uses.first() {
@@ -221,7 +221,7 @@ fn grid(devs: &[Dev<'_>], parents: &[Option<String>], driver: &str, holders: &[H
                 });
             }
         } else {
-            let label = shared.then(|| app::say!("shareable", "共有可"));
+            let label = shared.then(|| gpudash_model::say!("shareable", "共有可"));
             row.push(Slot { state: SlotState::Free, holder: None, label });
         }
         // `GPU 0`, naming the device too when its name does not say the same.

@@ -3,7 +3,7 @@
 
 use super::tests::{load, scenario_text};
 use super::*;
-use app::model::{NodeView, Severity, Sharing};
+use gpudash_model::model::{NodeView, Severity, Sharing};
 
 fn node<'a>(v: &'a ClusterView, name: &str) -> &'a NodeView {
     v.nodes.iter().find(|n| n.name == name).unwrap_or_else(|| panic!("node {name}"))
@@ -14,7 +14,7 @@ fn dra(file: &str) -> ClusterView {
     derive(&inputs, &Options::default(), Source::default(), 1, "2026-12-01T00:00:00Z".parse().unwrap_or_default())
 }
 
-fn entry<'a>(v: &'a ClusterView, node_name: &str, resource: &str) -> &'a app::model::GpuResource {
+fn entry<'a>(v: &'a ClusterView, node_name: &str, resource: &str) -> &'a gpudash_model::model::GpuResource {
     node(v, node_name)
         .gpu_resources
         .iter()
@@ -36,7 +36,7 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     assert_eq!(g.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["gpu-0", "gpu-1"]);
     assert_eq!(
         g.devices[0].holders,
-        [app::model::PodRef { namespace: "llm".into(), name: "llm-serve-0".into(), replicas: vec![] }]
+        [gpudash_model::model::PodRef { namespace: "llm".into(), name: "llm-serve-0".into(), replicas: vec![] }]
     );
     assert_eq!(g.devices[0].uuid.as_deref(), Some("GPU-2f6d1a4e-9b1c-4f0e-8d7a-1c2b3a4d5e01"));
     assert_eq!(g.devices[0].memory_bytes, Some(80 << 30));
@@ -44,7 +44,7 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     assert_eq!(g.rows, ["GPU 0", "GPU 1"]);
     assert_eq!(g.holders[0].since.as_deref(), Some("2026-11-20T09:00:58Z"));
     assert_eq!(g.slots[0][0].holder, Some(0));
-    assert_eq!(g.slots[1][0].state, app::model::SlotState::Held);
+    assert_eq!(g.slots[1][0].state, gpudash_model::model::SlotState::Held);
     assert_eq!(g.slots[1][0].label.as_deref(), Some("claim llm/warmup-gpu · no pod"));
     // MIG devices under their parent GPU: one row, a slot per partition.
     let m = entry(&v, "gpu-a100-mig-01", "gpu.nvidia.com");
@@ -53,9 +53,9 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     assert_eq!(
         labels,
         [
-            ("3g.40gb".to_string(), app::model::SlotState::Free),
-            ("1g.10gb".to_string(), app::model::SlotState::Held),
-            ("1g.10gb".to_string(), app::model::SlotState::Free)
+            ("3g.40gb".to_string(), gpudash_model::model::SlotState::Free),
+            ("1g.10gb".to_string(), gpudash_model::model::SlotState::Held),
+            ("1g.10gb".to_string(), gpudash_model::model::SlotState::Free)
         ]
     );
     assert_eq!(m.devices[1].parent.as_deref(), Some("gpu-0"));
@@ -114,10 +114,10 @@ fn dra_pending_claims_a_missing_class_and_a_missing_driver() {
     assert_eq!(inspector.reasons[0].reason, "cannot allocate all claims");
     // Its card says why: the GPU node it could go to has no DRA driver running.
     assert!(inspector.problems.iter().any(|d| d.code == "dra-driver-missing" && d.name == "orin-agx-dra-01"));
-    assert!(inspector.diagnoses.contains(&app::model::Code::from("dra-driver-missing")));
+    assert!(inspector.diagnoses.contains(&gpudash_model::model::Code::from("dra-driver-missing")));
     let detector = p("detector-0");
     assert_eq!(detector.reasons[0].reason, "DeviceClass gpu.example.com does not exist");
-    assert!(detector.diagnoses.contains(&app::model::Code::from("dra-deviceclass-missing")));
+    assert!(detector.diagnoses.contains(&gpudash_model::model::Code::from("dra-deviceclass-missing")));
     assert!(!detector.problems.iter().any(|d| d.code == "dra-driver-missing"), "its class is missing, not a driver");
     assert!(detector.problems.iter().any(|d| d.code == "dra-deviceclass-missing" && d.severity == Severity::Critical));
     let missing = v.diagnoses.iter().find(|d| d.code == "dra-driver-missing").map(|d| (d.name.clone(), d.severity));

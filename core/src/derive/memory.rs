@@ -1,7 +1,7 @@
 //! A node's memory bars: what they are drawn against, each bar's share, and the one overcommit
 //! rule (limits beyond a unified-memory board) that both the card and the diagnosis use.
 
-use app::model::MemoryView;
+use gpudash_model::model::MemoryView;
 
 /// `v` in thousandths of `of`, capped at 1000 (a bar never overflows its track).
 pub fn permille(v: u64, of: u64) -> u32 {

@@ -33,7 +33,7 @@ use since::{stamp, Since};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use app::model::{ClusterView, PendingPod, Source, Totals};
+use gpudash_model::model::{ClusterView, PendingPod, Source, Totals};
 
 use crate::pod::Pod;
 
@@ -173,10 +173,14 @@ pub fn derive_forked(
         gpu_allocated: nodes.iter().flat_map(|n| &n.gpu_resources).map(|g| g.allocated).sum(),
         pending: u32::try_from(pending.len()).unwrap_or(u32::MAX),
         blocked: u32::try_from(blocked.len()).unwrap_or(u32::MAX),
-        critical: u32::try_from(diagnoses.iter().filter(|d| d.severity == app::model::Severity::Critical).count())
-            .unwrap_or(0),
-        warnings: u32::try_from(diagnoses.iter().filter(|d| d.severity == app::model::Severity::Warning).count())
-            .unwrap_or(0),
+        critical: u32::try_from(
+            diagnoses.iter().filter(|d| d.severity == gpudash_model::model::Severity::Critical).count(),
+        )
+        .unwrap_or(0),
+        warnings: u32::try_from(
+            diagnoses.iter().filter(|d| d.severity == gpudash_model::model::Severity::Warning).count(),
+        )
+        .unwrap_or(0),
         diagnoses: u32::try_from(diagnoses.len()).unwrap_or(u32::MAX),
     };
     ClusterView { revision, generated_at: ts(&now), source, nodes, pending, diagnoses, totals, blocked, quotas }

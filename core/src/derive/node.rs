@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use app::model::{ConditionView, GpuResource, Holder, NodeDown, Sharing, Slot, SlotState};
+use gpudash_model::model::{ConditionView, GpuResource, Holder, NodeDown, Sharing, Slot, SlotState};
 use k8s_openapi::api::core::v1::Node;
 
 use crate::pod::Pod;

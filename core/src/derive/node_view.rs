@@ -6,7 +6,7 @@ mod usage;
 
 use std::sync::Arc;
 
-use app::model::{GpuUser, Holder, NodeView};
+use gpudash_model::model::{GpuUser, Holder, NodeView};
 use k8s_openapi::api::core::v1::Node;
 
 use super::fork::{map_split, Fork};
@@ -136,7 +136,7 @@ fn gpu_resources(
     held: &[Held],
     dra: Option<&dra::NodeDra>,
     rs: &pods::RsOwners<'_>,
-) -> Vec<app::model::GpuResource> {
+) -> Vec<gpudash_model::model::GpuResource> {
     let no_dra = dra::NodeDra::default();
     let dra = dra.unwrap_or(&no_dra);
     let mut resources = node::accelerator_resources(n);
@@ -337,15 +337,15 @@ fn gpu_users_outside(held: &[Held], default_runtime: Option<&str>) -> Vec<GpuUse
 /// the pod that holds a unit without running, was OOM-killed, refused or evicted there).
 pub(super) fn attach_problems(
     nodes: &mut [Arc<NodeView>],
-    (diagnoses, cards): (&[Arc<app::model::Diagnosis>], &[Arc<app::model::Diagnosis>]),
+    (diagnoses, cards): (&[Arc<gpudash_model::model::Diagnosis>], &[Arc<gpudash_model::model::Diagnosis>]),
     memo: &mut Map<String, NodeMemo>,
 ) {
     // The nodes' diagnoses by node name, each node's in the order of `diagnoses` (a stable
     // sort), walked beside the nodes (sorted by name): no list is built for a node whose
     // diagnoses are those it had.
-    let mut by_node: Vec<(&str, &Arc<app::model::Diagnosis>)> = diagnoses
+    let mut by_node: Vec<(&str, &Arc<gpudash_model::model::Diagnosis>)> = diagnoses
         .iter()
-        .filter(|d| d.kind == app::model::Kind::Node)
+        .filter(|d| d.kind == gpudash_model::model::Kind::Node)
         .map(|d| (d.name.as_str(), d))
         .chain(cards.iter().filter_map(|d| d.node.as_deref().map(|n| (n, d))))
         .collect();

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use app::model::{GpuRequest, PendingPod};
+use gpudash_model::model::{GpuRequest, PendingPod};
 use k8s_openapi::api::core::v1::{Event, Node};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 

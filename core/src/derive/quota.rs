@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use app::model::{NodeView, QuotaView};
+use gpudash_model::model::{NodeView, QuotaView};
 use k8s_openapi::api::core::v1::ResourceQuota;
 
 use super::memory::permille;

@@ -2,7 +2,7 @@
 //! normalised reasons with node counts. Unknown reasons are kept verbatim; counts are never
 //! assumed to partition the nodes.
 
-use app::model::ReasonCount;
+use gpudash_model::model::ReasonCount;
 
 /// A parsed `FailedScheduling` / `PodScheduled=False` message.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -159,7 +159,7 @@ pub fn reason(en: String, nodes: Option<u32>) -> ReasonCount {
     };
     let verbatim = ja.is_none();
     let ja = ja.unwrap_or_else(|| en.clone());
-    ReasonCount { reason: app::i18n::Said::pair(en, ja), nodes, verbatim }
+    ReasonCount { reason: gpudash_model::i18n::Said::pair(en, ja), nodes, verbatim }
 }
 
 fn counted(item: &str) -> ReasonCount {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use app::model::{PendingPod, Source};
+use gpudash_model::model::{PendingPod, Source};
 
 use super::{ts, Cache, Map};
 
@@ -11,7 +11,7 @@ use super::{ts, Cache, Map};
 pub type DiagKey = (String, String, String, String);
 
 /// The identity of a diagnosis, as history keys it.
-pub fn diag_key(d: &app::model::Diagnosis) -> DiagKey {
+pub fn diag_key(d: &gpudash_model::model::Diagnosis) -> DiagKey {
     (d.code.to_string(), d.kind.to_string(), d.namespace.clone().unwrap_or_default(), d.name.clone())
 }
 
@@ -25,7 +25,7 @@ pub(super) struct Since {
 }
 
 /// The identity of a diagnosis, borrowed.
-fn diag_id(d: &app::model::Diagnosis) -> (&str, &str, &str, &str) {
+fn diag_id(d: &gpudash_model::model::Diagnosis) -> (&str, &str, &str, &str) {
     (d.code.as_str(), d.kind.as_str(), d.namespace.as_deref().unwrap_or(""), d.name.as_str())
 }
 
@@ -35,7 +35,7 @@ fn same_id(k: &DiagKey, id: (&str, &str, &str, &str)) -> bool {
 
 /// Gives a diagnosis the time it has held since; one that goes on says it already, and is not
 /// copied.
-fn give(d: &mut Arc<app::model::Diagnosis>, first: &str) {
+fn give(d: &mut Arc<gpudash_model::model::Diagnosis>, first: &str) {
     if d.since.as_deref() != Some(first) {
         Arc::make_mut(d).since = Some(first.to_string());
     }
@@ -45,7 +45,7 @@ fn give(d: &mut Arc<app::model::Diagnosis>, first: &str) {
 /// for the next run; the pending pods' copies get the same. A diagnosis kept from the last
 /// revision already says it (see [`diagnose::OfView`]) and is left as it is.
 pub(super) fn stamp(
-    diagnoses: &mut [Arc<app::model::Diagnosis>],
+    diagnoses: &mut [Arc<gpudash_model::model::Diagnosis>],
     pending: &mut [PendingPod],
     source: &Source,
     now: &jiff::Timestamp,

@@ -1,7 +1,7 @@
 //! Derivation tests on the built-in edge scenario's real object shapes and on targeted fixtures.
 
 use super::*;
-use app::model::{GpuRequest, NodeView, Severity, Sharing, SourceMode};
+use gpudash_model::model::{GpuRequest, NodeView, Severity, Sharing, SourceMode};
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
@@ -39,7 +39,7 @@ fn the_orin_nano_second_model_is_pending_for_insufficient_gpu() {
     assert_eq!(p.reasons[0].reason, "Insufficient nvidia.com/gpu");
     assert_eq!(p.reasons[0].nodes, Some(1));
     assert_eq!(p.gpu_request, Some(GpuRequest { resource: "nvidia.com/gpu".into(), count: 1 }));
-    assert!(p.diagnoses.contains(&app::model::Code::from("insufficient-gpu")));
+    assert!(p.diagnoses.contains(&gpudash_model::model::Code::from("insufficient-gpu")));
     let nano = node(&v, "orin-nano-01");
     assert_eq!(nano.pending_pods, 1);
     let g = &nano.gpu_resources[0];
@@ -433,11 +433,11 @@ fn each_diagnosis_says_since_when_it_holds_and_on_which_node() {
     let inputs = load(text);
     let synced = || Source { mode: SourceMode::Demo, synced: true, ..Source::default() };
     let at = |s: i64| jiff::Timestamp::from_second(s).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-    let find = |v: &ClusterView, code: &str| -> app::model::Diagnosis {
+    let find = |v: &ClusterView, code: &str| -> gpudash_model::model::Diagnosis {
         v.diagnoses
             .iter()
             .find(|d| d.code.as_str() == code)
-            .map(|d| app::model::Diagnosis::clone(d))
+            .map(|d| gpudash_model::model::Diagnosis::clone(d))
             .unwrap_or_else(|| panic!("no {code}"))
     };
     let mut cache = Cache::default();
@@ -659,7 +659,7 @@ proptest::proptest! {
             let whole = derive_cached(&inputs, &opts, source.clone(), r, t, &mut fresh);
             proptest::prop_assert_eq!(&cached, &whole, "after {:?}", &changes[..=k]);
             let mut moved = last.clone();
-            proptest::prop_assert!(app::model::ViewDelta::between(&last, &cached).apply(&mut moved));
+            proptest::prop_assert!(gpudash_model::model::ViewDelta::between(&last, &cached).apply(&mut moved));
             proptest::prop_assert_eq!(&moved, &whole);
             last = cached;
         }
@@ -697,10 +697,14 @@ fn the_kept_dra_split_equals_a_fresh_one() {
 fn a_view_written_in_english_is_plain_json_and_in_japanese_differs_only_in_its_sentences() {
     let v = edge();
     let plain = serde_json::to_string(&v).unwrap();
-    assert_eq!(app::i18n::to_json(app::i18n::Lang::En, &v).unwrap(), plain);
-    let cards = serde_json::to_string(&app::model::WithCards(&v)).unwrap();
-    assert_eq!(app::i18n::to_json(app::i18n::Lang::En, &app::model::WithCards(&v)).unwrap(), cards);
-    let ja: serde_json::Value = serde_json::from_str(&app::i18n::to_json(app::i18n::Lang::Ja, &v).unwrap()).unwrap();
+    assert_eq!(gpudash_model::i18n::to_json(gpudash_model::i18n::Lang::En, &v).unwrap(), plain);
+    let cards = serde_json::to_string(&gpudash_model::model::WithCards(&v)).unwrap();
+    assert_eq!(
+        gpudash_model::i18n::to_json(gpudash_model::i18n::Lang::En, &gpudash_model::model::WithCards(&v)).unwrap(),
+        cards
+    );
+    let ja: serde_json::Value =
+        serde_json::from_str(&gpudash_model::i18n::to_json(gpudash_model::i18n::Lang::Ja, &v).unwrap()).unwrap();
     let en: serde_json::Value = serde_json::from_str(&plain).unwrap();
     assert_ne!(ja, en);
     assert_eq!(ja["nodes"].as_array().map(Vec::len), en["nodes"].as_array().map(Vec::len));

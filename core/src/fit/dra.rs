@@ -40,7 +40,7 @@ pub struct Demand {
     /// Why no pod could be created or scheduled at all (a missing class or template).
     pub refusal: Option<String>,
     /// What the check could not evaluate, said plainly.
-    pub notes: Vec<app::i18n::Said>,
+    pub notes: Vec<gpudash_model::i18n::Said>,
     /// Extended resources a DeviceClass stands for (left out of the node's resource fit).
     pub mapped: BTreeSet<String>,
 }
@@ -184,7 +184,7 @@ fn resolve_classes(inputs: &Inputs, raw: Vec<RawRequest>, d: &mut Demand) {
             all.append(&mut selectors);
             for s in &all {
                 if eval(s, "", &Device::default()).is_none() && !d.notes.iter().any(|n| n.en.contains(s.as_str())) {
-                    d.notes.push(app::say!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check \
+                    d.notes.push(gpudash_model::say!("the selector `{s}` (DeviceClass {class} or request {name}) is beyond what the what-if check \
                         evaluates: every device of a GPU driver is counted as matching it", "セレクター `{s}`（DeviceClass {class} またはリクエスト {name}）は \
                         what-if チェックで評価できる範囲を超えています。GPU ドライバーのデバイスはすべて合うものとして数えています"));
                 }

@@ -19,7 +19,7 @@ pub mod workload;
 
 use std::collections::BTreeMap;
 
-use app::model::{FitResult, Headroom, NodeFit};
+use gpudash_model::model::{FitResult, Headroom, NodeFit};
 use k8s_openapi::api::core::v1::Node;
 
 use advice::{device_shortage, limits_over_board, short_of_one};
@@ -32,7 +32,7 @@ use crate::pod::Pod;
 use crate::quantity::{Bytes, Quantity};
 
 /// Every sentence the what-if check's update answer says, from its catalogue.
-pub(crate) fn sentences() -> impl Iterator<Item = &'static app::i18n::Sentence> {
+pub(crate) fn sentences() -> impl Iterator<Item = &'static gpudash_model::i18n::Sentence> {
     update_said::ALL.iter()
 }
 
@@ -132,7 +132,7 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
     let demand = device_demand(inputs, w, &pod, &req, &mut refusal, &mut suggestions);
     let wants_nvidia = req.iter().any(|(k, v)| k.starts_with("nvidia.com/") && *v > 0 && !demand.mapped.contains(k));
     if want_class.is_none() && wants_nvidia && classes.iter().any(|c| c.starts_with("nvidia")) {
-        suggestions.push(app::say!(
+        suggestions.push(gpudash_model::say!(
             "set runtimeClassName: nvidia — on K3s a GPU pod without it may run on the CPU without any error",
             "runtimeClassName: nvidia を設定してください — K3s では、これのない GPU の Pod がエラーなしで CPU で動くことがあります"
         ));
@@ -185,11 +185,11 @@ fn kubelet_refusal(
     inputs: &Inputs,
     ask: &Ask<'_>,
     use_by: &BTreeMap<String, NodeUse>,
-    suggestions: &mut Vec<app::i18n::Said>,
+    suggestions: &mut Vec<gpudash_model::i18n::Said>,
 ) -> Option<String> {
     let pin = ask.pod.spec.as_ref()?.node_name.as_deref().filter(|n| !n.is_empty())?;
     let Some(n) = inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(pin)) else {
-        suggestions.push(app::say!(
+        suggestions.push(gpudash_model::say!(
             "spec.nodeName names {pin}, which is no node of this cluster: the pod would stay Pending for good — \
              remove spec.nodeName and let the scheduler place it",
             "spec.nodeName は {pin} を指定していますが、このクラスターにその Node はありません。Pod はずっと Pending のままです — \
@@ -209,7 +209,7 @@ fn kubelet_refusal(
     // The kubelet counts CPU in millicores, every other resource in its unit.
     let v = |m: i128| if res == "cpu" { m } else { m.div_euclid(1000) + i128::from(m.rem_euclid(1000) > 0) };
     let (want, used, cap) = (v(*want), v(used), v(cap));
-    suggestions.push(app::say!(
+    suggestions.push(gpudash_model::say!(
         "spec.nodeName pins the pod to {pin} and bypasses the scheduler, which would have kept it Pending: the kubelet on \
          {pin} would refuse it at admission (OutOf{res}) and it would fail, holding nothing — use a nodeSelector \
          (kubernetes.io/hostname: {pin}) so that it waits for {res} instead",
@@ -229,12 +229,12 @@ fn runtime_class(
     pod: &mut Pod,
     want: Option<&str>,
     classes: &[&str],
-    suggestions: &mut Vec<app::i18n::Said>,
+    suggestions: &mut Vec<gpudash_model::i18n::Said>,
 ) -> Option<String> {
     let c = want?;
     let Some(rc) = inputs.runtime_classes.iter().find(|r| r.metadata.name.as_deref() == Some(c)) else {
         let have = if classes.is_empty() { "none".to_string() } else { classes.join(", ") };
-        suggestions.push(app::say!(
+        suggestions.push(gpudash_model::say!(
             "missing RuntimeClass {c} on this cluster (it has: {have}): the API server would reject the pod \
                 — use an existing class or create it",
             "このクラスターには RuntimeClass {c} がありません（あるのは {have}）。API サーバーは Pod を拒否します — 既存のクラスを使うか作成してください"
@@ -263,7 +263,7 @@ fn device_demand(
     pod: &Pod,
     req: &pods::Amounts,
     refusal: &mut Option<String>,
-    suggestions: &mut Vec<app::i18n::Said>,
+    suggestions: &mut Vec<gpudash_model::i18n::Said>,
 ) -> dra::Demand {
     let extended: Vec<(String, u64)> = req
         .iter()
@@ -272,7 +272,7 @@ fn device_demand(
         .collect();
     let demand = dra::demand(inputs, pod, &w.templates, &w.claims, &extended);
     if let Some(r) = &demand.refusal {
-        suggestions.push(app::say!(
+        suggestions.push(gpudash_model::say!(
             "{r}: fix the name, or install the DRA driver that provides the class",
             "{r}：名前を直すか、そのクラスを提供する DRA ドライバーを入れてください"
         ));
@@ -291,7 +291,7 @@ fn node_fit(
     n: &Node,
     used: Option<&NodeUse>,
     unified: &dyn Fn(&Node) -> bool,
-    suggestions: &mut Vec<app::i18n::Said>,
+    suggestions: &mut Vec<gpudash_model::i18n::Said>,
 ) -> NodeFit {
     let empty = NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 };
     let u = used.unwrap_or(&empty);
@@ -323,12 +323,12 @@ fn node_fit(
                 })
                 .collect();
             let t = t.join(", ");
-            suggestions.push(app::say!(
+            suggestions.push(gpudash_model::say!(
                 "node {name} has room but taint {t} — add a toleration to use it",
                 "Node {name} には余裕がありますが taint {t} があります — 使うには toleration を追加してください"
             ));
         } else if taints.is_empty() && !affinity {
-            suggestions.push(app::say!(
+            suggestions.push(gpudash_model::say!(
                 "node {name} has room but does not match the pod's node selector/affinity",
                 "Node {name} には余裕がありますが、Pod の nodeSelector/affinity に合いません"
             ));

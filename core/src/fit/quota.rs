@@ -47,10 +47,15 @@ fn selects(q: &ResourceQuota, pod: &Pod) -> bool {
 /// Checks the namespace's GPU quotas for `replicas` pods asking `req` each. Returns the API
 /// server's refusal when even the first pod is refused (with what to do), or only advice when
 /// some replicas are admitted and others are not; `None` when the quota is no obstacle.
-pub fn admit(inputs: &Inputs, pod: &Pod, req: &Amounts, replicas: u32) -> Option<(Option<String>, app::i18n::Said)> {
+pub fn admit(
+    inputs: &Inputs,
+    pod: &Pod,
+    req: &Amounts,
+    replicas: u32,
+) -> Option<(Option<String>, gpudash_model::i18n::Said)> {
     let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
     let name = pod.metadata.name.as_deref().unwrap_or("what-if");
-    let mut fewest: Option<(u64, app::i18n::Said)> = None;
+    let mut fewest: Option<(u64, gpudash_model::i18n::Said)> = None;
     for q in inputs.quotas.iter().filter(|q| q.metadata.namespace.as_deref() == Some(ns)) {
         if !selects(q, pod) {
             continue;
@@ -65,13 +70,13 @@ pub fn admit(inputs: &Inputs, pod: &Pod, req: &Amounts, replicas: u32) -> Option
             if room == 0 {
                 let words = format!("pods \"{name}\" is forbidden: exceeded quota: {qname}, requested: {key}={asked}, used: {key}={used}, limited: \
                     {key}={hard}");
-                let advice = app::say!("the namespace {ns} has used {used} of the {hard} {key} its ResourceQuota {qname} allows: raise the quota, free \
+                let advice = gpudash_model::say!("the namespace {ns} has used {used} of the {hard} {key} its ResourceQuota {qname} allows: raise the quota, free \
                     a replica in {ns}, or deploy to a namespace with room", "namespace {ns} は ResourceQuota {qname} が許す {key} {hard} のうち {used} \
                     を使っています。クォータを上げる、{ns} でレプリカを空ける、または余裕のある namespace にデプロイしてください");
                 return Some((Some(words), advice));
             }
             if u64::from(replicas) > room && fewest.as_ref().is_none_or(|(r, _)| room < *r) {
-                fewest = Some((room, app::say!("ResourceQuota {qname} in {ns} admits only {room} of the {replicas} replicas ({used} of {hard} {key} in \
+                fewest = Some((room, gpudash_model::say!("ResourceQuota {qname} in {ns} admits only {room} of the {replicas} replicas ({used} of {hard} {key} in \
                     use, {asked} a pod): the rest would never be created", "{ns} の ResourceQuota {qname} が受け入れるのはレプリカ {replicas} 個中 {room} 個だけです（{key} \
                     {hard} のうち {used} が使用中、1 Pod あたり {asked}）。残りは作成されません")));
             }

@@ -1,6 +1,6 @@
 //! The what-if check against the simulator's edge scenario (the same objects the demo serves).
 
-use app::model::FitInput;
+use gpudash_model::model::FitInput;
 
 use super::workload::{from_form, from_yaml};
 use super::*;

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use app::i18n::Said;
-use app::model::{FitResult, UpdateFit};
+use gpudash_model::i18n::Said;
+use gpudash_model::model::{FitResult, UpdateFit};
 use k8s_openapi::api::core::v1::Node;
 
 use super::place;

@@ -1,7 +1,7 @@
 //! What the update check says, in English and Japanese: one function per sentence, its
 //! parameters named. `update.rs` decides which applies; the words are here.
 
-use app::i18n::{Said, Sentence};
+use gpudash_model::i18n::{Said, Sentence};
 
 /// A rolling update's strategy as given (`sw`, `uw`) and as the controller rounds it for
 /// `replicas`, and how many old pods run.

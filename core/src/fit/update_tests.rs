@@ -156,3 +156,38 @@ fn a_daemon_set_update_that_surges_onto_full_boards_is_stuck_on_each_and_without
         assert!(u.completes, "{rolling}: {}", u.message.en);
     }
 }
+
+/// Round two's probe: the what-if update took strategies the API server refuses. Each is now
+/// refused with the field's name and the API server's words.
+#[test]
+fn strategies_the_api_server_refuses_are_refused_with_the_field_named() {
+    for (strategy, field, words) in [
+        ("{type: RollingUpdate, rollingUpdate: {maxSurge: \"1e400\"}}", "maxSurge", "a valid percent string"),
+        ("{type: RollingUpdate, rollingUpdate: {maxSurge: \"-1\"}}", "maxSurge", "a valid percent string"),
+        ("{type: RollingUpdate, rollingUpdate: {maxSurge: -1}}", "maxSurge", "greater than or equal to 0"),
+        ("{type: RollingUpdate, rollingUpdate: {maxSurge: 2147483648}}", "maxSurge", "32-bit integer"),
+        ("{type: RollingUpdate, rollingUpdate: {maxSurge: 2147483648%}}", "maxSurge", "32-bit integer"),
+        (
+            "{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 0%}}",
+            "maxUnavailable",
+            "may not be 0 when `maxSurge` is 0",
+        ),
+        (
+            "{type: RollingUpdate, rollingUpdate: {maxUnavailable: 101%}}",
+            "maxUnavailable",
+            "must not be greater than 100%",
+        ),
+        ("{type: Recreate, rollingUpdate: {maxSurge: 1}}", "rollingUpdate", "may not be specified"),
+        ("{type: Sometimes}", "type", "supported values"),
+    ] {
+        let e = from_yaml(&ocr_update(strategy)).err().unwrap_or_else(|| panic!("{strategy} was taken"));
+        assert!(e.field.starts_with("spec.strategy") && e.field.ends_with(field), "{strategy}: {e:?}");
+        assert!(e.message.contains(words), "{strategy}: {e:?}");
+    }
+    // What the API server takes is still taken.
+    for strategy in
+        ["{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 100%}}", "{type: Recreate}", "null"]
+    {
+        assert!(from_yaml(&ocr_update(strategy)).is_ok(), "{strategy}");
+    }
+}

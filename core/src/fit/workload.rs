@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use app::model::{FitError, FitInput};
+use gpudash_model::model::{FitError, FitInput};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ResourceRequirements, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -46,29 +46,86 @@ pub struct Rollout {
 }
 
 impl Rollout {
-    fn read(kind: &str, v: &Value) -> Option<Rollout> {
-        let (kind, strategy) = match kind {
-            "Deployment" => ("Deployment", v.pointer("/spec/strategy")),
-            "DaemonSet" => ("DaemonSet", v.pointer("/spec/updateStrategy")),
-            _ => return None,
+    /// The strategy of a pasted Deployment or DaemonSet, refused with the field's name where the
+    /// API server refuses it (apps validation: a type it knows, `maxSurge`/`maxUnavailable` a
+    /// non-negative int32 or a percentage, `maxUnavailable` at most 100 %, not both 0, no
+    /// `rollingUpdate` beside `Recreate`/`OnDelete`).
+    fn read(kind: &str, v: &Value) -> Result<Option<Rollout>, FitError> {
+        let (kind, path, strategy, types) = match kind {
+            "Deployment" => ("Deployment", "spec.strategy", v.pointer("/spec/strategy"), ["RollingUpdate", "Recreate"]),
+            "DaemonSet" => {
+                ("DaemonSet", "spec.updateStrategy", v.pointer("/spec/updateStrategy"), ["RollingUpdate", "OnDelete"])
+            }
+            _ => return Ok(None),
         };
-        let written = |k: &str| {
-            strategy.and_then(|s| s.pointer(&format!("/rollingUpdate/{k}"))).and_then(|v| match v {
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            })
+        let strategy_type = match strategy.and_then(|s| s.get("type")) {
+            None | Some(Value::Null) => "RollingUpdate".to_string(),
+            Some(Value::String(t)) if types.contains(&t.as_str()) => t.clone(),
+            Some(t) => {
+                return Err(err(
+                    format!("{path}.type"),
+                    format!("Unsupported value: {t}: supported values: \"{}\", \"{}\"", types[0], types[1]),
+                ))
+            }
         };
-        Some(Rollout {
+        let rolling = strategy.and_then(|s| s.get("rollingUpdate")).filter(|r| !r.is_null());
+        if rolling.is_some() && strategy_type != "RollingUpdate" {
+            return Err(err(
+                format!("{path}.rollingUpdate"),
+                format!("Forbidden: may not be specified when strategy `type` is '{strategy_type}'"),
+            ));
+        }
+        let written = |k: &str| -> Result<Option<(String, i64, bool)>, FitError> {
+            let field = format!("{path}.rollingUpdate.{k}");
+            match rolling.and_then(|r| r.get(k)) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Number(n)) => match n.as_i64().and_then(|i| i32::try_from(i).ok()) {
+                    Some(i) if i >= 0 => Ok(Some((i.to_string(), i64::from(i), false))),
+                    Some(_) => Err(err(field, format!("Invalid value: {n}: must be greater than or equal to 0"))),
+                    None => Err(err(field, format!("Invalid value: {n}: must be a 32-bit integer or a percentage"))),
+                },
+                Some(Value::String(s)) => {
+                    let pct = s.strip_suffix('%').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+                    match pct.map(|d| d.parse::<i32>()) {
+                        Some(Ok(p)) => Ok(Some((s.clone(), i64::from(p), true))),
+                        Some(Err(_)) => Err(err(field, format!("Invalid value: \"{s}\": the percentage must be a 32-bit integer"))),
+                        None => Err(err(
+                            field,
+                            format!(
+                                "Invalid value: \"{s}\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+                            ),
+                        )),
+                    }
+                }
+                Some(other) => {
+                    Err(err(field, format!("Invalid value: {other}: must be an integer or percentage (e.g '5%')")))
+                }
+            }
+        };
+        let (surge, unavailable) = (written("maxSurge")?, written("maxUnavailable")?);
+        if let Some((w, p, true)) = &unavailable {
+            if *p > 100 {
+                return Err(err(
+                    format!("{path}.rollingUpdate.maxUnavailable"),
+                    format!("Invalid value: \"{w}\": must not be greater than 100%"),
+                ));
+            }
+        }
+        let zero = |x: &Option<(String, i64, bool)>| x.as_ref().is_some_and(|(_, n, _)| *n == 0);
+        // DaemonSets default maxUnavailable to 1 and maxSurge to 0; Deployments both to 25 %.
+        if zero(&unavailable) && (zero(&surge) || (kind == "DaemonSet" && surge.is_none())) {
+            let w = unavailable.as_ref().map(|(w, _, _)| w.clone()).unwrap_or_default();
+            return Err(err(
+                format!("{path}.rollingUpdate.maxUnavailable"),
+                format!("Invalid value: \"{w}\": may not be 0 when `maxSurge` is 0"),
+            ));
+        }
+        Ok(Some(Rollout {
             kind,
-            strategy: strategy
-                .and_then(|s| s.get("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("RollingUpdate")
-                .to_string(),
-            max_surge: written("maxSurge"),
-            max_unavailable: written("maxUnavailable"),
-        })
+            strategy: strategy_type,
+            max_surge: surge.map(|(w, _, _)| w),
+            max_unavailable: unavailable.map(|(w, _, _)| w),
+        }))
     }
 }
 
@@ -241,7 +298,7 @@ pub fn from_yaml(text: &str) -> Result<Workload, FitError> {
     let namespace = v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_string();
     let name = v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("what-if").to_string();
     let metadata = ObjectMeta { namespace: Some(namespace), name: Some(name), ..ObjectMeta::default() };
-    let rollout = Rollout::read(kind, &v);
+    let rollout = Rollout::read(kind, &v)?;
     Ok(Workload { pod: Pod { metadata, spec: Some(spec), ..Pod::default() }, replicas, templates, claims, rollout })
 }
 

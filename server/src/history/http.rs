@@ -266,8 +266,13 @@ pub async fn load_report(h: &History, q: &ReportParams) -> Result<report::Report
     let mut r = report::report(pool, from, to, now, by, tz, max_step(&h.cfg))
         .await
         .map_err(|e| ApiError::internal("history query", e))?;
-    if let Some(column) = &q.sort {
-        app::model::report::sort_rows(&mut r.rows, column);
+    if let Some(column) = q.sort.clone() {
+        r = tokio::task::spawn_blocking(move || {
+            app::model::report::sort_rows(&mut r.rows, &column);
+            r
+        })
+        .await
+        .map_err(|e| ApiError::internal("sorting the report", e))?;
     }
     Ok(r)
 }
@@ -280,15 +285,23 @@ pub async fn reports(State(h): State<History>, Params(q): Params<ReportParams>) 
         let heads = report::csv_heads(lang_of(q.lang.as_deref()).unwrap_or_default());
         let by = if q.by.is_empty() { "namespace" } else { q.by.as_str() };
         let name = format!("gpudash-gpu-hours-{by}.csv");
+        // Writing a year by pod (33 MB) is work for the blocking pool too.
+        let csv = tokio::task::spawn_blocking(move || report::csv(&r, &heads))
+            .await
+            .map_err(|e| ApiError::internal("writing the report", e))?;
         return Ok((
             [
                 (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
                 (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
                 (header::CACHE_CONTROL, "no-store".to_string()),
             ],
-            report::csv(&r, &heads),
+            csv,
         )
             .into_response());
     }
-    Ok(([(header::CACHE_CONTROL, "no-store")], Json(r)).into_response())
+    let json = tokio::task::spawn_blocking(move || serde_json::to_vec(&r))
+        .await
+        .map_err(|e| ApiError::internal("writing the report", e))?
+        .map_err(|e| ApiError::internal("writing the report", e))?;
+    Ok(([(header::CACHE_CONTROL, "no-store"), (header::CONTENT_TYPE, "application/json")], json).into_response())
 }

@@ -364,6 +364,7 @@ fn the_fleet_page_speaks_the_language_it_was_asked_for() {
         totals,
         families: vec![Family { family: "nvidia.com/gpu".into(), held: 8, total: 8 }],
         error: (state != SiteState::Live).then(|| "cannot connect: connection refused".to_string()),
+        cut: None,
     };
     let v = FleetView {
         generated_at: "2026-12-05T07:00:00Z".into(),

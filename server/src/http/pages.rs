@@ -40,20 +40,50 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
     let sub = path.strip_prefix(st.base.as_str()).unwrap_or(&path).to_string();
-    let view = st.snapshots.borrow().view.clone();
     if Page::from_path(&sub) == Page::NotFound {
         return not_found_page(&st.base, super::answer_lang(st.lang, req.headers(), Some(&query)));
     }
+    let snap = st.snapshots.borrow().clone();
+    let whole = &snap.view;
     // `?lang=` is read again by `from_request` (it pins the language on links).
     let lang = super::answer_lang(st.lang, req.headers(), None);
-    let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, lang, view);
+    let mut boot = Boot::from_request(&st.base, &sub, &query, st.rotate, lang, app::model::ClusterView::default());
     let (zone, tz) = super::zone::of_request(req.headers(), &st.zone);
     boot.zone = super::zone::page_zone(&zone, &tz, jiff::Timestamp::now());
     boot.history_problem = st.history.problem();
     boot.fit = fit;
-    // A site larger than the live overview can show gets the paged one.
-    if boot.page == Page::Overview && boot.view.nodes.len() > gpudash_core::overview::LIVE_MAX_NODES {
+    // The page copies only the lists it shows; a list longer than a live page carries (any
+    // tenant can make 10,000 Pending pods) is paged without being copied, as is the overview
+    // of a site larger than the live one shows (or a kiosk's, whose pending list would be).
+    let long = |page: &Page| {
+        use gpudash_core::lists::{pending_count, LIVE_MAX_ITEMS};
+        match page {
+            Page::Pending => pending_count(whole) > LIVE_MAX_ITEMS,
+            Page::Diagnoses => whole.diagnoses.len() > LIVE_MAX_ITEMS,
+            Page::Overview => boot.kiosk && pending_count(whole) > LIVE_MAX_ITEMS,
+            _ => false,
+        }
+    };
+    let long = long(&boot.page);
+    if boot.page == Page::Overview && (whole.nodes.len() > gpudash_core::overview::LIVE_MAX_NODES || long) {
+        boot.view = whole.lean((false, false, false));
         page_the_overview(&mut boot);
+    } else if long || boot.wants_list() {
+        // Sorting 10,000 items is work for the blocking pool too.
+        let snap = std::sync::Arc::clone(&snap);
+        boot = match tokio::task::spawn_blocking(move || {
+            page_the_list(&mut boot, &snap.view);
+            boot
+        })
+        .await
+        {
+            Ok(b) => b,
+            Err(_) => {
+                return crate::error::ApiError::Unavailable("the page could not be rendered".into()).into_response()
+            }
+        };
+    } else {
+        boot.take_view(whole);
     }
     if boot.page == Page::Reports {
         // Days and months in the reader's zone unless the query names another offset.
@@ -66,10 +96,15 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
             Err(e) => Err(e),
         };
         let zone = &boot.zone;
+        let page = boot.page_no;
         boot.report = Some(
             report
-                .map(|r| {
-                    let sheet = gpudash_core::reports::sheet(&r, zone);
+                .map(|mut r| {
+                    // A long report by pod is paged (a year by pod was 114 MB of HTML); the CSV
+                    // and the API keep every row.
+                    let rows = gpudash_core::reports::page_rows(&mut r, page);
+                    let mut sheet = gpudash_core::reports::sheet(&r, zone);
+                    sheet.rows = rows;
                     (r, sheet)
                 })
                 .map_err(|e| e.to_string()),
@@ -86,18 +121,23 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
         st.csp_base
     );
     let (parts, _) = req.into_parts();
-    let mut resp = draw(&parts, opts.clone(), nonce.clone(), boot.clone()).await;
-    // The live overview while its first load (the page and the bundle, gzip) stays within
-    // budget; past it, the paged one.
-    if boot.page == Page::Overview && boot.hydrates() {
-        let (head, body) = resp.into_parts();
-        let bytes = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
-        if bundle_gzip(&opts) + gzip_len(&bytes) > FIRST_LOAD_BUDGET {
+    // The live overview, pending and diagnoses pages while their first load (the page and the
+    // bundle, gzip) stays within budget; past it, the paged ones.
+    let measure = matches!(boot.page, Page::Overview | Page::Pending | Page::Diagnoses) && boot.hydrates();
+    let (mut resp, gz) = match draw(&parts, opts.clone(), nonce.clone(), boot.clone(), measure).await {
+        Ok(drawn) => drawn,
+        Err(e) => return e.into_response(),
+    };
+    if gz.is_some_and(|gz| bundle_gzip(&opts) + gz > FIRST_LOAD_BUDGET) {
+        if boot.page == Page::Overview {
             page_the_overview(&mut boot);
-            resp = draw(&parts, opts, nonce, boot).await;
         } else {
-            resp = Response::from_parts(head, axum::body::Body::from(bytes));
+            page_the_list(&mut boot, whole);
         }
+        resp = match draw(&parts, opts, nonce, boot, false).await {
+            Ok((r, _)) => r,
+            Err(e) => return e.into_response(),
+        };
     }
     if let Ok(v) = HeaderValue::from_str(&csp) {
         resp.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
@@ -112,18 +152,65 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
 /// less a margin for the compressor's level.
 const FIRST_LOAD_BUDGET: u64 = 200 * 1024 - 256;
 
-/// Renders the document for `boot`.
+/// Pages rendered at once, each on a thread of the blocking pool: the rest wait their turn
+/// (asynchronously, within the request's 30 s), and the async workers stay free for the probes,
+/// the API and the live stream. Twenty readers of a 25.7 MB pending page once held every worker
+/// for ~28 s (`/healthz` 14.1 s).
+fn render_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map(std::num::NonZeroUsize::get).unwrap_or(2);
+        tokio::sync::Semaphore::new(cores.clamp(2, 8))
+    })
+}
+
+/// Renders the document for `boot` on the blocking pool, within [`render_slots`], its body
+/// whole; with `measure`, also its size gzip-compressed as the server sends it.
 async fn draw(
     parts: &axum::http::request::Parts,
     opts: leptos::config::LeptosOptions,
     nonce: leptos::nonce::Nonce,
     boot: Boot,
-) -> Response {
+    measure: bool,
+) -> Result<(Response, Option<u64>), crate::error::ApiError> {
+    let busy = || crate::error::ApiError::Unavailable("the page could not be rendered".into());
+    let slot = render_slots().acquire().await.map_err(|_| busy())?;
     let render = leptos_axum::render_app_to_stream_with_context(
         move || leptos::prelude::provide_context(nonce.clone()),
         move || app::views::shell(opts.clone(), boot.clone()),
     );
-    render(Request::from_parts(parts.clone(), axum::body::Body::empty())).await
+    let req = Request::from_parts(parts.clone(), axum::body::Body::empty());
+    let rt = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        rt.block_on(async move {
+            let (head, body) = render(req).await.into_parts();
+            let bytes = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
+            let gz = measure.then(|| gzip_len(&bytes));
+            // Held until the page is drawn, even when its reader has gone (the request's timeout).
+            drop(slot);
+            (Response::from_parts(head, axum::body::Body::from(bytes)), gz)
+        })
+    })
+    .await
+    .map_err(|_| busy())
+}
+
+/// Turns the pending or diagnoses page into its paged form: a page of `whole`'s list (the most
+/// severe and longest waiting first, narrowed by `?ns=` and `?code=`), copying no more of it.
+fn page_the_list(boot: &mut Boot, whole: &app::model::ClusterView) {
+    use gpudash_core::lists;
+    let (ns, code, page) = (boot.ns.as_deref(), boot.code.as_deref(), boot.page_no);
+    boot.view = whole.lean((false, false, false));
+    let list = if boot.page == Page::Diagnoses {
+        let (list, items) = lists::diagnoses_page(whole, ns, code, page);
+        boot.view.diagnoses = items;
+        list
+    } else {
+        let (list, items) = lists::pending_page(whole, ns, code, page);
+        boot.view.pending = items;
+        list
+    };
+    boot.list = Some(list);
 }
 
 /// Turns the overview into its paged form.

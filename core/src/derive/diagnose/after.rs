@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use app::i18n::Said;
-use app::model::{Code, Diagnosis, Kind, PendingPod, Severity};
+use gpudash_model::i18n::Said;
+use gpudash_model::model::{Code, Diagnosis, Kind, PendingPod, Severity};
 use k8s_openapi::api::core::v1::Node;
 
 use super::after_said as said;
@@ -589,7 +589,7 @@ fn push(p: &mut PendingPod, d: &Diagnosis) {
 /// does not run (see [`stalled`]); none where no such holder is on a node it could go to.
 pub(super) fn waiting_for_stalled<'a>(
     stalled: &'a [Stalled<'a>],
-    with_res: &[(&Node, &app::model::GpuResource)],
+    with_res: &[(&Node, &gpudash_model::model::GpuResource)],
     res: &str,
 ) -> Option<&'a Stalled<'a>> {
     stalled.iter().find(|s| s.res == res && with_res.iter().any(|(n, _)| n.metadata.name.as_deref() == Some(s.node)))
@@ -630,7 +630,7 @@ impl IdleSince {
     /// (zero: [`HELD_IDLE_AFTER`]).
     pub fn update(
         &mut self,
-        nodes: &[std::sync::Arc<app::model::NodeView>],
+        nodes: &[std::sync::Arc<gpudash_model::model::NodeView>],
         now: jiff::Timestamp,
         after: std::time::Duration,
     ) -> Vec<Idle> {

@@ -1,8 +1,8 @@
-//! What the node's decisions after binding say (`after.rs` decides which applies), in English
-//! and Japanese: one entry per sentence, its placeholders its parameters (`: Said` where each
-//! language has its own words).
+//! What the node's decisions after binding say (`after.rs` decides which applies), in English and
+//! Japanese: one entry per sentence, its placeholders its parameters (`: Said` where each language
+//! has its own words).
 
-app::sentences! { "after";
+gpudash_model::sentences! { "after";
     /// A bound pod whose containers the kubelet has not started.
     containers_not_started() {
         en: "the kubelet has not started its containers",

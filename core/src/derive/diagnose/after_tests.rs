@@ -1,8 +1,8 @@
 //! What the node decided after binding (`tests/scenarios/after/*.yaml`), each case derived
 //! alone at a fixed time: the codes raised, what they say, and that Failed pods hold nothing.
 
-use app::i18n::{Lang, Say};
-use app::model::{ClusterView, Diagnosis, Severity, Source};
+use gpudash_model::i18n::{Lang, Say};
+use gpudash_model::model::{ClusterView, Diagnosis, Severity, Source};
 
 use crate::derive::tests::{load, scenario_text};
 use crate::derive::{derive, Options};

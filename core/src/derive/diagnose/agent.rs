@@ -3,10 +3,10 @@
 //! measured (`gpu-time-slice-contention` from the GPU's busy percentage, where an agent
 //! reports it).
 
-use app::model::{Code, Diagnosis, Kind, NodeView, Severity, Sharing};
+use gpudash_model::model::{Code, Diagnosis, Kind, NodeView, Severity, Sharing};
 
 use super::agent_said as said;
-use app::i18n::Said;
+use gpudash_model::i18n::Said;
 
 use super::{diag, Ctx};
 
@@ -49,7 +49,7 @@ const CONTENDED_PERCENT: u32 = 90;
 
 /// Measured contention on one node: `Some(found)` when a fresh agent measured the resource's
 /// GPUs (then the heuristic is not used), `None` when it did not.
-pub(super) fn measured(view: &NodeView, g: &app::model::GpuResource, out: &mut Vec<Diagnosis>) -> bool {
+pub(super) fn measured(view: &NodeView, g: &gpudash_model::model::GpuResource, out: &mut Vec<Diagnosis>) -> bool {
     let fresh = view.agent.as_ref().is_some_and(|a| !a.stale);
     if !fresh || !matches!(g.sharing, Sharing::TimeSlicing | Sharing::Mps) || g.devices.is_empty() {
         return false;

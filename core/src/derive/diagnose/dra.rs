@@ -4,11 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use app::model::{Code, Diagnosis, Kind, PendingPod, Severity, Sharing};
+use gpudash_model::model::{Code, Diagnosis, Kind, PendingPod, Severity, Sharing};
 use k8s_openapi::api::core::v1::Node;
 
 use super::dra_said as said;
-use app::i18n::Said;
+use gpudash_model::i18n::Said;
 
 use super::{diag, list, Ctx};
 use crate::dra::ClaimSpec;

@@ -29,8 +29,8 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use app::i18n::Said;
-use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, QuotaView, Severity};
+use gpudash_model::i18n::Said;
+use gpudash_model::model::{Code, Diagnosis, Kind, NodeView, PendingPod, QuotaView, Severity};
 use k8s_openapi::api::core::v1::Node;
 
 pub use after::{Idle, IdleSince, HELD_NOT_RUNNING_AFTER};
@@ -66,7 +66,7 @@ fn list(names: &[String]) -> Said {
     let s = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
     let more = names.len().saturating_sub(5);
     if more > 0 {
-        app::say!("{s} and {more} more", "{s} ほか {more} 件")
+        gpudash_model::say!("{s} and {more} more", "{s} ほか {more} 件")
     } else {
         Said::same(s)
     }
@@ -139,7 +139,7 @@ impl<'a> Ctx<'a> {
 }
 
 /// Every sentence the diagnoses say, from their catalogues.
-pub(crate) fn sentences() -> impl Iterator<Item = &'static app::i18n::Sentence> {
+pub(crate) fn sentences() -> impl Iterator<Item = &'static gpudash_model::i18n::Sentence> {
     [
         after_said::ALL,
         agent_said::ALL,
@@ -370,7 +370,7 @@ fn tell_pending(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &[Arc<Diagnosis>]
 /// or the page of the node it runs on; a blocked workload's entry on the pending page. A
 /// diagnosis kept from the last revision (a node's, see [`OfView`]) is linked already.
 fn link(cx: &Ctx<'_>, pending: &[PendingPod], blocked: &[PendingPod], out: &mut [Arc<Diagnosis>]) {
-    use app::boot::percent_encode as enc;
+    use gpudash_model::url::percent_encode as enc;
     let mut bound: Option<super::Map<(&str, &str), &str>> = None;
     let mut claim_nodes: Option<super::Map<(&str, &str), &str>> = None;
     for d in out.iter_mut().filter(|d| d.link.is_none()) {

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use app::model::{Code, Diagnosis, Kind, NodeView, PendingPod, Severity, Sharing};
+use gpudash_model::model::{Code, Diagnosis, Kind, NodeView, PendingPod, Severity, Sharing};
 use k8s_openapi::api::core::v1::Node;
 
-use app::i18n::Said;
+use gpudash_model::i18n::Said;
 
 use super::down_said;
 use super::nodes_said as said;
@@ -160,7 +160,7 @@ fn why_no_plugin(cx: &Ctx<'_>, plugin: Option<&Pod>, plugin_bad: Option<Said>) -
 
 /// `gpu-unhealthy` for one resource of node `name` with units out of service; critical while
 /// GPU pods that could go there wait.
-fn unhealthy(name: &str, g: &app::model::GpuResource, waiting: bool) -> Diagnosis {
+fn unhealthy(name: &str, g: &gpudash_model::model::GpuResource, waiting: bool) -> Diagnosis {
     let reps = g.replicas_per_gpu.max(1);
     let (out_n, cap, res, gpus) = (g.out_of_service, g.capacity, &g.resource, g.out_of_service.div_ceil(reps));
     let units = if reps > 1 {
@@ -187,8 +187,9 @@ pub(super) fn gpu_used_outside_scheduler(view: &NodeView, out: &mut Vec<Diagnosi
     }
     let name = view.name.as_str();
     let (sure, possible): (Vec<_>, Vec<_>) = view.gpu_users_outside.iter().partition(|u| u.sure);
-    let names =
-        |v: &[&app::model::GpuUser]| v.iter().map(|u| format!("{}/{}", u.namespace, u.name)).collect::<Vec<_>>();
+    let names = |v: &[&gpudash_model::model::GpuUser]| {
+        v.iter().map(|u| format!("{}/{}", u.namespace, u.name)).collect::<Vec<_>>()
+    };
     let mut parts = Vec::new();
     if !sure.is_empty() {
         let (n, who) = (sure.len(), list(&names(&sure)));

@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use app::model::{Code, Diagnosis, GpuRequest, Kind, PendingPod, QuotaView, Severity};
+use gpudash_model::model::{Code, Diagnosis, GpuRequest, Kind, PendingPod, QuotaView, Severity};
 
 use super::quota_said as said;
-use app::i18n::Said;
+use gpudash_model::i18n::Said;
 
 use super::{diag, list, Ctx};
 use crate::derive::quota::gpu_key;

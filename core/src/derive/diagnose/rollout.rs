@@ -4,8 +4,8 @@
 //! with `maxSurge`. The strategy is read from the Deployment or DaemonSet object when it is
 //! watched, from the ReplicaSet's annotations otherwise.
 
-use app::i18n::Said;
-use app::model::GpuResource;
+use gpudash_model::i18n::Said;
+use gpudash_model::model::GpuResource;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;

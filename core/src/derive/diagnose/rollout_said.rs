@@ -2,7 +2,7 @@
 //! Japanese: one function per sentence, its parameters named. `rollout.rs` finds the
 //! deadlock and picks the sentences; the words are here.
 
-use app::i18n::{Said, Sentence};
+use gpudash_model::i18n::{Said, Sentence};
 
 /// Who the diagnosis is about: the workload, its waiting new pod and what it waits for.
 pub(super) struct Who<'a> {

@@ -3,7 +3,7 @@
 //! progress deadline, and a DaemonSet updated with maxSurge.
 
 use super::tests::{codes, derived_text, found, plugin_pod, rollout};
-use app::model::Severity;
+use gpudash_model::model::Severity;
 
 const UID: &str = "5f1d2c3b-4a59-4e68-9d7c-0b1a2f3e4d5c";
 

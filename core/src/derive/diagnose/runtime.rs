@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use app::model::{Code, Diagnosis, Kind, Severity};
+use gpudash_model::model::{Code, Diagnosis, Kind, Severity};
 
 use super::runtime_said as said;
 

@@ -2,7 +2,7 @@
 //! deleted, past its grace period — and why it is not gone (its node is down, finalizers hold
 //! it, or the kubelet has not finished).
 
-use app::model::{Code, Diagnosis, GpuResource, Holder, Kind, Severity};
+use gpudash_model::model::{Code, Diagnosis, GpuResource, Holder, Kind, Severity};
 
 use super::terminating_said as said;
 use super::{diag, list, on_node, Ctx};

@@ -1,7 +1,7 @@
 //! The on-site cases (`tests/scenarios/onsite/*.yaml`, objects as K3s clusters print them),
 //! each derived alone: what the views and diagnoses say about it.
 
-use app::model::{ClusterView, Diagnosis, NodeView, Severity, Sharing, Source};
+use gpudash_model::model::{ClusterView, Diagnosis, NodeView, Severity, Sharing, Source};
 
 use crate::derive::tests::{load, scenario_text};
 use crate::derive::{derive, Options};
@@ -99,7 +99,7 @@ fn a_gpu_out_of_service_is_drawn_out_and_the_waiting_pod_is_told_it_failed() {
     assert!(p.message.contains("the GPU it needs has failed"), "{}", p.message);
     assert!(!p.message.contains("free one"), "{}", p.message);
     let pending = &v.pending[0];
-    assert!(pending.diagnoses.contains(&app::model::Code::from("gpu-unhealthy")), "{:?}", pending.diagnoses);
+    assert!(pending.diagnoses.contains(&gpudash_model::model::Code::from("gpu-unhealthy")), "{:?}", pending.diagnoses);
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn a_pod_waiting_on_no_advertised_gpu_anywhere_is_pointed_at_the_plugin() {
     let p = found(&v, "insufficient-gpu", "blade-wear-7e6d5c4b3-r2t3y");
     assert!(p.message.contains("which no node it can go to advertises at all"), "{}", p.message);
     assert!(p.message.contains("missing or failing on orin-nx-crash"), "{}", p.message);
-    assert!(v.pending[0].diagnoses.contains(&app::model::Code::from("device-plugin-missing")));
+    assert!(v.pending[0].diagnoses.contains(&gpudash_model::model::Code::from("device-plugin-missing")));
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn a_model_waiting_for_board_memory_gets_the_numbers_and_the_free_replica() {
     ] {
         assert!(d.message.contains(part), "{part:?} not in {}", d.message);
     }
-    assert!(v.pending[0].diagnoses.contains(&app::model::Code::from("insufficient-memory")));
+    assert!(v.pending[0].diagnoses.contains(&gpudash_model::model::Code::from("insufficient-memory")));
 }
 
 #[test]
@@ -430,7 +430,7 @@ fn a_renamed_shared_resource_is_a_name_mismatch_not_a_missing_plugin() {
         "{:?}",
         codes(&v)
     );
-    assert_eq!(v.pending[0].diagnoses, vec![app::model::Code::from("gpu-resource-name-mismatch")]);
+    assert_eq!(v.pending[0].diagnoses, vec![gpudash_model::model::Code::from("gpu-resource-name-mismatch")]);
     // The same board advertising nvidia.com/gpu: an ordinary wait, no mismatch.
     let v = derived_text(&one_board("nvidia.com/gpu", false, msg));
     assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-resource-name-mismatch"), "{:?}", codes(&v));
@@ -445,7 +445,7 @@ fn a_cordoned_board_is_named_with_the_uncordon_command() {
         assert!(d.message.en.contains(part), "{part:?} not in {}", d.message.en);
     }
     assert!(d.message.ja.contains("kubectl uncordon orin-nx-01"), "{}", d.message.ja);
-    assert_eq!(v.pending[0].diagnoses, vec![app::model::Code::from("gpu-node-cordoned")], "{:?}", codes(&v));
+    assert_eq!(v.pending[0].diagnoses, vec![gpudash_model::model::Code::from("gpu-node-cordoned")], "{:?}", codes(&v));
 }
 
 pub(super) fn derived_text(yaml: &str) -> ClusterView {
@@ -534,7 +534,7 @@ fn a_rolling_update_waiting_for_its_own_old_pods_gpu_is_a_deadlock_unless_a_unit
         "{}",
         w.message.en
     );
-    assert!(v.pending[0].diagnoses.contains(&app::model::Code::from("gpu-rollout-deadlock")));
+    assert!(v.pending[0].diagnoses.contains(&gpudash_model::model::Code::from("gpu-rollout-deadlock")));
     // A second GPU on the board, free: the new pod will be placed; nothing to say.
     let v = derived_text(&rollout("2"));
     assert!(!v.diagnoses.iter().any(|d| d.code == "gpu-rollout-deadlock"), "{:?}", codes(&v));
@@ -549,11 +549,11 @@ fn limits_beyond_a_board_say_what_its_models_really_hold_where_the_agent_reads_i
     let mut out = Vec::new();
     super::nodes::unified_memory_overcommit(&v, &mut out);
     assert!(!out[0].message.en.contains("GPU memory now"), "nothing measured, nothing said: {}", out[0].message.en);
-    v.memory.split = Some(app::model::BoardSplit {
+    v.memory.split = Some(gpudash_model::model::BoardSplit {
         total_bytes: 16 << 30,
         gpu_pods_bytes: 5 << 30,
         free_bytes: 3 << 30,
-        ..app::model::BoardSplit::default()
+        ..gpudash_model::model::BoardSplit::default()
     });
     let mut out = Vec::new();
     super::nodes::unified_memory_overcommit(&v, &mut out);
@@ -589,12 +589,12 @@ fn a_model_waiting_for_board_memory_hears_what_the_board_really_has_where_the_ag
 
 #[test]
 fn the_nodes_own_diagnoses_merged_in_are_ordered_as_one_stable_sort_of_all() {
-    use app::model::{Code, Kind};
+    use gpudash_model::model::{Code, Kind};
     use std::sync::Arc;
     let d = |severity: Severity, code: Code, kind: Kind, ns: Option<&str>, name: &str, text: &str| {
         Arc::new(Diagnosis {
-            message: app::i18n::Said::same(text.to_string()),
-            ..super::diag(code, severity, kind, ns, name, app::i18n::Said::default())
+            message: gpudash_model::i18n::Said::same(text.to_string()),
+            ..super::diag(code, severity, kind, ns, name, gpudash_model::i18n::Said::default())
         })
     };
     let found = vec![

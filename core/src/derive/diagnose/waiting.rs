@@ -1,11 +1,11 @@
 //! Diagnoses of pods waiting for the scheduler: short of a GPU (held, failed, or never
 //! advertised), asking for too many shared replicas, short of a board's memory.
 
-use app::model::{Code, Diagnosis, GpuResource, Kind, NodeView, PendingPod, Severity, Sharing};
+use gpudash_model::model::{Code, Diagnosis, GpuResource, Kind, NodeView, PendingPod, Severity, Sharing};
 
 use super::memory_said;
 use super::waiting_said as said;
-use app::i18n::Said;
+use gpudash_model::i18n::Said;
 
 use super::after::{waiting_for_stalled, Stalled};
 use super::after_said;
@@ -83,7 +83,7 @@ struct Reach<'a> {
     /// NVIDIA GPU resources the nodes it could go to advertise under another name, with them.
     siblings: std::collections::BTreeMap<String, Vec<String>>,
     /// The first holder of a unit there that is being deleted, with its node.
-    terminating: Option<(&'a k8s_openapi::api::core::v1::Node, &'a app::model::Holder)>,
+    terminating: Option<(&'a k8s_openapi::api::core::v1::Node, &'a gpudash_model::model::Holder)>,
 }
 
 impl<'a> Reach<'a> {

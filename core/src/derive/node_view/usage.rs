@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use app::model::{MemoryView, PodMemory};
+use gpudash_model::model::{MemoryView, PodMemory};
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 

@@ -313,6 +313,8 @@ macro_rules! sentences {
     })*) => {
         $(
             $(#[$doc])*
+            // A sentence takes every value it names.
+            #[allow(clippy::too_many_arguments)]
             pub(super) fn $name($($arg: $crate::sentences!(@ty $($said)?)),*) -> $crate::i18n::Said {
                 const SENTENCE: $crate::i18n::Sentence =
                     $crate::i18n::Sentence { key: concat!($family, ".", stringify!($name)), en: $en, ja: $ja };

@@ -156,6 +156,27 @@ pub struct Sheet {
     pub label_columns: usize,
     /// The chart.
     pub chart: DailyChart,
+    /// Which of the report's rows the page shows (a long report by pod is paged).
+    pub rows: RowsPage,
+}
+
+/// A page of a report's rows: the page's are the report's, the totals are every row's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RowsPage {
+    /// The first row shown, from 1 (0 without rows).
+    pub first: u32,
+    /// The last row shown.
+    pub last: u32,
+    /// Rows in all.
+    pub total: u32,
+    /// This page, from 1.
+    pub page: u32,
+    /// Pages.
+    pub pages: u32,
+    /// The page before this one, if any.
+    pub prev: Option<u32>,
+    /// The page after this one, if any.
+    pub next: Option<u32>,
 }
 
 /// GPU-hours held per day, stacked by namespace, laid out in SVG units.

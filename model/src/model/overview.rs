@@ -55,3 +55,34 @@ pub struct Sheet {
     /// The page a kiosk turns to next (the first after the last).
     pub turn: u32,
 }
+
+/// One page of a long list: the pending or diagnoses page of a site with more items than one
+/// live page shows (or asked for with a filter or a page). Its items are the page's view's
+/// (`pending` or `diagnoses`); this says where they stand among the rest. Built by the core
+/// (`gpudash_core::lists`); server-rendered, kept live by `public/refresh.js`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ListPage {
+    /// Every item of the list, before the filters.
+    pub total: u32,
+    /// Items matching the filters (namespace, code).
+    pub matching: u32,
+    /// The first item on this page, from 1 (0 when none matches).
+    pub first: u32,
+    /// The last item on this page.
+    pub last: u32,
+    /// Diagnosis codes among every item, most frequent first, with how many items carry each
+    /// (the code filter's choices).
+    pub codes: Vec<(String, u32)>,
+    /// The code the page is narrowed to (`?code=`), when one is.
+    pub code: Option<String>,
+    /// This page, from 1.
+    pub page: u32,
+    /// Pages.
+    pub pages: u32,
+    /// The page before this one, if any.
+    pub prev: Option<u32>,
+    /// The page after this one, if any.
+    pub next: Option<u32>,
+    /// The page a kiosk turns to next (the first after the last).
+    pub turn: u32,
+}

@@ -202,5 +202,12 @@ catalog! {
         sheet_prev: "‹ Previous page", "‹ 前のページ";
         sheet_next: "Next page ›", "次のページ ›";
         sheet_pages: "Overview pages", "概要のページ";
+        // A long pending or diagnoses list, paged.
+        list_summary: "{0}–{1} of {2} (most severe and longest waiting first) · page {3} of {4}",
+            "{2} 件中 {0}–{1} 件目（重大なもの・待ちの長いものから） · {4} ページ中 {3} ページ目";
+        list_filtered: " · {0} in all", " · 全 {0} 件";
+        list_code: "Diagnosis ", "診断 ";
+        list_pages: "List pages", "一覧のページ";
+        reports_rows: "Rows {0}–{1} of {2} (the CSV has every row)", "{2} 行中 {0}–{1} 行目（CSV にはすべての行）";
     }
 }

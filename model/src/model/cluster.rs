@@ -107,6 +107,24 @@ pub struct ClusterView {
 }
 
 impl ClusterView {
+    /// A copy with only the lists named (the pending list with the blocked workloads, the
+    /// diagnoses, the quotas): what a page reads, without copying thousands of Pending pods
+    /// into a page that shows none. The nodes are shared, not copied. Every field is named.
+    pub fn lean(&self, (pending, diagnoses, quotas): (bool, bool, bool)) -> Self {
+        let Self { revision, generated_at, source, nodes, pending: p, diagnoses: d, blocked, quotas: q, totals } = self;
+        Self {
+            revision: *revision,
+            generated_at: generated_at.clone(),
+            source: source.clone(),
+            nodes: nodes.clone(),
+            pending: if pending { p.clone() } else { Vec::new() },
+            diagnoses: if diagnoses { d.clone() } else { Vec::new() },
+            blocked: if pending { blocked.clone() } else { Vec::new() },
+            quotas: if quotas { q.clone() } else { Vec::new() },
+            totals: totals.clone(),
+        }
+    }
+
     /// The node named `name`, if the view has it (its page's).
     pub fn node(&self, name: &str) -> Option<&std::sync::Arc<NodeView>> {
         self.nodes.iter().find(|n| n.name == name)

@@ -65,6 +65,9 @@ pub struct SiteView {
     pub families: Vec<Family>,
     /// Why the last connection failed.
     pub error: Option<String>,
+    /// What the fleet did not keep of the site's last view (nodes past its cap), when it cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
 }
 
 /// The fleet.
