@@ -10,6 +10,7 @@ ensure_rust
 ensure_test_tools
 ensure_arm64
 ensure_control_plane
+ensure_real_node
 build_site
 # The same package set as the test run below, so that dependencies are built once with one
 # feature set and the end-to-end tests find target/debug/gpudash.

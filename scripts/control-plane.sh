@@ -2,7 +2,11 @@
 # The real Kubernetes control plane the tests run against, built from Go modules:
 # kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from k8s.io/kubernetes
 # (tests/control-plane/go.mod, which replaces each staging module with its published release),
-# kine (K3s's etcd shim, SQLite backend) and kwok (plays the kubelets).
+# kine (K3s's etcd shim, SQLite backend) and kwok (plays the kubelets); for the real node, the
+# kubelet from the same module, and from tests/control-plane/cmd/ gpudash-device-plugin (the
+# kubelet's device-plugin API, NVIDIA's device IDs and sharing config), gpudash-workload (the
+# pause and model images' one static binary) and gpudash-node-images (writes them as one
+# tarball containerd imports: images.tar beside the binaries).
 #
 #   scripts/control-plane.sh build    build what is missing, print the bin directory
 #   scripts/control-plane.sh bin      print the bin directory (fails when not built)
@@ -26,14 +30,15 @@ kwok_version=v0.8.0
 # (v0.85.0 is the newest version of the root module it serves; the files are in its example/).
 prometheus_operator_version=v0.85.0
 crds=target/control-plane/crds
-key="k8s-${k8s_version}_kine-${kine_version}_kwok-${kwok_version}_$(sha256sum "$wrapper/go.sum" | cut -c1-12)"
+key="k8s-${k8s_version}_kine-${kine_version}_kwok-${kwok_version}_$(cat "$wrapper/go.sum" "$wrapper"/cmd/*/*.go | sha256sum | cut -c1-12)"
 cache="${GPUDASH_CONTROL_PLANE_CACHE:-$HOME/.cache/gpudash/control-plane}/$key"
 out=target/control-plane/bin
-binaries=(kube-apiserver kube-controller-manager kube-scheduler kubectl kine kwok)
+binaries=(kube-apiserver kube-controller-manager kube-scheduler kubectl kine kwok kubelet
+  gpudash-device-plugin gpudash-workload gpudash-node-images images.tar)
 
 complete() {
   local d=$1 b
-  for b in "${binaries[@]}"; do [ -x "$d/$b" ] || return 1; done
+  for b in "${binaries[@]}"; do [ -f "$d/$b" ] || return 1; done
   [ "$(cat "$d/KEY" 2>/dev/null)" = "$key" ]
 }
 
@@ -71,6 +76,13 @@ build() {
       k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
       k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl) >"$log" 2>&1 \
       || fail "k8s.io/kubernetes $k8s_version (module $wrapper)" "$log"
+    say "building the kubelet $k8s_version and the real node's device plugin and images"
+    (cd "$wrapper" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $stamp" -o "$tmp/" \
+      k8s.io/kubernetes/cmd/kubelet ./cmd/gpudash-device-plugin ./cmd/gpudash-workload \
+      ./cmd/gpudash-node-images) >"$log" 2>&1 \
+      || fail "the kubelet $k8s_version and tests/control-plane/cmd (module $wrapper)" "$log"
+    "$tmp/gpudash-node-images" --workload "$tmp/gpudash-workload" --out "$tmp/images.tar" >"$log" 2>&1 \
+      || fail "the real node's images" "$log"
     say "building kine $kine_version (github.com/k3s-io/kine, SQLite through cgo)"
     GOBIN="$tmp" CGO_ENABLED=1 go install -trimpath \
       -tags "sqlite_unlock_notify,sqlite_stat4,sqlite_math_functions" \
@@ -81,7 +93,7 @@ build() {
     GOBIN="$tmp" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" \
       "sigs.k8s.io/kwok/cmd/kwok@$kwok_version" >"$log" 2>&1 \
       || fail "sigs.k8s.io/kwok $kwok_version" "$log"
-    for b in "${binaries[@]}"; do [ -x "$tmp/$b" ] || fail "$b: not where the build was to put it ($tmp)" "$log"; done
+    for b in "${binaries[@]}"; do [ -f "$tmp/$b" ] || fail "$b: not where the build was to put it ($tmp)" "$log"; done
     echo "$key" >"$tmp/KEY"
     echo "$(($(date +%s) - start))" >"$tmp/BUILD_SECONDS"
     rm -rf "$cache"

@@ -83,6 +83,18 @@ build_site() {
   cargo xtask site
 }
 
+ensure_real_node() {
+  # The real node beside kwok (tests/src/real_node.rs): the kubelet runs pods through Debian's
+  # containerd and runc, attached by the CNI bridge plugin. Nothing is started here (the packages
+  # start no service without systemd; the tests start and stop their own containerd).
+  local missing=()
+  command -v containerd >/dev/null || missing+=(containerd)
+  command -v runc >/dev/null || missing+=(runc)
+  [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+  command -v ip >/dev/null || missing+=(iproute2)
+  if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "containerd, runc, CNI plugins: present"; fi
+}
+
 ensure_control_plane() {
   # kube-apiserver, controller-manager, scheduler, kubectl, kine and kwok, built from Go modules
   # once per machine (scripts/control-plane.sh; a cold build is long, a cached one instant).

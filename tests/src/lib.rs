@@ -7,6 +7,7 @@ pub mod control_plane;
 pub mod demo_shape;
 pub mod helm;
 pub mod postgres;
+pub mod real_node;
 pub mod view;
 
 use std::future::Future;

@@ -160,15 +160,47 @@ fn owner_of(p: &Pod) -> (Kind, String) {
     }
 }
 
+/// The kubelet's `Evicted` events, by the pod they name: (namespace, name) → the kubelet's
+/// words. A real kubelet (v1.36.3, tests/tests/real_node.rs) can leave an evicted pod whose
+/// container exits 0 on SIGTERM in phase Succeeded with no reason; the event is then all that
+/// names the eviction.
+fn eviction_events<'a>(cx: &Ctx<'a>) -> BTreeMap<(&'a str, &'a str), &'a str> {
+    cx.inputs
+        .events
+        .iter()
+        .filter(|e| e.reason.as_deref() == Some("Evicted") && e.involved_object.kind.as_deref() == Some("Pod"))
+        .filter_map(|e| {
+            let o = &e.involved_object;
+            Some(((o.namespace.as_deref()?, o.name.as_deref()?), e.message.as_deref().unwrap_or("")))
+        })
+        .collect()
+}
+
 /// `gpu-admission-rejected` and `gpu-pod-evicted`: Failed GPU pods the kubelet refused or
-/// evicted, one diagnosis per workload, node and code with the count and the newest pod's words.
+/// evicted (and ended pods its `Evicted` event names), one diagnosis per workload, node and code
+/// with the count and the newest pod's words.
 fn refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>, cards: &mut Vec<Diagnosis>) {
     type Key = (Code, String, String, String, String);
     let mut groups: BTreeMap<Key, (Kind, Vec<&Pod>)> = BTreeMap::new();
+    let evictions = eviction_events(cx);
+    let evicted_by_event = |p: &Pod| -> Option<&str> {
+        let st = p.status.as_ref()?;
+        if !matches!(st.phase.as_deref(), Some("Succeeded" | "Failed")) || st.reason.is_some() {
+            return None;
+        }
+        let (ns, name) = (p.metadata.namespace.as_deref()?, p.metadata.name.as_deref()?);
+        evictions.get(&(ns, name)).copied()
+    };
+    let mut event_words: BTreeMap<(String, String), String> = BTreeMap::new();
     for p in cx.index.notable() {
-        let (Some(code), Some(node)) = (rejection(p), pods::node_of(p)) else { continue };
+        let by_event = evicted_by_event(p);
+        let code = rejection(p).or(by_event.map(|_| Code::GpuPodEvicted));
+        let (Some(code), Some(node)) = (code, pods::node_of(p)) else { continue };
         if gpu_of(p).is_none() {
             continue;
+        }
+        if let Some(w) = by_event {
+            event_words.insert(pods::key(p), cut(w));
         }
         let (kind, name) = owner_of(p);
         let ns = p.metadata.namespace.clone().unwrap_or_default();
@@ -181,7 +213,8 @@ fn refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>, cards: &mut Vec<Diagnosis>) {
         let count = group.len();
         let who = format!("{kind} {ns}/{name}");
         let text = if code == Code::GpuPodEvicted {
-            evicted_text(cx, newest, (count, &who), &node, &ns)
+            let words = event_words.get(&pods::key(newest)).cloned().unwrap_or_else(|| words(newest));
+            evicted_text(cx, &words, (count, &who), &node, &ns)
         } else {
             rejected_text(cx, newest, (count, &who), &node, &ns)
         };
@@ -247,7 +280,19 @@ fn rejected_text(cx: &Ctx<'_>, p: &Pod, (count, owner): (usize, &str), node: &st
     said::rejected_at_admission(&count, &owner, &node, &reason, &words(p), &why, &ns)
 }
 
-fn evicted_text(cx: &Ctx<'_>, p: &Pod, (count, owner): (usize, &str), node: &str, ns: &str) -> Said {
+/// Whether the kubelet's eviction message is about local storage, not memory: a real
+/// kubelet's words for an emptyDir past its sizeLimit ("Usage of EmptyDir volume \"scratch\"
+/// exceeds the limit \"4Mi\"."), a container past its ephemeral-storage limit, or disk pressure.
+fn storage_eviction(words: &str) -> bool {
+    ["EmptyDir volume", "ephemeral", "ephemeral-storage", "nodefs", "imagefs", "DiskPressure"]
+        .iter()
+        .any(|w| words.contains(w))
+}
+
+fn evicted_text(cx: &Ctx<'_>, words: &str, (count, owner): (usize, &str), node: &str, ns: &str) -> Said {
+    if storage_eviction(words) {
+        return said::evicted_storage(&count, &owner, &node, &words, &ns);
+    }
     let object = cx.inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(node));
     let mut more = Said::default();
     if let Some((cond, taint)) = object.and_then(|n| pressure(n)) {
@@ -267,7 +312,7 @@ fn evicted_text(cx: &Ctx<'_>, p: &Pod, (count, owner): (usize, &str), node: &str
             _ => more.push(&said::board_use_unknown(&board)),
         }
     }
-    said::evicted(&count, &owner, &node, &words(p), &more, &ns)
+    said::evicted(&count, &owner, &node, &words, &more, &ns)
 }
 
 /// The node's pressure condition that is True now, with the taint the node-lifecycle

@@ -69,6 +69,17 @@ gpudash_model::sentences! { "after";
              モデルには使用量をまかなうメモリーの requests と limits を設定し（kubelet は requests を最も超えて使っている Pod から退避させます）、\
              kubectl delete pods -n {ns} --field-selector=status.phase=Failed で Failed の Pod を削除してください。",
     }
+    /// gpu-pod-evicted for local storage (an emptyDir's sizeLimit, an ephemeral-storage limit).
+    evicted_storage(count, owner, node, words, ns) {
+        en: "{count} GPU pod(s) of {owner} evicted by the kubelet on {node} for local storage: \"{words}\". Evicted pods hold nothing: \
+             raise the emptyDir's sizeLimit or the container's ephemeral-storage limit to what the model writes (caches, downloaded \
+             weights), or write it to a persistent volume, and delete the Failed pods with kubectl delete pods -n {ns} \
+             --field-selector=status.phase=Failed.",
+        ja: "{owner} の {count} 個の GPU Pod が {node} の kubelet にローカルストレージのため退避（evict）させられました：「{words}」。\
+             退避した Pod は何も持ちません。emptyDir の sizeLimit かコンテナーの ephemeral-storage の limit をモデルが書く量（キャッシュ、\
+             ダウンロードした重み）まで上げるか、永続ボリュームに書くようにし、kubectl delete pods -n {ns} \
+             --field-selector=status.phase=Failed で Failed の Pod を削除してください。",
+    }
     /// An OOM-killed container crash-loops now.
     crash_loops_now() {
         en: ", and it crash-loops now (CrashLoopBackOff)",

@@ -250,11 +250,14 @@ fn each_code_is_raised_on_the_words_public_reports_show() {
         let m = said_at(&with_status("admission-rejected.yaml", "label-reader", &status), "gpu-admission-rejected", "label-reader");
         assert!(m.contains(message) || m.contains(&message[..200]), "{m}");
     }
-    // Evictions in the kubelet's other words (pkg/kubelet/eviction/helpers.go, 1.36.3).
+    // Evictions in the kubelet's other words (pkg/kubelet/eviction/helpers.go, 1.36.3; the
+    // emptyDir one as the real kubelet of tests/tests/real_node.rs wrote it): local storage,
+    // told as such — never the memory advice.
     for message in [
         "Pod ephemeral local storage usage exceeds the total limit of containers 1Gi. ",
         "Container whisper exceeded its local ephemeral storage limit \\\"2Gi\\\". ",
         "The node had condition: [DiskPressure]. ",
+        "Usage of EmptyDir volume \\\"scratch\\\" exceeds the limit \\\"4Mi\\\". ",
     ] {
         let status = format!("{{phase: Failed, reason: Evicted, message: \"{message}\"}}");
         let m = said_at(
@@ -263,6 +266,10 @@ fn each_code_is_raised_on_the_words_public_reports_show() {
             "asr-whisper-5f4e3d2c1",
         );
         assert!(m.contains(message.trim().replace("\\\"", "\"").as_str()), "{m}");
+        assert!(
+            m.contains("for local storage") && m.contains("ephemeral-storage limit") && !m.contains("memory"),
+            "{m}"
+        );
     }
     // A Job's model killed for memory with restartPolicy Never: terminated now, the pod Failed
     // (no reason of its own), still told.
@@ -313,4 +320,43 @@ fn each_code_is_raised_on_the_words_public_reports_show() {
         let m = said_at(&t, "gpu-preempted", "shelf-counter-6b5a4c3d2-a1s2d");
         assert!(m.contains("by safety/safety-zone-7a6b5c4d3-z1x2c (PriorityClass line-critical)"), "{m}");
     }
+}
+
+/// A real kubelet (v1.36.3, tests/tests/real_node.rs, two runs in three) left a pod it evicted
+/// for its emptyDir in phase Succeeded with no reason or message: its container exited 0 on
+/// SIGTERM. The kubelet's Warning `Evicted` event is then all that names the eviction, and it
+/// is enough.
+#[test]
+fn an_evicted_pod_that_ended_succeeded_is_named_from_the_kubelets_event() {
+    let status = "{phase: Succeeded, startTime: \"2026-11-30T09:10:05Z\", containerStatuses: [{name: whisper, ready: false, \
+        restartCount: 0, state: {terminated: {reason: Completed, exitCode: 0, finishedAt: \"2026-11-30T11:40:10Z\"}}}]}";
+    let mut text = with_status("evicted-memory-pressure.yaml", "asr-whisper-5f4e3d2c1-k9l8m", status);
+    text.push_str(
+        "- apiVersion: v1
+  kind: Event
+  metadata: {name: asr-whisper-5f4e3d2c1-k9l8m.187ea1b2c3d4e5f6, namespace: voice, creationTimestamp: \"2026-11-30T11:40:05Z\"}
+  involvedObject: {apiVersion: v1, kind: Pod, name: asr-whisper-5f4e3d2c1-k9l8m, namespace: voice}
+  reason: Evicted
+  message: 'Usage of EmptyDir volume \"scratch\" exceeds the limit \"4Mi\". '
+  type: Warning
+  source: {component: kubelet, host: orin-agx-press}
+  firstTimestamp: \"2026-11-30T11:40:05Z\"
+  lastTimestamp: \"2026-11-30T11:40:05Z\"
+",
+    );
+    let m = said_at(&text, "gpu-pod-evicted", "asr-whisper-5f4e3d2c1");
+    assert!(
+        m.contains("for local storage: \"Usage of EmptyDir volume \"scratch\" exceeds the limit \"4Mi\".\""),
+        "{m}"
+    );
+    // Without the event, an ended pod is no eviction.
+    let quiet = with_status("evicted-memory-pressure.yaml", "asr-whisper-5f4e3d2c1-k9l8m", status);
+    let v = derive(
+        &load(&quiet),
+        &Options::default(),
+        Source::default(),
+        1,
+        "2026-11-30T12:00:00Z".parse().unwrap_or_default(),
+    );
+    assert!(all(&v, "gpu-pod-evicted").is_empty(), "{:?}", v.diagnoses);
 }

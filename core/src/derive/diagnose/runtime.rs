@@ -159,14 +159,13 @@ pub(super) fn shared_gpu_admission_refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis
     for p in cx.index.notable() {
         if pods::refused_shared(p) {
             let (ns, name) = pods::key(p);
-            let d = diag(
-                Code::SharedGpuRequestTooLarge,
-                Severity::Critical,
-                Kind::Pod,
-                Some(&ns),
-                &name,
-                said::kubelet_refused_pod_requests_more(),
-            );
+            // What it asked for, said with the count (a real kubelet's refusal carries no count
+            // in words a reader can act on).
+            let text = match super::after::gpu_of(p) {
+                Some((res, n)) => said::kubelet_refused_shared_request(&n, &res),
+                None => said::kubelet_refused_pod_requests_more(),
+            };
+            let d = diag(Code::SharedGpuRequestTooLarge, Severity::Critical, Kind::Pod, Some(&ns), &name, text);
             out.push(on_node(d, pods::node_of(p)));
         }
     }

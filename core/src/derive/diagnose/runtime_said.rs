@@ -43,4 +43,12 @@ gpudash_model::sentences! { "runtime";
         ja: "kubelet がこの Pod を拒否しました。タイムスライスの GPU \
         のレプリカを2つ以上要求しています — 1 を要求してください。",
     }
+    /// The kubelet refused this pod at admission: it asks for {count} replicas of a time-sl…
+    kubelet_refused_shared_request(count, resource) {
+        en: "The kubelet refused this pod at admission: it asks for {count} replicas of a time-sliced {resource}, and the device \
+        plugin gives a container at most 1 (failRequestsGreaterThanOne) — more replicas give it no more of the GPU: ask for 1.",
+        ja: "kubelet がアドミッションでこの Pod を拒否しました。タイムスライスの {resource} のレプリカを {count} \
+        個要求していますが、デバイスプラグインは 1 コンテナーに 1 個までしか渡しません（failRequestsGreaterThanOne）— \
+        レプリカを増やしても GPU は増えません。1 を要求してください。",
+    }
 }

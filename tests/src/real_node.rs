@@ -1,0 +1,708 @@
+//! A real node beside kwok's: a kubelet built from the control plane's module, Debian's
+//! containerd and runc, the CNI bridge plugin, and gpudash-device-plugin on the kubelet's real
+//! device-plugin API — registered with the test's [`ControlPlane`] as a Jetson-like board.
+//!
+//! What it touches on the machine, and gives back on [`RealNode::stop`] (a test checks with
+//! [`RealNode::left_as_found`]): a bridge `gd-node0` holding the node's IP (192.0.2.2, a
+//! documentation address: the kubelet refuses loopback) that the pods are attached to;
+//! `/var/lib/kubelet` (the device-plugin directory is a fixed path there) with the kubelet's
+//! bind mount of it and the pods' volume mounts; `/var/log/pods`, `/var/log/containers`;
+//! containerd's shim sockets under `/run/containerd` and network namespaces under `/run/netns`;
+//! the `kubepods` cgroups; the sysctls the kubelet sets. containerd's root, state, socket, CNI
+//! configuration and IP leases live in the node's temp directory. One real node runs on a
+//! machine at a time (a lock file); each test binary that uses one starts it once.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context};
+
+use crate::control_plane::{binary, ControlPlane};
+use crate::{free_port, Proc};
+
+/// The node's IP, on its own bridge.
+pub const NODE_IP: &str = "192.0.2.2";
+const BRIDGE: &str = "gd-node0";
+const KUBELET_ROOT: &str = "/var/lib/kubelet";
+const DEVICE_PLUGINS: &str = "/var/lib/kubelet/device-plugins";
+/// Where the kubelet serves the pod-resources API.
+pub const POD_RESOURCES: &str = "/var/lib/kubelet/pod-resources/kubelet.sock";
+
+/// The sysctls the kubelet sets at start (`setupKernelTunables`) and the bridge may touch.
+const SYSCTLS: &[&str] = &[
+    "vm/overcommit_memory",
+    "vm/panic_on_oom",
+    "kernel/panic",
+    "kernel/panic_on_oops",
+    "kernel/keys/root_maxkeys",
+    "kernel/keys/root_maxbytes",
+    "net/ipv4/ip_forward",
+];
+
+/// Paths a real node creates outside its temp directory.
+const PATHS: &[&str] = &["/var/lib/kubelet", "/var/log/pods", "/var/log/containers", "/run/containerd", "/run/netns"];
+
+/// What the machine looked like before the node started.
+#[derive(Debug, Clone, PartialEq)]
+struct Found {
+    sysctls: BTreeMap<String, String>,
+    mounts: Vec<String>,
+    links: Vec<String>,
+    paths: Vec<(String, bool)>,
+    cgroups: Vec<(String, bool)>,
+    iptables: String,
+}
+
+fn read_found() -> Found {
+    let sysctls = SYSCTLS
+        .iter()
+        .map(|s| (s.to_string(), std::fs::read_to_string(format!("/proc/sys/{s}")).unwrap_or_default().trim().into()))
+        .collect();
+    let mut mounts: Vec<String> = std::fs::read_to_string("/proc/self/mountinfo")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4).map(str::to_string))
+        .collect();
+    mounts.sort();
+    let links = links();
+    let paths = PATHS.iter().map(|p| (p.to_string(), Path::new(p).exists())).collect();
+    let cgroups = cgroup_roots().into_iter().map(|r| (r.clone(), Path::new(&r).join("kubepods").exists())).collect();
+    let iptables = Command::new("iptables-save")
+        .output()
+        .map(|o| {
+            // Comments carry the time it was printed.
+            String::from_utf8_lossy(&o.stdout).lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n")
+        })
+        .unwrap_or_default();
+    Found { sysctls, mounts, links, paths, cgroups, iptables }
+}
+
+fn links() -> Vec<String> {
+    let out = Command::new("ip").args(["-o", "link", "show"]).output().map(|o| o.stdout).unwrap_or_default();
+    let mut v: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1).map(|n| n.split('@').next().unwrap_or(n).to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Each cgroup v1 hierarchy's root (`/sys/fs/cgroup/memory`, …).
+fn cgroup_roots() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/sys/fs/cgroup")
+        .map(|d| d.flatten().map(|e| e.path().display().to_string()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v.retain(|p| Path::new(p).join("cgroup.procs").exists());
+    v
+}
+
+/// How the node's GPUs are shared: the NVIDIA device plugin's config file (version v1).
+#[derive(Debug, Clone)]
+pub struct Sharing {
+    /// Time-slicing replicas per GPU (1: whole GPUs).
+    pub replicas: u32,
+    /// `failRequestsGreaterThanOne`.
+    pub fail_requests_greater_than_one: bool,
+}
+
+/// A real node's settings.
+#[derive(Debug, Clone)]
+pub struct NodeSpec {
+    /// The node's name (`--hostname-override`).
+    pub name: String,
+    /// Its labels, beside the kubelet's own.
+    pub labels: Vec<(String, String)>,
+    /// GPUs the device plugin reports.
+    pub gpus: u32,
+    /// Their sharing.
+    pub sharing: Sharing,
+}
+
+impl NodeSpec {
+    /// A Jetson-like board: one GPU, the labels the GPU feature discovery prints on an Orin.
+    pub fn jetson(name: &str, replicas: u32) -> Self {
+        Self {
+            name: name.into(),
+            labels: vec![
+                ("nvidia.com/gpu.present".into(), "true".into()),
+                ("nvidia.com/gpu.product".into(), "Orin".into()),
+                ("nvidia.com/gpu.family".into(), "ampere".into()),
+            ],
+            gpus: 1,
+            sharing: Sharing { replicas, fail_requests_greater_than_one: replicas > 1 },
+        }
+    }
+}
+
+/// A running real node.
+pub struct RealNode {
+    /// Its settings.
+    pub spec: NodeSpec,
+    dir: tempfile::TempDir,
+    found: Found,
+    containerd: Option<Proc>,
+    kubelet: Option<Proc>,
+    plugin: Option<Proc>,
+    kubelet_args: Vec<String>,
+    plugin_args: Vec<String>,
+    stopped: bool,
+    _lock: std::fs::File,
+}
+
+/// Why a real node cannot run on this machine, if it cannot.
+pub fn unavailable() -> Option<String> {
+    let uid = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:").map(|r| r.split_whitespace().next().unwrap_or("").to_string()));
+    if uid.as_deref() != Some("0") {
+        return Some("a real node needs root (the kubelet, containerd, cgroups, mounts)".into());
+    }
+    for (what, path) in [
+        ("containerd", "/usr/bin/containerd"),
+        ("containerd's runc shim", "/usr/bin/containerd-shim-runc-v2"),
+        ("ctr", "/usr/bin/ctr"),
+        ("runc", "/usr/sbin/runc"),
+        ("the CNI bridge plugin", "/usr/lib/cni/bridge"),
+        ("iproute2", "/usr/sbin/ip"),
+    ] {
+        if !Path::new(path).exists() {
+            return Some(format!("{what} is missing ({path}): scripts/setup.sh's ensure_real_node installs it"));
+        }
+    }
+    if !Path::new("/sys/fs/cgroup/memory/memory.limit_in_bytes").exists() {
+        return Some("no cgroup v1 memory controller at /sys/fs/cgroup/memory".into());
+    }
+    None
+}
+
+fn sh(program: &str, args: &[&str]) -> anyhow::Result<String> {
+    let o = Command::new(program).args(args).output().with_context(|| format!("running {program}"))?;
+    if !o.status.success() {
+        bail!(
+            "{program} {}: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+impl RealNode {
+    /// Starts containerd, imports the images, starts the kubelet and the device plugin, and waits
+    /// until the node is Ready with its GPUs allocatable.
+    pub async fn start(plane: &ControlPlane, spec: NodeSpec) -> anyhow::Result<Self> {
+        if let Some(why) = unavailable() {
+            bail!("{why}");
+        }
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(std::env::temp_dir().join("gpudash-real-node.lock"))?;
+        // One real node per machine: the device-plugin directory is a fixed path.
+        tokio::task::block_in_place(|| lock.lock()).context("locking the real node")?;
+        if Path::new(KUBELET_ROOT).exists() {
+            bail!("{KUBELET_ROOT} exists: another kubelet runs or ran here; a real node is not started beside it");
+        }
+        let found = read_found();
+        let dir = tempfile::Builder::new().prefix("gpudash-node-").tempdir()?;
+        let mut node = Self {
+            spec,
+            dir,
+            found,
+            containerd: None,
+            kubelet: None,
+            plugin: None,
+            kubelet_args: Vec::new(),
+            plugin_args: Vec::new(),
+            stopped: false,
+            _lock: lock,
+        };
+        // From here on a failure stops what was started (drop runs stop).
+        node.start_parts(plane).await?;
+        Ok(node)
+    }
+
+    /// The node's temp directory (containerd's root and state, logs, the plugin's commands).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn path(&self, f: &str) -> PathBuf {
+        self.dir.path().join(f)
+    }
+
+    /// containerd's socket.
+    pub fn containerd_socket(&self) -> PathBuf {
+        self.path("containerd.sock")
+    }
+
+    async fn start_parts(&mut self, plane: &ControlPlane) -> anyhow::Result<()> {
+        let d = self.dir.path().to_path_buf();
+        // The node's address, on a bridge the pods are attached to.
+        sh("ip", &["link", "add", BRIDGE, "type", "bridge"])?;
+        sh("ip", &["addr", "add", &format!("{NODE_IP}/24"), "dev", BRIDGE])?;
+        sh("ip", &["link", "set", BRIDGE, "up"])?;
+        std::fs::create_dir_all(d.join("cni"))?;
+        std::fs::write(
+            d.join("cni/10-gpudash.conflist"),
+            serde_json::json!({"cniVersion": "0.4.0", "name": "gpudash-node", "plugins": [{
+                "type": "bridge", "bridge": BRIDGE, "isGateway": false, "ipMasq": false,
+                "ipam": {"type": "host-local", "dataDir": d.join("cni-ipam").display().to_string(),
+                         "ranges": [[{"subnet": "192.0.2.0/24", "rangeStart": "192.0.2.16", "rangeEnd": "192.0.2.250"}]]}}]})
+            .to_string(),
+        )?;
+        let sock = self.containerd_socket();
+        // root lacks CAP_SYS_RESOURCE on this machine kind: without restrict_oom_score_adj every
+        // sandbox fails (runc: "can't get final child's PID from pipe: EOF").
+        let config = format!(
+            r#"version = 2
+root = "{root}"
+state = "{state}"
+[grpc]
+  address = "{sock}"
+[ttrpc]
+  address = "{sock}.ttrpc"
+[metrics]
+  address = ""
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "gpudash.local/pause:3.10"
+  restrict_oom_score_adj = true
+  enable_selinux = false
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "{cni}"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "{opt}"
+"#,
+            root = d.join("containerd/root").display(),
+            state = d.join("containerd/state").display(),
+            sock = sock.display(),
+            cni = d.join("cni").display(),
+            opt = d.join("containerd/opt").display(),
+        );
+        std::fs::write(d.join("containerd.toml"), config)?;
+        self.containerd = Some(Proc::spawn_logged(
+            Path::new("/usr/bin/containerd"),
+            &["--config".into(), d.join("containerd.toml").display().to_string()],
+            &d.join("containerd.log"),
+        )?);
+        let t = Instant::now();
+        while !sock.exists() {
+            if t.elapsed() > Duration::from_secs(30) {
+                bail!("containerd did not listen within 30 s:\n{}", self.tail("containerd.log", 30));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let images = binary("images.tar")?;
+        let a = sock.display().to_string();
+        tokio::task::block_in_place(|| {
+            sh("ctr", &["--address", &a, "--namespace", "k8s.io", "images", "import", &images.display().to_string()])
+        })
+        .context("importing the node's images")?;
+
+        // The device plugin's sharing, in the NVIDIA device plugin's own config format.
+        let s = &self.spec.sharing;
+        std::fs::write(
+            d.join("sharing.yaml"),
+            format!(
+                "version: v1\nsharing:\n  timeSlicing:\n    failRequestsGreaterThanOne: {}\n    resources:\n    - name: nvidia.com/gpu\n      replicas: {}\n",
+                s.fail_requests_greater_than_one, s.replicas
+            ),
+        )?;
+        std::fs::create_dir_all(d.join("plugin"))?;
+        self.plugin_args = vec![
+            format!("--gpus={}", self.spec.gpus),
+            format!("--seed={}", self.spec.name),
+            format!("--config={}", d.join("sharing.yaml").display()),
+            format!("--state={}", d.join("plugin").display()),
+        ];
+
+        let kubelet_port = free_port();
+        let healthz_port = free_port();
+        std::fs::write(
+            d.join("kubelet.yaml"),
+            format!(
+                r#"apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+failCgroupV1: false
+cgroupDriver: cgroupfs
+failSwapOn: false
+containerRuntimeEndpoint: unix://{sock}
+address: {NODE_IP}
+port: {kubelet_port}
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: {healthz_port}
+authentication:
+  anonymous: {{enabled: false}}
+  webhook: {{enabled: false}}
+authorization:
+  mode: AlwaysAllow
+registerNode: true
+nodeStatusUpdateFrequency: 2s
+nodeStatusReportFrequency: 10s
+syncFrequency: 5s
+resolvConf: ""
+maxPods: 20
+serializeImagePulls: false
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard:
+  memory.available: "100Mi"
+  nodefs.available: "1%"
+  imagefs.available: "1%"
+  nodefs.inodesFree: "1%"
+evictionPressureTransitionPeriod: 5s
+podLogsDir: /var/log/pods
+"#,
+                sock = sock.display(),
+            ),
+        )?;
+        let labels = self.spec.labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
+        self.kubelet_args = vec![
+            format!("--config={}", d.join("kubelet.yaml").display()),
+            format!("--kubeconfig={}", plane.kubeconfig.display()),
+            format!("--hostname-override={}", self.spec.name),
+            format!("--node-ip={NODE_IP}"),
+            format!("--root-dir={KUBELET_ROOT}"),
+            format!("--node-labels={labels}"),
+            "--v=2".into(),
+        ];
+        self.start_kubelet()?;
+        self.start_plugin()?;
+        let name = self.spec.name.clone();
+        let want = u64::from(self.spec.gpus * self.spec.sharing.replicas.max(1));
+        self.wait_until(plane, "the node Ready with its GPUs allocatable", Duration::from_secs(90), |p| {
+            let ready = p
+                .kubectl(&["get", "node", &name, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"])
+                .is_ok_and(|s| s == "True");
+            ready && allocatable(p, &name).is_some_and(|n| n == want)
+        })
+        .await
+    }
+
+    /// Starts the kubelet (again).
+    pub fn start_kubelet(&mut self) -> anyhow::Result<()> {
+        self.kubelet = Some(Proc::spawn_logged(&binary("kubelet")?, &self.kubelet_args, &self.path("kubelet.log"))?);
+        Ok(())
+    }
+
+    /// Kills the kubelet (SIGKILL): its pods keep running under containerd.
+    pub fn kill_kubelet(&mut self) {
+        if let Some(mut p) = self.kubelet.take() {
+            p.kill();
+        }
+    }
+
+    /// Starts the device plugin (again); it registers once the kubelet's socket is there.
+    pub fn start_plugin(&mut self) -> anyhow::Result<()> {
+        std::fs::create_dir_all(DEVICE_PLUGINS)?;
+        self.plugin =
+            Some(Proc::spawn_logged(&binary("gpudash-device-plugin")?, &self.plugin_args, &self.path("plugin.log"))?);
+        Ok(())
+    }
+
+    /// Kills the device plugin.
+    pub fn kill_plugin(&mut self) {
+        if let Some(mut p) = self.plugin.take() {
+            p.kill();
+        }
+    }
+
+    /// How many times the plugin has registered with a kubelet.
+    pub fn registrations(&self) -> u32 {
+        std::fs::read_to_string(self.path("plugin/registered")).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0)
+    }
+
+    /// The UUID of GPU `i`, as the plugin names it (`GPU-…`: the first 16 bytes of
+    /// SHA-256("<node>/<i>") printed as nvidia-smi prints a UUID).
+    pub fn gpu_uuid(&self, i: u32) -> String {
+        use sha2::Digest;
+        let h = sha2::Sha256::digest(format!("{}/{i}", self.spec.name).as_bytes());
+        let x: String = h.iter().take(16).map(|b| format!("{b:02x}")).collect();
+        format!("GPU-{}-{}-{}-{}-{}", &x[0..8], &x[8..12], &x[12..16], &x[16..20], &x[20..32])
+    }
+
+    /// Marks GPUs unhealthy through the plugin (empty: all healthy again).
+    pub fn set_unhealthy(&self, uuids: &[String]) -> anyhow::Result<()> {
+        Ok(std::fs::write(self.path("plugin/unhealthy"), uuids.join("\n"))?)
+    }
+
+    /// The last lines of one of the node's logs.
+    pub fn tail(&self, log: &str, lines: usize) -> String {
+        let text = std::fs::read_to_string(self.path(log)).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+
+    /// The kubelet's, containerd's and the plugin's last lines.
+    pub fn logs(&self, lines: usize) -> String {
+        ["kubelet.log", "containerd.log", "plugin.log"]
+            .iter()
+            .map(|l| format!("--- {l} ---\n{}\n", self.tail(l, lines)))
+            .collect()
+    }
+
+    /// Polls `ok` until it holds or `limit` passes; the error carries the node's logs.
+    pub async fn wait_until(
+        &self,
+        plane: &ControlPlane,
+        what: &str,
+        limit: Duration,
+        ok: impl Fn(&ControlPlane) -> bool,
+    ) -> anyhow::Result<()> {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if tokio::task::block_in_place(|| ok(plane)) {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        bail!("{what}: not within {limit:?}\n{}", self.logs(25))
+    }
+
+    /// The environment of a container's first process on this node, read from /proc (what the
+    /// device plugin handed the container, as the container sees it).
+    pub fn container_env(&self, pod_uid: &str) -> Option<BTreeMap<String, String>> {
+        for pid in cgroup_pids(pod_uid) {
+            let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else { continue };
+            let map: BTreeMap<String, String> = env
+                .split(|b| *b == 0)
+                .filter_map(|kv| {
+                    let s = String::from_utf8_lossy(kv);
+                    s.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))
+                })
+                .collect();
+            if map.contains_key("NVIDIA_VISIBLE_DEVICES") {
+                return Some(map);
+            }
+        }
+        None
+    }
+
+    /// Stops everything the node started and gives the machine back as it was found: the
+    /// kubelet and the plugin, every container and shim, containerd, the mounts, network
+    /// namespaces and cgroups they made, the bridge, the sysctls, the paths. Returns what could
+    /// not be undone.
+    pub fn stop(&mut self) -> Vec<String> {
+        if self.stopped {
+            return Vec::new();
+        }
+        self.stopped = true;
+        let mut problems = Vec::new();
+        self.kill_kubelet();
+        self.kill_plugin();
+        // Containers (in the kubepods cgroups) and their shims (started by this containerd).
+        let sock = self.containerd_socket().display().to_string();
+        for _ in 0..50 {
+            let mut left = cgroup_pids("");
+            left.extend(shims(&sock));
+            left.retain(|p| running(*p));
+            if left.is_empty() {
+                break;
+            }
+            for pid in left {
+                let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if let Some(mut c) = self.containerd.take() {
+            c.kill();
+        }
+        // Mounts made since the start, deepest first.
+        let before: std::collections::BTreeSet<String> = self.found.mounts.iter().cloned().collect();
+        for _ in 0..3 {
+            let mut new: Vec<String> = read_found().mounts.into_iter().filter(|m| !before.contains(m)).collect();
+            if new.is_empty() {
+                break;
+            }
+            new.sort_by_key(|m| std::cmp::Reverse(m.len()));
+            for m in new {
+                let _ = Command::new("umount").args(["-l", &m]).status();
+            }
+        }
+        // cgroups: depth first, in every hierarchy where the kubelet made them.
+        for (root, existed) in &self.found.cgroups {
+            if !existed {
+                remove_cgroup_tree(&Path::new(root).join("kubepods"), &mut problems);
+            }
+        }
+        if links().iter().any(|l| l == BRIDGE) {
+            if let Err(e) = sh("ip", &["link", "del", BRIDGE]) {
+                problems.push(e.to_string());
+            }
+        }
+        for (key, value) in &self.found.sysctls {
+            let now = std::fs::read_to_string(format!("/proc/sys/{key}")).unwrap_or_default();
+            if now.trim() != value && std::fs::write(format!("/proc/sys/{key}"), value).is_err() {
+                problems.push(format!("could not restore sysctl {key} to {value}"));
+            }
+        }
+        let iptables = read_found().iptables;
+        if iptables != self.found.iptables {
+            // The kubelet's canary chains, where iptables works: flushed and removed.
+            for table in ["mangle", "nat", "filter"] {
+                for chain in ["KUBE-KUBELET-CANARY", "KUBE-IPTABLES-HINT", "KUBE-FIREWALL"] {
+                    let _ = Command::new("iptables").args(["-t", table, "-F", chain]).output();
+                    let _ = Command::new("iptables").args(["-t", table, "-X", chain]).output();
+                }
+            }
+        }
+        for (p, existed) in &self.found.paths {
+            if !existed && Path::new(p).exists() {
+                if let Err(e) = std::fs::remove_dir_all(p) {
+                    problems.push(format!("could not remove {p}: {e}"));
+                }
+            }
+        }
+        problems
+    }
+
+    /// What differs from the machine as the node found it (empty: nothing). Call after `stop`.
+    pub fn left_as_found(&self) -> Vec<String> {
+        let now = read_found();
+        let mut d = Vec::new();
+        let f = &self.found;
+        for (k, v) in &f.sysctls {
+            if now.sysctls.get(k) != Some(v) {
+                d.push(format!("sysctl {k}: {v} before, {:?} now", now.sysctls.get(k)));
+            }
+        }
+        let extra = |a: &[String], b: &[String]| a.iter().filter(|x| !b.contains(x)).cloned().collect::<Vec<_>>();
+        for m in extra(&now.mounts, &f.mounts) {
+            d.push(format!("mount left: {m}"));
+        }
+        for l in extra(&now.links, &f.links) {
+            d.push(format!("link left: {l}"));
+        }
+        if now.paths != f.paths {
+            d.push(format!("paths: {:?} before, {:?} now", f.paths, now.paths));
+        }
+        if now.cgroups != f.cgroups {
+            d.push(format!("kubepods cgroups: {:?} before, {:?} now", f.cgroups, now.cgroups));
+        }
+        if now.iptables != f.iptables {
+            d.push(format!("iptables: before\n{}\nnow\n{}", f.iptables, now.iptables));
+        }
+        let names = ["kubelet", "containerd", "containerd-shim", "gpudash-device", "gpudash-workloa", "pause", "model"];
+        for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let ours = names.iter().any(|n| comm.trim() == *n || comm.trim().starts_with("containerd-shim"));
+            if ours && running(pid) {
+                d.push(format!("process left: {pid} {}", comm.trim()));
+            }
+        }
+        d
+    }
+}
+
+impl Drop for RealNode {
+    fn drop(&mut self) {
+        let problems = self.stop();
+        if !problems.is_empty() {
+            eprintln!("the real node could not undo: {problems:?}");
+        }
+    }
+}
+
+/// The node's allocatable GPUs (`nvidia.com/gpu`), as the API server has them.
+pub fn allocatable(plane: &ControlPlane, node: &str) -> Option<u64> {
+    plane
+        .kubectl(&["get", "node", node, "-o", "jsonpath={.status.allocatable.nvidia\\.com/gpu}"])
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+}
+
+/// The node's GPU capacity (`nvidia.com/gpu`).
+pub fn capacity(plane: &ControlPlane, node: &str) -> Option<u64> {
+    plane
+        .kubectl(&["get", "node", node, "-o", "jsonpath={.status.capacity.nvidia\\.com/gpu}"])
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+}
+
+/// Processes in the `kubepods` cgroups (the memory hierarchy), of one pod when `pod_uid` is
+/// given.
+fn cgroup_pids(pod_uid: &str) -> Vec<u32> {
+    let root = Path::new("/sys/fs/cgroup/memory/kubepods");
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            }
+        }
+        if !pod_uid.is_empty() && !d.display().to_string().contains(&format!("pod{pod_uid}")) {
+            continue;
+        }
+        let procs = std::fs::read_to_string(d.join("cgroup.procs")).unwrap_or_default();
+        out.extend(procs.lines().filter_map(|l| l.trim().parse::<u32>().ok()));
+    }
+    out
+}
+
+/// Whether a process runs: it exists and is not a zombie (this machine's init may take a while
+/// to reap the shims it inherits).
+fn running(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|state| state != "Z")
+}
+
+/// The runc shims this containerd started.
+fn shims(sock: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd);
+        if cmd.contains("containerd-shim") && cmd.contains(sock) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+fn remove_cgroup_tree(dir: &Path, problems: &mut Vec<String>) {
+    if !dir.exists() {
+        return;
+    }
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            if e.path().is_dir() {
+                remove_cgroup_tree(&e.path(), problems);
+            }
+        }
+    }
+    // A cgroup directory is removed with rmdir (its files are the kernel's).
+    let mut last = None;
+    for _ in 0..20 {
+        match std::fs::remove_dir(dir) {
+            Ok(()) => return,
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    problems.push(format!(
+        "could not remove cgroup {}: {}",
+        dir.display(),
+        last.map(|e| e.to_string()).unwrap_or_default()
+    ));
+}
+
+/// Errors with the node's logs for context.
+pub fn with_logs(node: &RealNode, e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!("{e}\n{}", node.logs(30))
+}

@@ -1,0 +1,262 @@
+//! A real node in the loop (issue 53): a kubelet, containerd and runc beside the real control
+//! plane, gpudash-device-plugin on the kubelet's real device-plugin API (one Orin-like GPU,
+//! time-sliced into 4 replicas with `failRequestsGreaterThanOne`), gpudash-agent on the
+//! kubelet's real pod-resources socket — and what the real kubelet decides, held against what
+//! gpudash says:
+//!
+//! - a model running: the replica the kubelet handed it is the one the agent reports and the
+//!   one the plugin put in the container's environment (read from /proc);
+//! - a pod pinned by `nodeName` asking for 2 replicas: the plugin refuses it at admission, the
+//!   kubelet fails it (`UnexpectedAdmissionError`) → `shared-gpu-request-too-large` with the
+//!   count; a pod pinned by `nodeName` to the full GPU: the kubelet's device manager refuses it
+//!   → `gpu-admission-rejected` with its words;
+//! - a model allocating past its memory limit: `OOMKilled` (137) in a crash loop →
+//!   `gpu-model-oom-killed`;
+//! - an image that cannot be pulled holding a replica while another model waits →
+//!   `gpu-held-not-running`;
+//! - a model filling its emptyDir past its sizeLimit: evicted by the kubelet →
+//!   `gpu-pod-evicted`, told as local storage (not memory);
+//! - the kubelet restarted: the plugin registers again and the running model keeps its replica;
+//! - the kubelet stopped: the real node-lifecycle controller marks the node NotReady →
+//!   `gpu-node-down`;
+//!
+//! and then the machine is left as found (processes, mounts, the bridge, cgroups, sysctls).
+
+use std::time::{Duration, Instant};
+
+use gpudash_tests::control_plane::ControlPlane;
+use gpudash_tests::real_node::{self, NodeSpec, RealNode, POD_RESOURCES};
+use gpudash_tests::view::{diagnosis, items, pending};
+use gpudash_tests::{free_port, Gpudash, Proc};
+use serde_json::{json, Value};
+
+const NODE: &str = "orin-real-1";
+
+/// A bare pod on the real node's line: the model image with `args`, `gpus` replicas, `memory`.
+fn model(name: &str, args: &[&str], gpus: u32, extra: Value) -> Value {
+    let mut container = json!({"name": "model", "image": "gpudash.local/model:1", "imagePullPolicy": "IfNotPresent",
+        "args": args, "resources": {"limits": {"memory": "64Mi", "nvidia.com/gpu": gpus.to_string()}}});
+    if let (Some(c), Some(e)) = (container.as_object_mut(), extra.get("container").and_then(Value::as_object)) {
+        c.extend(e.clone());
+    }
+    let mut spec = json!({"nodeSelector": {"kubernetes.io/hostname": NODE}, "automountServiceAccountToken": false,
+        "terminationGracePeriodSeconds": 1, "containers": [container]});
+    if let (Some(s), Some(e)) = (spec.as_object_mut(), extra.get("spec").and_then(Value::as_object)) {
+        s.extend(e.clone());
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "vision", "labels": {"app": name}},
+           "spec": spec})
+}
+
+fn field(plane: &ControlPlane, pod: &str, path: &str) -> String {
+    plane.kubectl(&["get", "pod", "-n", "vision", pod, "-o", &format!("jsonpath={path}")]).unwrap_or_default()
+}
+
+/// What the agent says the kubelet handed `pod` (device IDs of `nvidia.com/gpu`).
+fn agent_ids(report: &Value, pod: &str) -> Vec<String> {
+    let pods = items(&report["kubelet"]["value"], "pods");
+    let p = pods.into_iter().find(|p| p["namespace"] == "vision" && p["name"] == pod).unwrap_or_default();
+    items(&p, "devices")
+        .into_iter()
+        .filter(|d| d["resource"] == "nvidia.com/gpu")
+        .flat_map(|d| items(&d, "ids"))
+        .filter_map(|i| i.as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_kubelets_decisions_are_seen_and_explained() {
+    if let Some(why) = real_node::unavailable() {
+        panic!("the real node cannot run here: {why}");
+    }
+    let t0 = Instant::now();
+    let plane = ControlPlane::start().await.unwrap();
+    plane
+        .apply(&[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vision"}})])
+        .expect("the namespace");
+    let mut node = RealNode::start(&plane, NodeSpec::jetson(NODE, 4)).await.unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "figure: the real node Ready with 4 replicas allocatable {:.1} s after the start",
+        t0.elapsed().as_secs_f64()
+    );
+    let fail = |node: &RealNode, e: &dyn std::fmt::Display| -> ! {
+        let pods = plane.kubectl(&["get", "pods", "-n", "vision", "-o", "wide"]).unwrap_or_default();
+        let states = plane
+            .kubectl(&["get", "pods", "-n", "vision", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.reason} {.status.message}{\"\\n\"}{end}"])
+            .unwrap_or_default();
+        let events = plane.kubectl(&["get", "events", "-n", "vision"]).unwrap_or_default();
+        panic!("{e}\n{pods}\n{states}\n{events}\n{}", node.logs(30))
+    };
+
+    // The model, then the pod pinned past the scheduler asking for two replicas.
+    plane.apply(&[model("detector", &["--serve=:8000"], 1, json!({}))]).expect("detector");
+    node.wait_until(&plane, "detector Running", Duration::from_secs(60), |p| {
+        field(p, "detector", "{.status.phase}") == "Running"
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    plane.apply(&[model("seam-checker", &[], 2, json!({"spec": {"nodeName": NODE}}))]).expect("seam-checker");
+    node.wait_until(&plane, "seam-checker Failed", Duration::from_secs(60), |p| {
+        field(p, "seam-checker", "{.status.phase}") == "Failed"
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    let reason = field(&plane, "seam-checker", "{.status.reason}");
+    let message = field(&plane, "seam-checker", "{.status.message}");
+    assert_eq!(reason, "UnexpectedAdmissionError", "{message}");
+    assert!(message.contains("maximum request size for shared resources is 1"), "{message}");
+
+    // The replica map: the kubelet's (through the agent on the real socket) and the plugin's
+    // (the container's environment) agree.
+    let agent_port = free_port();
+    let agent_bin = gpudash_tests::bin().with_file_name("gpudash-agent");
+    let _agent = Proc::spawn(
+        &agent_bin,
+        &[
+            "--listen".into(),
+            format!("127.0.0.1:{agent_port}"),
+            "--node".into(),
+            NODE.into(),
+            "--interval".into(),
+            "0.5".into(),
+            "--pod-resources".into(),
+            POD_RESOURCES.into(),
+        ],
+    )
+    .unwrap();
+    let uuid = node.gpu_uuid(0);
+    let report_url = format!("http://127.0.0.1:{agent_port}/v1/report");
+    let t = Instant::now();
+    let report = loop {
+        let r: Value = match reqwest::get(&report_url).await {
+            Ok(r) => r.json().await.unwrap_or_default(),
+            Err(_) => Value::Null,
+        };
+        if !agent_ids(&r, "detector").is_empty() {
+            break r;
+        }
+        assert!(t.elapsed() < Duration::from_secs(20), "the agent never listed detector's replica: {r}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let ids = agent_ids(&report, "detector");
+    assert_eq!(ids.len(), 1, "{report}");
+    assert!(ids[0].starts_with(&format!("{uuid}::")), "a replica of the GPU, as NVIDIA names it: {ids:?}");
+    let uid = field(&plane, "detector", "{.metadata.uid}");
+    let env = node.container_env(&uid).unwrap_or_default();
+    assert_eq!(env.get("NVIDIA_VISIBLE_DEVICES"), Some(&uuid), "what the plugin handed the container: {env:?}");
+    let allocatable = items(&report["kubelet"]["value"], "allocatable");
+    let all: Vec<Value> =
+        allocatable.iter().filter(|d| d["resource"] == "nvidia.com/gpu").flat_map(|d| items(d, "ids")).collect();
+    assert_eq!(all.len(), 4, "four replicas allocatable: {report}");
+    assert!(agent_ids(&report, "seam-checker").is_empty(), "a refused pod holds nothing: {report}");
+
+    // An OOM-killed model, an image that cannot be pulled holding a replica, a model filling
+    // its ephemeral storage; then the last replica taken and a model left waiting.
+    plane
+        .apply(&[
+            model("llm-chat", &["--alloc-mib=200"], 1, json!({})),
+            model(
+                "pallet-reader",
+                &[],
+                1,
+                json!({"container": {"image": "gpudash.local/pallet-reader:1.0", "imagePullPolicy": "IfNotPresent"}}),
+            ),
+            model(
+                "asr-whisper",
+                &["--write-mib=24", "--write-to=/scratch/fill"],
+                1,
+                json!({"container": {"volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]},
+                       "spec": {"volumes": [{"name": "scratch", "emptyDir": {"sizeLimit": "4Mi"}}]}}),
+            ),
+        ])
+        .expect("the failing models");
+    plane.apply(&[model("forklift-guard", &[], 1, json!({}))]).expect("forklift-guard");
+    // The eviction frees a replica and the waiting model takes it; then the GPU is full, a pod
+    // pinned to it by nodeName is refused by the kubelet's device manager, and a last model
+    // waits for a replica the image that cannot be pulled holds.
+    node.wait_until(&plane, "asr-whisper evicted and forklift-guard bound", Duration::from_secs(120), |p| {
+        matches!(field(p, "asr-whisper", "{.status.phase}").as_str(), "Failed" | "Succeeded")
+            && !field(p, "forklift-guard", "{.spec.nodeName}").is_empty()
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    // As the real kubelet leaves an evicted pod whose container exits 0 on SIGTERM.
+    eprintln!("asr-whisper's status: {}", field(&plane, "asr-whisper", "{.status}"));
+    plane
+        .apply(&[
+            model("weld-checker", &[], 1, json!({"spec": {"nodeName": NODE}})),
+            model("dock-guard", &[], 1, json!({})),
+        ])
+        .expect("weld-checker and dock-guard");
+    node.wait_until(&plane, "weld-checker Failed", Duration::from_secs(60), |p| {
+        field(p, "weld-checker", "{.status.phase}") == "Failed"
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    let message = field(&plane, "weld-checker", "{.status.message}");
+    assert_eq!(field(&plane, "weld-checker", "{.status.reason}"), "UnexpectedAdmissionError", "{message}");
+    assert!(message.contains("requested number of devices unavailable for nvidia.com/gpu"), "{message}");
+
+    let kc = plane.kubeconfig.display().to_string();
+    let gd = Gpudash::start(&["--kubeconfig", &kc, "--held-not-running-minutes", "0.05"]).await.unwrap();
+    let v = gd
+        .wait_view(Duration::from_secs(120), |v| {
+            diagnosis(v, "shared-gpu-request-too-large", "seam-checker").is_some()
+                && diagnosis(v, "gpu-admission-rejected", "weld-checker").is_some()
+                && diagnosis(v, "gpu-model-oom-killed", "llm-chat").is_some()
+                && diagnosis(v, "gpu-held-not-running", "pallet-reader").is_some_and(|d| d["severity"] == "critical")
+                && diagnosis(v, "gpu-pod-evicted", "asr-whisper").is_some()
+                && pending(v, "dock-guard").is_some()
+        })
+        .await
+        .unwrap_or_else(|e| fail(&node, &e));
+    let said = |d: Option<Value>| d.unwrap_or_default()["message"].as_str().unwrap_or("").to_string();
+    let m = said(diagnosis(&v, "shared-gpu-request-too-large", "seam-checker"));
+    assert!(m.contains("asks for 2 replicas of a time-sliced nvidia.com/gpu"), "{m}");
+    let m = said(diagnosis(&v, "gpu-admission-rejected", "weld-checker"));
+    assert!(m.contains("UnexpectedAdmissionError") && m.contains("requested number of devices unavailable"), "{m}");
+    assert!(m.contains("spec.nodeName bypasses the scheduler"), "{m}");
+    let m = said(diagnosis(&v, "gpu-model-oom-killed", "llm-chat"));
+    assert!(m.contains("OOMKilled, exit 137") && m.contains("unified-memory board"), "{m}");
+    let m = said(diagnosis(&v, "gpu-held-not-running", "pallet-reader"));
+    assert!(m.contains("ImagePullBackOff") || m.contains("ErrImagePull"), "{m}");
+    let waiting = pending(&v, "dock-guard").unwrap_or_default();
+    assert!(items(&waiting, "diagnoses").contains(&json!("gpu-held-not-running")), "{waiting}");
+    let m = said(diagnosis(&v, "gpu-pod-evicted", "asr-whisper"));
+    assert!(m.contains("EmptyDir volume \"scratch\" exceeds the limit") && m.contains("for local storage"), "{m}");
+    for code in ["shared-gpu-request-too-large", "gpu-admission-rejected", "gpu-pod-evicted", "gpu-held-not-running"] {
+        let d = items(&v, "diagnoses").into_iter().find(|d| d["code"] == code).unwrap_or_default();
+        eprintln!("{code}: {}", d["message"]);
+    }
+    let board = items(&v, "nodes").into_iter().find(|n| n["name"] == NODE).unwrap_or_default();
+    eprintln!("the real node as gpudash shows it: {board}");
+    eprintln!("figure: the four failures named {:.1} s after the start", t0.elapsed().as_secs_f64());
+
+    // The kubelet restarted: the plugin registers again; the running model keeps its replica.
+    let before = node.registrations();
+    node.kill_kubelet();
+    node.start_kubelet().unwrap();
+    node.wait_until(&plane, "the plugin registered again", Duration::from_secs(60), |p| {
+        node.registrations() > before && real_node::allocatable(p, NODE) == Some(4)
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    assert_eq!(field(&plane, "detector", "{.status.phase}"), "Running");
+    assert_eq!(node.container_env(&uid).and_then(|e| e.get("NVIDIA_VISIBLE_DEVICES").cloned()), Some(uuid.clone()));
+
+    // The kubelet stopped: NotReady from the real node-lifecycle controller → gpu-node-down.
+    node.kill_kubelet();
+    let v = gd
+        .wait_view(Duration::from_secs(90), |v| diagnosis(v, "gpu-node-down", NODE).is_some())
+        .await
+        .unwrap_or_else(|e| fail(&node, &e));
+    let m = said(diagnosis(&v, "gpu-node-down", NODE));
+    eprintln!("gpu-node-down: {m}");
+    assert!(m.contains(NODE), "{m}");
+
+    let problems = node.stop();
+    assert!(problems.is_empty(), "the node could not undo: {problems:?}");
+    let left = node.left_as_found();
+    assert!(left.is_empty(), "the machine is not as the node found it: {left:#?}");
+    eprintln!("figure: the real-node test took {:.1} s", t0.elapsed().as_secs_f64());
+}
