@@ -81,7 +81,7 @@ build() {
       k8s.io/kubernetes/cmd/kubelet ./cmd/gpudash-device-plugin ./cmd/gpudash-workload \
       ./cmd/gpudash-node-images) >"$log" 2>&1 \
       || fail "the kubelet $k8s_version and tests/control-plane/cmd (module $wrapper)" "$log"
-    "$tmp/gpudash-node-images" --workload "$tmp/gpudash-workload" --out "$tmp/images.tar" >"$log" 2>&1 \
+    "$tmp/gpudash-node-images" --workload "$tmp/gpudash-workload" --plugin "$tmp/gpudash-device-plugin" --out "$tmp/images.tar" >"$log" 2>&1 \
       || fail "the real node's images" "$log"
     say "building kine $kine_version (github.com/k3s-io/kine, SQLite through cgo)"
     GOBIN="$tmp" CGO_ENABLED=1 go install -trimpath \

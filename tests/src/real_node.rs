@@ -3,8 +3,9 @@
 //! device-plugin API — registered with the test's [`ControlPlane`] as a Jetson-like board.
 //!
 //! What it touches on the machine, and gives back on [`RealNode::stop`] (a test checks with
-//! [`RealNode::left_as_found`]): a bridge `gd-node0` holding the node's IP (192.0.2.2, a
-//! documentation address: the kubelet refuses loopback) that the pods are attached to;
+//! [`RealNode::left_as_found`]): a bridge `gd-node0` holding the node's IP (`.2` of the first
+//! documentation network no route of the machine uses — the kubelet refuses loopback) that
+//! the pods are attached to;
 //! `/var/lib/kubelet` (the device-plugin directory is a fixed path there) with the kubelet's
 //! bind mount of it and the pods' volume mounts; `/var/log/pods`, `/var/log/containers`;
 //! containerd's shim sockets under `/run/containerd` and network namespaces under `/run/netns`;
@@ -22,8 +23,21 @@ use anyhow::{anyhow, bail, Context};
 use crate::control_plane::{binary, ControlPlane};
 use crate::{free_port, Proc};
 
-/// The node's IP, on its own bridge.
-pub const NODE_IP: &str = "192.0.2.2";
+/// The networks the node may take (the documentation ranges, then a private one), the first
+/// that no route of the machine names: this machine kind's own interface is on 192.0.2.0/24,
+/// where pods would be unreachable (the first attempt put them there).
+const NETWORKS: &[&str] = &["198.51.100", "203.0.113", "10.213.77", "192.0.2"];
+
+/// The first of [`NETWORKS`] (as `a.b.c`) that no route names.
+fn free_network() -> anyhow::Result<&'static str> {
+    let routes = sh("ip", &["-o", "route", "show", "table", "all"])?;
+    let addrs = sh("ip", &["-o", "addr"])?;
+    NETWORKS
+        .iter()
+        .copied()
+        .find(|n| !routes.contains(&format!("{n}.")) && !addrs.contains(&format!("{n}.")))
+        .ok_or_else(|| anyhow!("every network the real node may take is in use here: {NETWORKS:?}"))
+}
 const BRIDGE: &str = "gd-node0";
 const KUBELET_ROOT: &str = "/var/lib/kubelet";
 const DEVICE_PLUGINS: &str = "/var/lib/kubelet/device-plugins";
@@ -141,13 +155,14 @@ impl NodeSpec {
 pub struct RealNode {
     /// Its settings.
     pub spec: NodeSpec,
+    /// The node's IP (its InternalIP; the pods are on the same /24).
+    pub node_ip: String,
+    net: &'static str,
     dir: tempfile::TempDir,
     found: Found,
     containerd: Option<Proc>,
     kubelet: Option<Proc>,
-    plugin: Option<Proc>,
     kubelet_args: Vec<String>,
-    plugin_args: Vec<String>,
     stopped: bool,
     _lock: std::fs::File,
 }
@@ -211,15 +226,16 @@ impl RealNode {
         }
         let found = read_found();
         let dir = tempfile::Builder::new().prefix("gpudash-node-").tempdir()?;
+        let net = free_network()?;
         let mut node = Self {
             spec,
+            node_ip: format!("{net}.2"),
+            net,
             dir,
             found,
             containerd: None,
             kubelet: None,
-            plugin: None,
             kubelet_args: Vec::new(),
-            plugin_args: Vec::new(),
             stopped: false,
             _lock: lock,
         };
@@ -246,7 +262,8 @@ impl RealNode {
         let d = self.dir.path().to_path_buf();
         // The node's address, on a bridge the pods are attached to.
         sh("ip", &["link", "add", BRIDGE, "type", "bridge"])?;
-        sh("ip", &["addr", "add", &format!("{NODE_IP}/24"), "dev", BRIDGE])?;
+        let (ip, net) = (self.node_ip.clone(), self.net);
+        sh("ip", &["addr", "add", &format!("{ip}/24"), "dev", BRIDGE])?;
         sh("ip", &["link", "set", BRIDGE, "up"])?;
         std::fs::create_dir_all(d.join("cni"))?;
         std::fs::write(
@@ -254,7 +271,7 @@ impl RealNode {
             serde_json::json!({"cniVersion": "0.4.0", "name": "gpudash-node", "plugins": [{
                 "type": "bridge", "bridge": BRIDGE, "isGateway": false, "ipMasq": false,
                 "ipam": {"type": "host-local", "dataDir": d.join("cni-ipam").display().to_string(),
-                         "ranges": [[{"subnet": "192.0.2.0/24", "rangeStart": "192.0.2.16", "rangeEnd": "192.0.2.250"}]]}}]})
+                         "ranges": [[{"subnet": format!("{net}.0/24"), "rangeStart": format!("{net}.16"), "rangeEnd": format!("{net}.250")}]]}}]})
             .to_string(),
         )?;
         let sock = self.containerd_socket();
@@ -320,12 +337,8 @@ state = "{state}"
             ),
         )?;
         std::fs::create_dir_all(d.join("plugin"))?;
-        self.plugin_args = vec![
-            format!("--gpus={}", self.spec.gpus),
-            format!("--seed={}", self.spec.name),
-            format!("--config={}", d.join("sharing.yaml").display()),
-            format!("--state={}", d.join("plugin").display()),
-        ];
+        std::fs::create_dir_all(d.join("plugin-config"))?;
+        std::fs::rename(d.join("sharing.yaml"), d.join("plugin-config/sharing.yaml"))?;
 
         let kubelet_port = free_port();
         let healthz_port = free_port();
@@ -338,7 +351,7 @@ failCgroupV1: false
 cgroupDriver: cgroupfs
 failSwapOn: false
 containerRuntimeEndpoint: unix://{sock}
-address: {NODE_IP}
+address: {ip}
 port: {kubelet_port}
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
@@ -373,14 +386,21 @@ podLogsDir: /var/log/pods
             format!("--config={}", d.join("kubelet.yaml").display()),
             format!("--kubeconfig={}", plane.kubeconfig.display()),
             format!("--hostname-override={}", self.spec.name),
-            format!("--node-ip={NODE_IP}"),
+            format!("--node-ip={ip}"),
             format!("--root-dir={KUBELET_ROOT}"),
             format!("--node-labels={labels}"),
             "--v=2".into(),
         ];
         self.start_kubelet()?;
-        self.start_plugin()?;
         let name = self.spec.name.clone();
+        self.wait_until(plane, "the node Ready", Duration::from_secs(60), |p| {
+            p.kubectl(&["get", "node", &name, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"])
+                .is_ok_and(|s| s == "True")
+        })
+        .await?;
+        // The device plugin as a site runs NVIDIA's: a DaemonSet pod on the node.
+        std::fs::create_dir_all(DEVICE_PLUGINS)?;
+        plane.apply(&[self.plugin_daemonset()])?;
         let want = u64::from(self.spec.gpus * self.spec.sharing.replicas.max(1));
         self.wait_until(plane, "the node Ready with its GPUs allocatable", Duration::from_secs(90), |p| {
             let ready = p
@@ -404,19 +424,68 @@ podLogsDir: /var/log/pods
         }
     }
 
-    /// Starts the device plugin (again); it registers once the kubelet's socket is there.
-    pub fn start_plugin(&mut self) -> anyhow::Result<()> {
-        std::fs::create_dir_all(DEVICE_PLUGINS)?;
-        self.plugin =
-            Some(Proc::spawn_logged(&binary("gpudash-device-plugin")?, &self.plugin_args, &self.path("plugin.log"))?);
-        Ok(())
+    /// The device plugin's DaemonSet (`kube-system/nvidia-device-plugin`, as NVIDIA's Helm chart
+    /// names it): gpudash-device-plugin's image, the kubelet's device-plugin directory, its
+    /// sharing config and command directory from the node's temp directory.
+    pub fn plugin_daemonset(&self) -> serde_json::Value {
+        let d = self.dir.path();
+        let labels = serde_json::json!({"app.kubernetes.io/name": "nvidia-device-plugin"});
+        let host = |name: &str, path: &Path| serde_json::json!({"name": name, "hostPath": {"path": path.display().to_string()}});
+        serde_json::json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": "nvidia-device-plugin", "namespace": "kube-system"},
+            "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
+                "nodeSelector": {"kubernetes.io/hostname": self.spec.name},
+                "priorityClassName": "system-node-critical",
+                "tolerations": [{"operator": "Exists"}],
+                "automountServiceAccountToken": false,
+                "terminationGracePeriodSeconds": 1,
+                "containers": [{"name": "nvidia-device-plugin-ctr", "image": "gpudash.local/nvidia-device-plugin:1",
+                    "imagePullPolicy": "IfNotPresent",
+                    "args": [format!("--gpus={}", self.spec.gpus), format!("--seed={}", self.spec.name),
+                             "--config=/config/sharing.yaml", "--state=/state"],
+                    "volumeMounts": [{"name": "device-plugin", "mountPath": DEVICE_PLUGINS},
+                                     {"name": "config", "mountPath": "/config", "readOnly": true},
+                                     {"name": "state", "mountPath": "/state"}]}],
+                "volumes": [host("device-plugin", Path::new(DEVICE_PLUGINS)), host("config", &d.join("plugin-config")),
+                            host("state", &d.join("plugin"))]}}}})
     }
 
-    /// Kills the device plugin.
-    pub fn kill_plugin(&mut self) {
-        if let Some(mut p) = self.plugin.take() {
-            p.kill();
+    /// The agent as a site runs it: a pod labelled `app.kubernetes.io/name=gpudash-agent` in
+    /// `namespace` on this node, reading the kubelet's pod-resources socket. Its binary is this
+    /// build's (`target/debug/gpudash-agent`, dynamically linked: the host's libraries are
+    /// mounted read-only and its loader runs it), in the model image.
+    pub fn agent_pod(&self, namespace: &str) -> serde_json::Value {
+        let bin = crate::bin().parent().map(Path::to_path_buf).unwrap_or_default();
+        let host = |name: &str, path: &str| serde_json::json!({"name": name, "hostPath": {"path": path}});
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "gpudash-agent", "namespace": namespace, "labels": {"app.kubernetes.io/name": "gpudash-agent"}},
+            "spec": {"nodeSelector": {"kubernetes.io/hostname": self.spec.name}, "tolerations": [{"operator": "Exists"}],
+                "automountServiceAccountToken": false, "terminationGracePeriodSeconds": 1,
+                "containers": [{"name": "agent", "image": "gpudash.local/model:1", "imagePullPolicy": "IfNotPresent",
+                    "command": ["/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "/host-bin/gpudash-agent"],
+                    "args": ["--listen=0.0.0.0:9401", format!("--node={}", self.spec.name), "--interval=0.5",
+                             format!("--pod-resources={POD_RESOURCES}")],
+                    "env": [{"name": "PATH", "value": "/"}],
+                    "ports": [{"name": "report", "containerPort": 9401}],
+                    "volumeMounts": [{"name": "bin", "mountPath": "/host-bin", "readOnly": true},
+                                     {"name": "lib", "mountPath": "/lib/x86_64-linux-gnu", "readOnly": true},
+                                     {"name": "pod-resources", "mountPath": "/var/lib/kubelet/pod-resources"}]}],
+                "volumes": [host("bin", &bin.display().to_string()), host("lib", "/lib/x86_64-linux-gnu"),
+                            host("pod-resources", "/var/lib/kubelet/pod-resources")]}})
+    }
+
+    /// The device plugin's log (its container's, as the kubelet keeps it).
+    fn plugin_log(&self) -> String {
+        let mut out = String::new();
+        for e in std::fs::read_dir("/var/log/pods").into_iter().flatten().flatten() {
+            if !e.file_name().to_string_lossy().starts_with("kube-system_nvidia-device-plugin-") {
+                continue;
+            }
+            for f in std::fs::read_dir(e.path().join("nvidia-device-plugin-ctr")).into_iter().flatten().flatten() {
+                out.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
+            }
         }
+        out
     }
 
     /// How many times the plugin has registered with a kubelet.
@@ -447,10 +516,14 @@ podLogsDir: /var/log/pods
 
     /// The kubelet's, containerd's and the plugin's last lines.
     pub fn logs(&self, lines: usize) -> String {
-        ["kubelet.log", "containerd.log", "plugin.log"]
+        let mut out: String = ["kubelet.log", "containerd.log"]
             .iter()
             .map(|l| format!("--- {l} ---\n{}\n", self.tail(l, lines)))
-            .collect()
+            .collect();
+        let plugin = self.plugin_log();
+        let all: Vec<&str> = plugin.lines().collect();
+        out.push_str(&format!("--- the device plugin ---\n{}\n", all[all.len().saturating_sub(lines)..].join("\n")));
+        out
     }
 
     /// Polls `ok` until it holds or `limit` passes; the error carries the node's logs.
@@ -501,7 +574,6 @@ podLogsDir: /var/log/pods
         self.stopped = true;
         let mut problems = Vec::new();
         self.kill_kubelet();
-        self.kill_plugin();
         // Containers (in the kubepods cgroups) and their shims (started by this containerd).
         let sock = self.containerd_socket().display().to_string();
         for _ in 0..50 {

@@ -4,8 +4,10 @@
 //! kubelet's real pod-resources socket — and what the real kubelet decides, held against what
 //! gpudash says:
 //!
-//! - a model running: the replica the kubelet handed it is the one the agent reports and the
-//!   one the plugin put in the container's environment (read from /proc);
+//! - a model running: the replica the kubelet handed it is the one the agent (a pod on the
+//!   node, as a site runs it) reports and the one the plugin (a DaemonSet pod) put in the
+//!   container's environment (read from /proc); gpudash pulls the agent and shows the GPU by the
+//!   UUID the plugin gave it, holding the model;
 //! - a pod pinned by `nodeName` asking for 2 replicas: the plugin refuses it at admission, the
 //!   kubelet fails it (`UnexpectedAdmissionError`) → `shared-gpu-request-too-large` with the
 //!   count; a pod pinned by `nodeName` to the full GPU: the kubelet's device manager refuses it
@@ -16,6 +18,8 @@
 //!   `gpu-held-not-running`;
 //! - a model filling its emptyDir past its sizeLimit: evicted by the kubelet →
 //!   `gpu-pod-evicted`, told as local storage (not memory);
+//! - the GPU marked unhealthy by the plugin: allocatable 0 of 4 → `gpu-unhealthy`, not
+//!   `device-plugin-missing`;
 //! - the kubelet restarted: the plugin registers again and the running model keeps its replica;
 //! - the kubelet stopped: the real node-lifecycle controller marks the node NotReady →
 //!   `gpu-node-down`;
@@ -25,9 +29,9 @@
 use std::time::{Duration, Instant};
 
 use gpudash_tests::control_plane::ControlPlane;
-use gpudash_tests::real_node::{self, NodeSpec, RealNode, POD_RESOURCES};
+use gpudash_tests::real_node::{self, NodeSpec, RealNode};
 use gpudash_tests::view::{diagnosis, items, pending};
-use gpudash_tests::{free_port, Gpudash, Proc};
+use gpudash_tests::Gpudash;
 use serde_json::{json, Value};
 
 const NODE: &str = "orin-real-1";
@@ -108,34 +112,61 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
 
     // The replica map: the kubelet's (through the agent on the real socket) and the plugin's
     // (the container's environment) agree.
-    let agent_port = free_port();
-    let agent_bin = gpudash_tests::bin().with_file_name("gpudash-agent");
-    let _agent = Proc::spawn(
-        &agent_bin,
-        &[
-            "--listen".into(),
-            format!("127.0.0.1:{agent_port}"),
-            "--node".into(),
-            NODE.into(),
-            "--interval".into(),
-            "0.5".into(),
-            "--pod-resources".into(),
-            POD_RESOURCES.into(),
-        ],
-    )
-    .unwrap();
+    plane
+        .apply(&[
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpudash"}}),
+            node.agent_pod("gpudash"),
+        ])
+        .expect("the agent");
+    let agent = |p: &ControlPlane, path: &str| {
+        p.kubectl(&["get", "pod", "-n", "gpudash", "gpudash-agent", "-o", &format!("jsonpath={path}")])
+            .unwrap_or_default()
+    };
+    node.wait_until(&plane, "the agent's pod Running", Duration::from_secs(60), |p| {
+        agent(p, "{.status.phase}") == "Running"
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    let agent_ip = agent(&plane, "{.status.podIP}");
     let uuid = node.gpu_uuid(0);
-    let report_url = format!("http://127.0.0.1:{agent_port}/v1/report");
+    let report_url = format!("http://{agent_ip}:9401/v1/report");
     let t = Instant::now();
     let report = loop {
         let r: Value = match reqwest::get(&report_url).await {
             Ok(r) => r.json().await.unwrap_or_default(),
-            Err(_) => Value::Null,
+            Err(e) => json!({"error": e.to_string()}),
         };
         if !agent_ids(&r, "detector").is_empty() {
             break r;
         }
-        assert!(t.elapsed() < Duration::from_secs(20), "the agent never listed detector's replica: {r}");
+        if t.elapsed() > Duration::from_secs(30) {
+            let log = std::fs::read_dir("/var/log/pods")
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("gpudash_gpudash-agent_"))
+                .flat_map(|e| std::fs::read_dir(e.path().join("agent")).into_iter().flatten().flatten())
+                .map(|f| std::fs::read_to_string(f.path()).unwrap_or_default())
+                .collect::<String>();
+            let sh = |c: &str| {
+                std::process::Command::new("sh")
+                    .args(["-c", c])
+                    .output()
+                    .map(|o| {
+                        format!("$ {c}\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+                    })
+                    .unwrap_or_default()
+            };
+            let net = [
+                sh("ip -o addr; ip route; ip -o link; bridge link 2>&1 || true"),
+                sh(&format!("curl -sv -m 3 {report_url} 2>&1 | tail -5")),
+            ]
+            .join("\n");
+            fail(
+                &node,
+                &format!("the agent at {report_url} never listed detector's replica: {r}\nits log:\n{log}\n{net}"),
+            );
+        }
         tokio::time::sleep(Duration::from_millis(300)).await;
     };
     let ids = agent_ids(&report, "detector");
@@ -198,7 +229,18 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
     assert!(message.contains("requested number of devices unavailable for nvidia.com/gpu"), "{message}");
 
     let kc = plane.kubeconfig.display().to_string();
-    let gd = Gpudash::start(&["--kubeconfig", &kc, "--held-not-running-minutes", "0.05"]).await.unwrap();
+    let gd = Gpudash::start(&[
+        "--kubeconfig",
+        &kc,
+        "--held-not-running-minutes",
+        "0.05",
+        "--agent-namespace",
+        "gpudash",
+        "--agent-interval",
+        "0.5",
+    ])
+    .await
+    .unwrap();
     let v = gd
         .wait_view(Duration::from_secs(120), |v| {
             diagnosis(v, "shared-gpu-request-too-large", "seam-checker").is_some()
@@ -207,6 +249,7 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
                 && diagnosis(v, "gpu-held-not-running", "pallet-reader").is_some_and(|d| d["severity"] == "critical")
                 && diagnosis(v, "gpu-pod-evicted", "asr-whisper").is_some()
                 && pending(v, "dock-guard").is_some()
+                && items(v, "nodes").iter().any(|n| n["name"] == NODE && !n["agent"].is_null())
         })
         .await
         .unwrap_or_else(|e| fail(&node, &e));
@@ -230,7 +273,34 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
     }
     let board = items(&v, "nodes").into_iter().find(|n| n["name"] == NODE).unwrap_or_default();
     eprintln!("the real node as gpudash shows it: {board}");
+    // The agent's pod, found and pulled by gpudash: the GPU by the UUID the plugin gave it, and
+    // the model on it as the kubelet allocated.
+    assert_eq!(board["agent"]["stale"], json!(false), "{board}");
+    let devices = items(&board["gpu_resources"][0], "devices");
+    let gpu = devices.iter().find(|d| d["name"] == uuid.as_str()).unwrap_or_else(|| panic!("no {uuid}: {board}"));
+    let holders = items(gpu, "holders");
+    assert!(
+        holders.iter().any(|h| h.as_str().is_some_and(|h| h.contains("detector")) || h["name"] == "detector"),
+        "{gpu}"
+    );
     eprintln!("figure: the four failures named {:.1} s after the start", t0.elapsed().as_secs_f64());
+
+    // The GPU marked unhealthy by the plugin (its DaemonSet pod runs): allocatable 0 of 4.
+    node.set_unhealthy(std::slice::from_ref(&uuid)).unwrap();
+    let v = gd
+        .wait_view(Duration::from_secs(60), |v| diagnosis(v, "gpu-unhealthy", NODE).is_some())
+        .await
+        .unwrap_or_else(|e| fail(&node, &e));
+    let m = said(diagnosis(&v, "gpu-unhealthy", NODE));
+    eprintln!("gpu-unhealthy: {m}");
+    assert!(diagnosis(&v, "device-plugin-missing", NODE).is_none(), "the plugin runs: {m}");
+    assert_eq!((real_node::allocatable(&plane, NODE), real_node::capacity(&plane, NODE)), (Some(0), Some(4)));
+    node.set_unhealthy(&[]).unwrap();
+    node.wait_until(&plane, "the GPU healthy again", Duration::from_secs(60), |p| {
+        real_node::allocatable(p, NODE) == Some(4)
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
 
     // The kubelet restarted: the plugin registers again; the running model keeps its replica.
     let before = node.registrations();

@@ -2,10 +2,12 @@
 // `docker save` writes (manifest.json, each image's config, one layer each), which containerd
 // imports (`ctr -n k8s.io images import`): no image registry is reachable here.
 //
-//	gpudash-node-images --workload PATH --out images.tar
+//	gpudash-node-images --workload PATH --plugin PATH --out images.tar
 //
 // Images: gpudash.local/pause:3.10 (/pause, the kubelet's sandbox image) and
-// gpudash.local/model:1 (/model), both the static gpudash-workload binary.
+// gpudash.local/model:1 (/model), both the static gpudash-workload binary;
+// gpudash.local/nvidia-device-plugin:1 (/gpudash-device-plugin, static), run as the DaemonSet a
+// site runs NVIDIA's plugin as.
 package main
 
 import (
@@ -25,6 +27,7 @@ type image struct {
 	tag        string
 	name       string
 	entrypoint []string
+	bin        []byte
 }
 
 func layer(bin []byte, name string) []byte {
@@ -49,13 +52,17 @@ func must(err error) {
 
 func main() {
 	workload := flag.String("workload", "", "the static gpudash-workload binary")
+	pluginPath := flag.String("plugin", "", "the static gpudash-device-plugin binary")
 	out := flag.String("out", "images.tar", "the tarball to write")
 	flag.Parse()
 	bin, err := os.ReadFile(*workload)
 	must(err)
+	plugin, err := os.ReadFile(*pluginPath)
+	must(err)
 	images := []image{
-		{tag: "gpudash.local/pause:3.10", name: "pause", entrypoint: []string{"/pause"}},
-		{tag: "gpudash.local/model:1", name: "model", entrypoint: []string{"/model"}},
+		{tag: "gpudash.local/pause:3.10", name: "pause", entrypoint: []string{"/pause"}, bin: bin},
+		{tag: "gpudash.local/model:1", name: "model", entrypoint: []string{"/model"}, bin: bin},
+		{tag: "gpudash.local/nvidia-device-plugin:1", name: "gpudash-device-plugin", entrypoint: []string{"/gpudash-device-plugin"}, bin: plugin},
 	}
 	f, err := os.Create(*out)
 	must(err)
@@ -72,7 +79,7 @@ func main() {
 	}
 	var manifest []entry
 	for _, im := range images {
-		l := layer(bin, im.name)
+		l := layer(im.bin, im.name)
 		ld := fmt.Sprintf("%x", sha256.Sum256(l))
 		put(ld+"/layer.tar", l)
 		cfg, err := json.Marshal(map[string]any{
