@@ -5,7 +5,9 @@
 #
 # ./run.sh --local-cluster [args…]: a real control plane (kube-apiserver, controller-manager,
 # scheduler on kine/SQLite, kwok as the kubelets; built from Go modules once) shaped like the
-# demo cluster, and gpudash against it; its kubeconfig is target/control-plane/kubeconfig.
+# demo cluster, and gpudash against it; its kubeconfig is target/control-plane/kubeconfig. As
+# root with containerd, runc and the CNI plugins (installed here when missing), one real node
+# joins: a real kubelet with the device plugin and gpudash-agent (--no-real-node: kwok only).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh
@@ -17,9 +19,12 @@ cargo build --release -p gpudash -p gpudash-agent
 if [ "${1:-}" = "--local-cluster" ]; then
   shift
   ensure_control_plane
+  ensure_real_node || say "containerd, runc or the CNI plugins could not be installed: no real node"
   say "building the local-cluster runner"
   cargo build -q -p gpudash-tests --bin gpudash-local-cluster
-  exec target/debug/gpudash-local-cluster target/release/gpudash -- "$@"
+  ours=()
+  if [ "${1:-}" = "--no-real-node" ]; then ours+=(--no-real-node); shift; fi
+  exec target/debug/gpudash-local-cluster target/release/gpudash "${ours[@]}" -- "$@"
 fi
 say "starting: open http://${GPUDASH_LISTEN:-127.0.0.1:8080}/"
 exec target/release/gpudash serve --demo-if-no-cluster --site-root target/site "$@"

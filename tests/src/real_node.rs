@@ -451,18 +451,21 @@ podLogsDir: /var/log/pods
     }
 
     /// The agent as a site runs it: a pod labelled `app.kubernetes.io/name=gpudash-agent` in
-    /// `namespace` on this node, reading the kubelet's pod-resources socket. Its binary is this
-    /// build's (`target/debug/gpudash-agent`, dynamically linked: the host's libraries are
-    /// mounted read-only and its loader runs it), in the model image.
-    pub fn agent_pod(&self, namespace: &str) -> serde_json::Value {
-        let bin = crate::bin().parent().map(Path::to_path_buf).unwrap_or_default();
+    /// `namespace` on this node, reading the kubelet's pod-resources socket. Its binary is
+    /// `agent`, this build's (dynamically linked: the host's libraries are mounted read-only and
+    /// its loader runs it), in the model image.
+    pub fn agent_pod(&self, namespace: &str, agent: &Path) -> serde_json::Value {
+        // A hostPath is absolute: `./run.sh` names the binary relative to the checkout.
+        let agent = std::fs::canonicalize(agent).unwrap_or_else(|_| agent.to_path_buf());
+        let bin = agent.parent().map(Path::to_path_buf).unwrap_or_default();
+        let name = agent.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let host = |name: &str, path: &str| serde_json::json!({"name": name, "hostPath": {"path": path}});
         serde_json::json!({"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "gpudash-agent", "namespace": namespace, "labels": {"app.kubernetes.io/name": "gpudash-agent"}},
             "spec": {"nodeSelector": {"kubernetes.io/hostname": self.spec.name}, "tolerations": [{"operator": "Exists"}],
                 "automountServiceAccountToken": false, "terminationGracePeriodSeconds": 1,
                 "containers": [{"name": "agent", "image": "gpudash.local/model:1", "imagePullPolicy": "IfNotPresent",
-                    "command": ["/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "/host-bin/gpudash-agent"],
+                    "command": ["/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", format!("/host-bin/{name}")],
                     "args": ["--listen=0.0.0.0:9401", format!("--node={}", self.spec.name), "--interval=0.5",
                              format!("--pod-resources={POD_RESOURCES}")],
                     "env": [{"name": "PATH", "value": "/"}],

@@ -115,7 +115,7 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
     plane
         .apply(&[
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpudash"}}),
-            node.agent_pod("gpudash"),
+            node.agent_pod("gpudash", &gpudash_tests::bin().with_file_name("gpudash-agent")),
         ])
         .expect("the agent");
     let agent = |p: &ControlPlane, path: &str| {

@@ -5,14 +5,60 @@
 //! admin kubeconfig is written to `target/control-plane/kubeconfig` for kubectl beside it;
 //! Ctrl-C (or SIGTERM) stops gpudash and the whole plane.
 //!
-//! Usage: gpudash-local-cluster GPUDASH_BINARY [SCENARIO.yaml] [-- gpudash serve args…]
+//! Where a real node can run (root, containerd, runc, the CNI plugins, cgroup v1's memory
+//! controller: `tests/src/real_node.rs`), one joins the kwok ones — `orin-real-1`, a real
+//! kubelet with the device plugin as a DaemonSet, gpudash-agent as a pod and a model on it —
+//! unless `--no-real-node` is given; where it cannot, the plane runs kwok-only and says why.
+//!
+//! Usage: gpudash-local-cluster GPUDASH_BINARY [SCENARIO.yaml] [--no-real-node] [-- gpudash serve args…]
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use gpudash_tests::control_plane::ControlPlane;
 use gpudash_tests::demo_shape;
+use gpudash_tests::real_node::{self, NodeSpec, RealNode};
 use gpudash_tests::Proc;
+use serde_json::json;
+
+/// The real node's name.
+const REAL: &str = "orin-real-1";
+
+/// Starts the real node, its agent and a model on it; `None` (said why) where it cannot run.
+async fn real_node(plane: &ControlPlane, agent: &std::path::Path) -> Option<RealNode> {
+    if let Some(why) = real_node::unavailable() {
+        eprintln!("==> no real node ({why}): the plane runs with kwok's nodes only");
+        return None;
+    }
+    eprintln!("==> starting a real node ({REAL}: kubelet, containerd, runc, the device plugin; about 15 s)");
+    let node = match RealNode::start(plane, NodeSpec::jetson(REAL, 4)).await {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("==> no real node: {e:#}");
+            return None;
+        }
+    };
+    let model = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "line-watcher", "namespace": "default"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "line-watcher"}},
+                 "template": {"metadata": {"labels": {"app": "line-watcher"}},
+                              "spec": {"nodeSelector": {"kubernetes.io/hostname": REAL}, "automountServiceAccountToken": false,
+                                       "terminationGracePeriodSeconds": 1,
+                                       "containers": [{"name": "model", "image": "gpudash.local/model:1",
+                                                       "imagePullPolicy": "IfNotPresent", "args": ["--alloc-mib=16", "--serve=:8000"],
+                                                       "resources": {"limits": {"memory": "64Mi", "nvidia.com/gpu": "1"}}}]}}}});
+    let agent_ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpudash"}});
+    if agent.exists() {
+        if let Err(e) = plane.apply(&[agent_ns, node.agent_pod("gpudash", agent)]) {
+            eprintln!("==> the real node's agent was not created: {e:#}");
+        }
+    } else {
+        eprintln!("==> {} is missing: the real node runs without its agent", agent.display());
+    }
+    if let Err(e) = plane.apply(&[model]) {
+        eprintln!("==> the real node's model was not created: {e:#}");
+    }
+    Some(node)
+}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -21,8 +67,10 @@ async fn main() -> anyhow::Result<()> {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (&args[..], &[][..]),
     };
+    let no_real_node = ours.iter().any(|a| a == "--no-real-node");
+    let ours: Vec<&String> = ours.iter().filter(|a| *a != "--no-real-node").collect();
     let Some(gpudash) = ours.first().map(PathBuf::from) else {
-        bail!("usage: gpudash-local-cluster GPUDASH_BINARY [SCENARIO.yaml] [-- gpudash serve args…]")
+        bail!("usage: gpudash-local-cluster GPUDASH_BINARY [SCENARIO.yaml] [--no-real-node] [-- gpudash serve args…]")
     };
     let scenario =
         ours.get(1).map(PathBuf::from).unwrap_or_else(|| gpudash_tests::root().join("sim/scenarios/edge.yaml"));
@@ -41,6 +89,7 @@ async fn main() -> anyhow::Result<()> {
         scenario.display()
     );
     plane.create_shape(&shape).await?;
+    let node = if no_real_node { None } else { real_node(&plane, &gpudash.with_file_name("gpudash-agent")).await };
     eprintln!(
         "==> kubectl: {} --kubeconfig {} get pods -A",
         gpudash_tests::control_plane::kubectl_bin().display(),
@@ -48,6 +97,9 @@ async fn main() -> anyhow::Result<()> {
     );
 
     let mut serve: Vec<String> = vec!["serve".into(), "--kubeconfig".into(), kubeconfig.display().to_string()];
+    if node.is_some() && !serve_args.iter().any(|a| a.starts_with("--agent-namespace")) {
+        serve.extend(["--agent-namespace".into(), "gpudash".into()]);
+    }
     if !serve_args.iter().any(|a| a.starts_with("--site-root")) {
         serve.extend(["--site-root".into(), gpudash_tests::site_root().display().to_string()]);
     }
@@ -80,6 +132,12 @@ async fn main() -> anyhow::Result<()> {
     };
     eprintln!("==> stopping gpudash and the control plane");
     gd.kill();
+    if let Some(mut n) = node {
+        let left = n.stop();
+        if !left.is_empty() {
+            eprintln!("==> the real node could not undo: {left:?}");
+        }
+    }
     drop(plane);
     let _ = std::fs::remove_file(&kubeconfig);
     std::process::exit(code)
