@@ -294,6 +294,7 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
     let m = said(diagnosis(&v, "gpu-unhealthy", NODE));
     eprintln!("gpu-unhealthy: {m}");
     assert!(diagnosis(&v, "device-plugin-missing", NODE).is_none(), "the plugin runs: {m}");
+    assert!(m.contains("integrated GPU") && m.contains("tegrastats"), "an Orin's GPU is integrated: {m}");
     assert_eq!((real_node::allocatable(&plane, NODE), real_node::capacity(&plane, NODE)), (Some(0), Some(4)));
     node.set_unhealthy(&[]).unwrap();
     node.wait_until(&plane, "the GPU healthy again", Duration::from_secs(60), |p| {

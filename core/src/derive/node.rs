@@ -311,7 +311,7 @@ pub fn looks_like_gpu_node(node: &Node) -> bool {
 }
 
 /// Whether the node is a Jetson/Tegra board (one integrated GPU, unified memory).
-fn is_tegra(node: &Node) -> bool {
+pub fn is_tegra(node: &Node) -> bool {
     let info = node.status.as_ref().and_then(|s| s.node_info.as_ref());
     let arm64 = info.is_some_and(|i| i.architecture == "arm64") || label(node, "kubernetes.io/arch") == Some("arm64");
     let tegra_kernel = info.is_some_and(|i| i.kernel_version.contains("tegra"));

@@ -88,6 +88,7 @@ const ALLOWED: &[&str] = &[
     "runtimeClassName",
     "Xid",
     "dmesg",
+    "tegrastats",
     "grep",
     "xid",
     "logs",

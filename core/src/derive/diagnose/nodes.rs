@@ -131,7 +131,7 @@ pub(super) fn device_plugin_and_health<'a>(
         }
         for g in nvidia.iter().filter(|g| g.out_of_service > 0) {
             let waiting = waiting_here(Some(&g.resource));
-            out.push(unhealthy(name, g, waiting));
+            out.push(unhealthy(name, g, waiting, node::is_tegra(n)));
             troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::Unhealthy });
         }
     }
@@ -160,7 +160,7 @@ fn why_no_plugin(cx: &Ctx<'_>, plugin: Option<&Pod>, plugin_bad: Option<Said>) -
 
 /// `gpu-unhealthy` for one resource of node `name` with units out of service; critical while
 /// GPU pods that could go there wait.
-fn unhealthy(name: &str, g: &gpudash_model::model::GpuResource, waiting: bool) -> Diagnosis {
+fn unhealthy(name: &str, g: &gpudash_model::model::GpuResource, waiting: bool, integrated: bool) -> Diagnosis {
     let reps = g.replicas_per_gpu.max(1);
     let (out_n, cap, res, gpus) = (g.out_of_service, g.capacity, &g.resource, g.out_of_service.div_ceil(reps));
     let units = if reps > 1 {
@@ -176,7 +176,11 @@ fn unhealthy(name: &str, g: &gpudash_model::model::GpuResource, waiting: bool) -
         Kind::Node,
         None,
         name,
-        plugin_said::out_service_device_plugin_found(&units, &name, &stakes),
+        if integrated {
+            plugin_said::out_service_integrated(&units, &name, &stakes)
+        } else {
+            plugin_said::out_service_device_plugin_found(&units, &name, &stakes)
+        },
     )
 }
 

@@ -106,4 +106,13 @@ gpudash_model::sentences! { "plugin";
         ja: "{name} の {units} が使用不可です。device plugin が GPU の異常（Xid エラー、バスからの脱落）を検出し、提供をやめました \
         — Node のカーネルログ（dmesg | grep -i xid）、Node 上の nvidia-smi、device plugin のログを確認してください。プラグインが正常と判断すれば GPU は戻ります（GPU リセットや再起動の後が多い）。{stakes}",
     }
+    /// gpu-unhealthy on a Jetson/Tegra board: its GPU is integrated (no Xid bus, no nvidia-smi
+    /// on most JetPacks).
+    out_service_integrated(units: Said, name, stakes: Said) {
+        en: "{units} on {name} are out of service: the device plugin reports the board's integrated GPU unhealthy and stopped offering it — \
+        read the device plugin's log and the board's kernel log (dmesg), and check the GPU with tegrastats on the board; it returns when the \
+        plugin sees it healthy again (often after the plugin or the board restarts).{stakes}",
+        ja: "{name} の {units} が使用不可です。device plugin がボードの内蔵 GPU を異常と報告し、提供をやめました \
+        — device plugin のログとボードのカーネルログ（dmesg）を読み、ボード上の tegrastats で GPU を確認してください。プラグインが正常と判断すれば戻ります（プラグインかボードの再起動の後が多い）。{stakes}",
+    }
 }

@@ -100,6 +100,22 @@ fn a_gpu_out_of_service_is_drawn_out_and_the_waiting_pod_is_told_it_failed() {
     assert!(!p.message.contains("free one"), "{}", p.message);
     let pending = &v.pending[0];
     assert!(pending.diagnoses.contains(&gpudash_model::model::Code::from("gpu-unhealthy")), "{:?}", pending.diagnoses);
+    // The same on a Jetson (as GPU feature discovery labels an Orin): an integrated GPU has no Xid
+    // bus and most JetPacks no nvidia-smi — the board's own tools are named instead.
+    let text = scenario_text("onsite/gpu-unhealthy.yaml");
+    let at = text.find("kubernetes.io/hostname: gpu-l4-02").expect("gpu-l4-02's labels");
+    let jetson = format!(
+        "{}{}",
+        &text[..at],
+        text[at..].replacen("nvidia.com/gpu.product: NVIDIA-L4", "nvidia.com/gpu.product: Orin", 1)
+    );
+    let v = derive(&load(&jetson), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let d = found(&v, "gpu-unhealthy", "gpu-l4-02");
+    assert!(
+        d.message.contains("integrated GPU") && d.message.contains("tegrastats") && !d.message.contains("xid"),
+        "{}",
+        d.message
+    );
 }
 
 #[test]
