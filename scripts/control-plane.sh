@@ -34,12 +34,16 @@ key="k8s-${k8s_version}_kine-${kine_version}_kwok-${kwok_version}_$(cat "$wrappe
 cache="${GPUDASH_CONTROL_PLANE_CACHE:-$HOME/.cache/gpudash/control-plane}/$key"
 out=target/control-plane/bin
 binaries=(kube-apiserver kube-controller-manager kube-scheduler kubectl kine kwok kubelet
-  gpudash-device-plugin gpudash-workload gpudash-node-images images.tar)
+  gpudash-device-plugin gpudash-workload gpudash-node-images)
+# Everything the build leaves: the binaries (executable) and the node's image tarball.
+present() {
+  local d=$1 b
+  for b in "${binaries[@]}"; do [ -x "$d/$b" ] || { echo "$b"; return 1; }; done
+  [ -f "$d/images.tar" ] || { echo images.tar; return 1; }
+}
 
 complete() {
-  local d=$1 b
-  for b in "${binaries[@]}"; do [ -f "$d/$b" ] || return 1; done
-  [ "$(cat "$d/KEY" 2>/dev/null)" = "$key" ]
+  present "$1" >/dev/null && [ "$(cat "$1/KEY" 2>/dev/null)" = "$key" ]
 }
 
 fail() {
@@ -93,7 +97,7 @@ build() {
     GOBIN="$tmp" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" \
       "sigs.k8s.io/kwok/cmd/kwok@$kwok_version" >"$log" 2>&1 \
       || fail "sigs.k8s.io/kwok $kwok_version" "$log"
-    for b in "${binaries[@]}"; do [ -f "$tmp/$b" ] || fail "$b: not where the build was to put it ($tmp)" "$log"; done
+    missing=$(present "$tmp") || fail "$missing: not where the build was to put it ($tmp)" "$log"
     echo "$key" >"$tmp/KEY"
     echo "$(($(date +%s) - start))" >"$tmp/BUILD_SECONDS"
     rm -rf "$cache"

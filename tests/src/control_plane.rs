@@ -62,9 +62,7 @@ impl Component {
 
     /// The last lines of its log, for an error message.
     fn tail(&self, lines: usize) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let all: Vec<&str> = text.lines().collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
+        crate::last_lines(&std::fs::read_to_string(&self.log).unwrap_or_default(), lines)
     }
 }
 
@@ -529,7 +527,9 @@ impl Drop for ControlPlane {
     }
 }
 
-fn zombie(pid: u32) -> bool {
+/// Whether a process is gone or a zombie (this machine's init may take a while to reap what it
+/// inherits): not running either way.
+pub(crate) fn zombie(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .map(|s| s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')))
         .unwrap_or(true)

@@ -54,6 +54,12 @@ pub fn without_since(v: &serde_json::Value) -> serde_json::Value {
 }
 
 /// A free loopback port.
+/// The last `n` lines of a text (a log's tail for an error message).
+pub fn last_lines(text: &str, n: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(n)..].join("\n")
+}
+
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(0)
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 
-use crate::control_plane::{binary, ControlPlane};
+use crate::control_plane::{binary, zombie, ControlPlane};
 use crate::{free_port, Proc};
 
 /// The networks the node may take (the documentation ranges, then a private one), the first
@@ -74,12 +74,7 @@ fn read_found() -> Found {
         .iter()
         .map(|s| (s.to_string(), std::fs::read_to_string(format!("/proc/sys/{s}")).unwrap_or_default().trim().into()))
         .collect();
-    let mut mounts: Vec<String> = std::fs::read_to_string("/proc/self/mountinfo")
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split(' ').nth(4).map(str::to_string))
-        .collect();
-    mounts.sort();
+    let mounts = mounts();
     let links = links();
     let paths = PATHS.iter().map(|p| (p.to_string(), Path::new(p).exists())).collect();
     let cgroups = cgroup_roots().into_iter().map(|r| (r.clone(), Path::new(&r).join("kubepods").exists())).collect();
@@ -91,6 +86,17 @@ fn read_found() -> Found {
         })
         .unwrap_or_default();
     Found { sysctls, mounts, links, paths, cgroups, iptables }
+}
+
+/// Mount points, sorted.
+fn mounts() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_to_string("/proc/self/mountinfo")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4).map(str::to_string))
+        .collect();
+    v.sort();
+    v
 }
 
 fn links() -> Vec<String> {
@@ -512,9 +518,7 @@ podLogsDir: /var/log/pods
 
     /// The last lines of one of the node's logs.
     pub fn tail(&self, log: &str, lines: usize) -> String {
-        let text = std::fs::read_to_string(self.path(log)).unwrap_or_default();
-        let all: Vec<&str> = text.lines().collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
+        crate::last_lines(&std::fs::read_to_string(self.path(log)).unwrap_or_default(), lines)
     }
 
     /// The kubelet's, containerd's and the plugin's last lines.
@@ -523,9 +527,7 @@ podLogsDir: /var/log/pods
             .iter()
             .map(|l| format!("--- {l} ---\n{}\n", self.tail(l, lines)))
             .collect();
-        let plugin = self.plugin_log();
-        let all: Vec<&str> = plugin.lines().collect();
-        out.push_str(&format!("--- the device plugin ---\n{}\n", all[all.len().saturating_sub(lines)..].join("\n")));
+        out.push_str(&format!("--- the device plugin ---\n{}\n", crate::last_lines(&self.plugin_log(), lines)));
         out
     }
 
@@ -537,14 +539,7 @@ podLogsDir: /var/log/pods
         limit: Duration,
         ok: impl Fn(&ControlPlane) -> bool,
     ) -> anyhow::Result<()> {
-        let t = Instant::now();
-        while t.elapsed() < limit {
-            if tokio::task::block_in_place(|| ok(plane)) {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(250)).await;
-        }
-        bail!("{what}: not within {limit:?}\n{}", self.logs(25))
+        plane.wait_until(what, limit, ok).await.map_err(|e| anyhow!("{e}\n{}", self.logs(25)))
     }
 
     /// The environment of a container's first process on this node, read from /proc (what the
@@ -582,7 +577,7 @@ podLogsDir: /var/log/pods
         for _ in 0..50 {
             let mut left = cgroup_pids("");
             left.extend(shims(&sock));
-            left.retain(|p| running(*p));
+            left.retain(|p| !zombie(*p));
             if left.is_empty() {
                 break;
             }
@@ -597,7 +592,7 @@ podLogsDir: /var/log/pods
         // Mounts made since the start, deepest first.
         let before: std::collections::BTreeSet<String> = self.found.mounts.iter().cloned().collect();
         for _ in 0..3 {
-            let mut new: Vec<String> = read_found().mounts.into_iter().filter(|m| !before.contains(m)).collect();
+            let mut new: Vec<String> = mounts().into_iter().filter(|m| !before.contains(m)).collect();
             if new.is_empty() {
                 break;
             }
@@ -674,7 +669,7 @@ podLogsDir: /var/log/pods
             let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
             let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
             let ours = names.iter().any(|n| comm.trim() == *n || comm.trim().starts_with("containerd-shim"));
-            if ours && running(pid) {
+            if ours && !zombie(pid) {
                 d.push(format!("process left: {pid} {}", comm.trim()));
             }
         }
@@ -729,13 +724,6 @@ fn cgroup_pids(pod_uid: &str) -> Vec<u32> {
     out
 }
 
-/// Whether a process runs: it exists and is not a zombie (this machine's init may take a while
-/// to reap the shims it inherits).
-fn running(pid: u32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|state| state != "Z")
-}
-
 /// The runc shims this containerd started.
 fn shims(sock: &str) -> Vec<u32> {
     let mut out = Vec::new();
@@ -775,9 +763,4 @@ fn remove_cgroup_tree(dir: &Path, problems: &mut Vec<String>) {
         dir.display(),
         last.map(|e| e.to_string()).unwrap_or_default()
     ));
-}
-
-/// Errors with the node's logs for context.
-pub fn with_logs(node: &RealNode, e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow!("{e}\n{}", node.logs(30))
 }

@@ -85,9 +85,8 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
     );
     let fail = |node: &RealNode, e: &dyn std::fmt::Display| -> ! {
         let pods = plane.kubectl(&["get", "pods", "-n", "vision", "-o", "wide"]).unwrap_or_default();
-        let states = plane
-            .kubectl(&["get", "pods", "-n", "vision", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.reason} {.status.message}{\"\\n\"}{end}"])
-            .unwrap_or_default();
+        let path = "jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.reason} {.status.message}{\"\\n\"}{end}";
+        let states = plane.kubectl(&["get", "pods", "-n", "vision", "-o", path]).unwrap_or_default();
         let events = plane.kubectl(&["get", "events", "-n", "vision"]).unwrap_or_default();
         panic!("{e}\n{pods}\n{states}\n{events}\n{}", node.logs(30))
     };

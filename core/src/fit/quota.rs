@@ -2,6 +2,7 @@
 //! ResourceQuota has no room for its GPU request before any scheduler sees it, in these words:
 //! `pods "x" is forbidden: exceeded quota: NAME, requested: K=V, used: K=V, limited: K=V`.
 
+use gpudash_model::say;
 use k8s_openapi::api::core::v1::{Pod, ResourceQuota};
 
 use crate::derive::pods::{units, Amounts};
@@ -70,15 +71,22 @@ pub fn admit(
             if room == 0 {
                 let words = format!("pods \"{name}\" is forbidden: exceeded quota: {qname}, requested: {key}={asked}, used: {key}={used}, limited: \
                     {key}={hard}");
-                let advice = gpudash_model::say!("the namespace {ns} has used {used} of the {hard} {key} its ResourceQuota {qname} allows: raise the quota, free \
-                    a replica in {ns}, or deploy to a namespace with room", "namespace {ns} は ResourceQuota {qname} が許す {key} {hard} のうち {used} \
-                    を使っています。クォータを上げる、{ns} でレプリカを空ける、または余裕のある namespace にデプロイしてください");
+                let advice = say!(
+                    "the namespace {ns} has used {used} of the {hard} {key} its ResourceQuota {qname} allows: raise the quota, free \
+                     a replica in {ns}, or deploy to a namespace with room",
+                    "namespace {ns} は ResourceQuota {qname} が許す {key} {hard} のうち {used} \
+                     を使っています。クォータを上げる、{ns} でレプリカを空ける、または余裕のある namespace にデプロイしてください"
+                );
                 return Some((Some(words), advice));
             }
             if u64::from(replicas) > room && fewest.as_ref().is_none_or(|(r, _)| room < *r) {
-                fewest = Some((room, gpudash_model::say!("ResourceQuota {qname} in {ns} admits only {room} of the {replicas} replicas ({used} of {hard} {key} in \
-                    use, {asked} a pod): the rest would never be created", "{ns} の ResourceQuota {qname} が受け入れるのはレプリカ {replicas} 個中 {room} 個だけです（{key} \
-                    {hard} のうち {used} が使用中、1 Pod あたり {asked}）。残りは作成されません")));
+                let advice = say!(
+                    "ResourceQuota {qname} in {ns} admits only {room} of the {replicas} replicas ({used} of {hard} {key} in \
+                     use, {asked} a pod): the rest would never be created",
+                    "{ns} の ResourceQuota {qname} が受け入れるのはレプリカ {replicas} 個中 {room} 個だけです（{key} \
+                     {hard} のうち {used} が使用中、1 Pod あたり {asked}）。残りは作成されません"
+                );
+                fewest = Some((room, advice));
             }
         }
     }

@@ -92,7 +92,8 @@ impl Rollout {
                         None => Err(err(
                             field,
                             format!(
-                                "Invalid value: \"{s}\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+                                "Invalid value: \"{s}\": a valid percent string must be a numeric string followed by an ending '%' \
+                                 (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
                             ),
                         )),
                     }

@@ -191,16 +191,11 @@ fn refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>, cards: &mut Vec<Diagnosis>) {
         let (ns, name) = (p.metadata.namespace.as_deref()?, p.metadata.name.as_deref()?);
         evictions.get(&(ns, name)).copied()
     };
-    let mut event_words: BTreeMap<(String, String), String> = BTreeMap::new();
     for p in cx.index.notable() {
-        let by_event = evicted_by_event(p);
-        let code = rejection(p).or(by_event.map(|_| Code::GpuPodEvicted));
+        let code = rejection(p).or(evicted_by_event(p).map(|_| Code::GpuPodEvicted));
         let (Some(code), Some(node)) = (code, pods::node_of(p)) else { continue };
         if gpu_of(p).is_none() {
             continue;
-        }
-        if let Some(w) = by_event {
-            event_words.insert(pods::key(p), cut(w));
         }
         let (kind, name) = owner_of(p);
         let ns = p.metadata.namespace.clone().unwrap_or_default();
@@ -213,7 +208,7 @@ fn refused(cx: &Ctx<'_>, out: &mut Vec<Diagnosis>, cards: &mut Vec<Diagnosis>) {
         let count = group.len();
         let who = format!("{kind} {ns}/{name}");
         let text = if code == Code::GpuPodEvicted {
-            let words = event_words.get(&pods::key(newest)).cloned().unwrap_or_else(|| words(newest));
+            let words = evicted_by_event(newest).map(cut).unwrap_or_else(|| words(newest));
             evicted_text(cx, &words, (count, &who), &node, &ns)
         } else {
             rejected_text(cx, newest, (count, &who), &node, &ns)
