@@ -102,6 +102,8 @@ build() {
     echo "$(($(date +%s) - start))" >"$tmp/BUILD_SECONDS"
     rm -rf "$cache"
     mv "$tmp" "$cache"
+    # Builds of other keys (~0.5 GB each): the newest other one stays (a branch switched back).
+    ls -dt "$(dirname "$cache")"/k8s-* 2>/dev/null | tail -n +3 | while read -r old; do rm -rf "$old"; done
     rm -f "$log"
     say "control plane built in $(cat "$cache/BUILD_SECONDS") s: $cache"
   fi

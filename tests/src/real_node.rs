@@ -516,6 +516,18 @@ podLogsDir: /var/log/pods
         Ok(std::fs::write(self.path("plugin/unhealthy"), uuids.join("\n"))?)
     }
 
+    /// Holds the plugin's (re-)registration while `hold` is true: a plugin slow to come back
+    /// after a kubelet restart.
+    pub fn hold_registration(&self, hold: bool) -> anyhow::Result<()> {
+        let f = self.path("plugin/hold");
+        if hold {
+            std::fs::write(f, "")?;
+        } else if f.exists() {
+            std::fs::remove_file(f)?;
+        }
+        Ok(())
+    }
+
     /// The last lines of one of the node's logs.
     pub fn tail(&self, log: &str, lines: usize) -> String {
         crate::last_lines(&std::fs::read_to_string(self.path(log)).unwrap_or_default(), lines)

@@ -20,7 +20,11 @@
 //!   `gpu-pod-evicted`, told as local storage (not memory);
 //! - the GPU marked unhealthy by the plugin: allocatable 0 of 4 → `gpu-unhealthy`, not
 //!   `device-plugin-missing`;
-//! - the kubelet restarted: the plugin registers again and the running model keeps its replica;
+//! - the kubelet restarted while the plugin holds back: capacity 0 → `device-plugin-missing`
+//!   (its pod runs but registered nothing); then it registers again and the running model keeps
+//!   its replica;
+//! - the plugin's DaemonSet deleted: allocatable 0 of 4 → `device-plugin-missing`, not
+//!   `gpu-unhealthy`;
 //! - the kubelet stopped: the real node-lifecycle controller marks the node NotReady →
 //!   `gpu-node-down`;
 //!
@@ -54,6 +58,13 @@ fn model(name: &str, args: &[&str], gpus: u32, extra: Value) -> Value {
 
 fn field(plane: &ControlPlane, pod: &str, path: &str) -> String {
     plane.kubectl(&["get", "pod", "-n", "vision", pod, "-o", &format!("jsonpath={path}")]).unwrap_or_default()
+}
+
+/// Waits until gpudash names the real node with `code`; the view and the diagnosis's words.
+async fn told(gd: &Gpudash, code: &str, limit: Duration) -> anyhow::Result<(Value, String)> {
+    let v = gd.wait_view(limit, |v| diagnosis(v, code, NODE).is_some()).await?;
+    let m = diagnosis(&v, code, NODE).unwrap_or_default()["message"].as_str().unwrap_or("").to_string();
+    Ok((v, m))
 }
 
 /// What the agent says the kubelet handed `pod` (device IDs of `nvidia.com/gpu`).
@@ -286,11 +297,7 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
 
     // The GPU marked unhealthy by the plugin (its DaemonSet pod runs): allocatable 0 of 4.
     node.set_unhealthy(std::slice::from_ref(&uuid)).unwrap();
-    let v = gd
-        .wait_view(Duration::from_secs(60), |v| diagnosis(v, "gpu-unhealthy", NODE).is_some())
-        .await
-        .unwrap_or_else(|e| fail(&node, &e));
-    let m = said(diagnosis(&v, "gpu-unhealthy", NODE));
+    let (v, m) = told(&gd, "gpu-unhealthy", Duration::from_secs(60)).await.unwrap_or_else(|e| fail(&node, &e));
     eprintln!("gpu-unhealthy: {m}");
     assert!(diagnosis(&v, "device-plugin-missing", NODE).is_none(), "the plugin runs: {m}");
     assert!(m.contains("integrated GPU") && m.contains("tegrastats"), "an Orin's GPU is integrated: {m}");
@@ -302,10 +309,25 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
     .await
     .unwrap_or_else(|e| fail(&node, &e));
 
-    // The kubelet restarted: the plugin registers again; the running model keeps its replica.
+    // The kubelet restarted while the plugin is slow to come back: the kubelet reports 0 GPUs
+    // until the plugin registers again (its checkpoint keeps the running model's replica).
     let before = node.registrations();
+    node.hold_registration(true).unwrap();
     node.kill_kubelet();
     node.start_kubelet().unwrap();
+    node.wait_until(&plane, "capacity 0 after the kubelet's restart", Duration::from_secs(60), |p| {
+        real_node::capacity(p, NODE) == Some(0)
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    let (v, m) = told(&gd, "device-plugin-missing", Duration::from_secs(60)).await.unwrap_or_else(|e| fail(&node, &e));
+    eprintln!("device-plugin-missing (registration held): {m}");
+    assert!(
+        m.contains("kube-system/nvidia-device-plugin-") && m.contains("kubelet restart"),
+        "the plugin's pod runs but registered nothing since the kubelet restarted: {m}"
+    );
+    assert!(diagnosis(&v, "gpu-unhealthy", NODE).is_none(), "{m}");
+    node.hold_registration(false).unwrap();
     node.wait_until(&plane, "the plugin registered again", Duration::from_secs(60), |p| {
         node.registrations() > before && real_node::allocatable(p, NODE) == Some(4)
     })
@@ -313,14 +335,32 @@ async fn a_real_kubelets_decisions_are_seen_and_explained() {
     .unwrap_or_else(|e| fail(&node, &e));
     assert_eq!(field(&plane, "detector", "{.status.phase}"), "Running");
     assert_eq!(node.container_env(&uid).and_then(|e| e.get("NVIDIA_VISIBLE_DEVICES").cloned()), Some(uuid.clone()));
+    gd.wait_view(Duration::from_secs(30), |v| diagnosis(v, "device-plugin-missing", NODE).is_none())
+        .await
+        .unwrap_or_else(|e| fail(&node, &e));
+
+    // The plugin removed for good (its DaemonSet deleted): the kubelet takes its GPUs out of
+    // allocatable at once (capacity goes after a grace period) → `device-plugin-missing`, not
+    // `gpu-unhealthy`.
+    plane.kubectl(&["delete", "daemonset", "-n", "kube-system", "nvidia-device-plugin", "--wait=true"]).unwrap();
+    node.wait_until(&plane, "allocatable 0 without the plugin", Duration::from_secs(60), |p| {
+        real_node::allocatable(p, NODE) == Some(0)
+    })
+    .await
+    .unwrap_or_else(|e| fail(&node, &e));
+    let (v, m) = told(&gd, "device-plugin-missing", Duration::from_secs(60)).await.unwrap_or_else(|e| fail(&node, &e));
+    eprintln!("device-plugin-missing (plugin gone): {m}");
+    assert!(m.contains("capacity but 0 allocatable"), "{m}");
+    assert!(diagnosis(&v, "gpu-unhealthy", NODE).is_none(), "{m}");
+    eprintln!(
+        "figure: the plugin gone → capacity {:?}, allocatable {:?}",
+        real_node::capacity(&plane, NODE),
+        real_node::allocatable(&plane, NODE)
+    );
 
     // The kubelet stopped: NotReady from the real node-lifecycle controller → gpu-node-down.
     node.kill_kubelet();
-    let v = gd
-        .wait_view(Duration::from_secs(90), |v| diagnosis(v, "gpu-node-down", NODE).is_some())
-        .await
-        .unwrap_or_else(|e| fail(&node, &e));
-    let m = said(diagnosis(&v, "gpu-node-down", NODE));
+    let (_, m) = told(&gd, "gpu-node-down", Duration::from_secs(90)).await.unwrap_or_else(|e| fail(&node, &e));
     eprintln!("gpu-node-down: {m}");
     assert!(m.contains(NODE), "{m}");
 

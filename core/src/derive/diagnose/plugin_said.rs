@@ -45,11 +45,13 @@ gpudash_model::sentences! { "plugin";
         are the usual causes",
         ja: "{state} — ログを確認してください（kubectl -n {ns} logs {pn} --previous）。Node に NVIDIA コンテナーランタイムがない、またはプラグインが設定を受け付けない、がよくある原因です",
     }
-    /// its device-plugin pod {ns}/{pn} runs but registered no GPU — read its log (kubectl -n…
+    /// its device-plugin pod {ns}/{pn} runs but registered no GPU with the kubelet — right af…
     device_plugin_pod_runs_but(ns, pn) {
-        en: "its device-plugin pod {ns}/{pn} runs but registered no GPU — read its log (kubectl -n {ns} logs {pn}): it may not see the GPU (NVIDIA \
-        runtime or driver missing on the node)",
-        ja: "device-plugin の Pod {ns}/{pn} は動いていますが GPU を登録していません — ログを確認してください（kubectl -n {ns} logs {pn}）。GPU \
+        en: "its device-plugin pod {ns}/{pn} runs but registered no GPU with the kubelet — right after a kubelet restart the plugin must register \
+        again (if it has not within a minute, delete the pod so that its DaemonSet starts it anew); otherwise read its log (kubectl -n {ns} logs {pn}): \
+        it may not see the GPU (NVIDIA runtime or driver missing on the node)",
+        ja: "device-plugin の Pod {ns}/{pn} は動いていますが kubelet に GPU を登録していません — kubelet の再起動直後はプラグインが登録し直す必要があります（1 \
+        分たっても登録しなければ Pod を削除して DaemonSet に作り直させてください）。そうでなければログを確認してください（kubectl -n {ns} logs {pn}）。GPU \
         が見えていない可能性があります（Node に NVIDIA ランタイムかドライバーがない）",
     }
     /// no NVIDIA device-plugin pod runs on this node, though its DaemonSet runs pods on othe…

@@ -9,7 +9,9 @@
 //	gpudash-device-plugin --gpus 1 --seed orin-1 [--config sharing.yaml] [--state DIR]
 //
 // Commands, as files in --state (read every 200 ms): `unhealthy` lists GPU UUIDs (one per line)
-// to report Unhealthy. The plugin writes `registered` (a count) after each registration.
+// to report Unhealthy; while `hold` exists the plugin does not register (a plugin slow to come
+// back after a kubelet restart). The plugin writes `registered` (a count) after each
+// registration.
 // It is not gpudash's simulator (which plays the API server): it runs on a real kubelet.
 package main
 
@@ -283,7 +285,9 @@ func main() {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if ino := inode(filepath.Join(*dir, "kubelet.sock")); ino != 0 && ino != seen {
+		_, err := os.Stat(filepath.Join(p.state, "hold"))
+		held := p.state != "" && err == nil
+		if ino := inode(filepath.Join(*dir, "kubelet.sock")); ino != 0 && ino != seen && !held {
 			if err := register(*dir, endpoint, p.resource); err != nil {
 				log.Printf("register: %v (again in 250 ms)", err)
 			} else {
