@@ -257,15 +257,36 @@ pub fn report_window(q: &ReportParams, now: i64) -> Result<(i64, i64, i32), ApiE
     Ok((from, to, tz))
 }
 
+/// How long a report may take, its wait for a slot included: it answers before the request's
+/// 30 s limit, and stops computing when nobody would read it.
+pub const REPORT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(25);
+
 /// The report a query asks for (shared by the API and the page).
 pub async fn load_report(h: &History, q: &ReportParams) -> Result<report::Report, ApiError> {
+    let deadline = std::time::Instant::now() + REPORT_DEADLINE;
     let now = jiff::Timestamp::now().as_second();
     let (from, to, tz) = report_window(q, now)?;
     let by = report::By::parse(&q.by).ok_or_else(|| ApiError::bad("by", "by is namespace, workload or pod"))?;
     let pool = pool(h)?;
-    let mut r = report::report(pool, from, to, now, by, tz, max_step(&h.cfg))
-        .await
-        .map_err(|e| ApiError::internal("history query", e))?;
+    let mut r = report::report(pool, from, to, now, by, tz, max_step(&h.cfg), deadline).await.map_err(|e| match e {
+        report::ReportError::Stopped(report::Stopped::TooLong) => ApiError::Unprocessable {
+            field: "to".into(),
+            message: format!(
+                "the report took longer than {} s: ask for a shorter range, or group by namespace or workload",
+                REPORT_DEADLINE.as_secs()
+            ),
+        },
+        report::ReportError::Stopped(report::Stopped::TooManyRows(max)) => ApiError::Unprocessable {
+            field: "by".into(),
+            message: format!(
+                "the report has more than {max} rows: group by workload or namespace, or ask for a shorter range"
+            ),
+        },
+        report::ReportError::Busy => {
+            ApiError::Unavailable("other reports are being computed: try again in a moment".into())
+        }
+        e => ApiError::internal("history query", e),
+    })?;
     if let Some(column) = q.sort.clone() {
         r = tokio::task::spawn_blocking(move || {
             app::model::report::sort_rows(&mut r.rows, &column);
@@ -285,10 +306,15 @@ pub async fn reports(State(h): State<History>, Params(q): Params<ReportParams>) 
         let heads = report::csv_heads(lang_of(q.lang.as_deref()).unwrap_or_default());
         let by = if q.by.is_empty() { "namespace" } else { q.by.as_str() };
         let name = format!("gpudash-gpu-hours-{by}.csv");
-        // Writing a year by pod (33 MB) is work for the blocking pool too.
-        let csv = tokio::task::spawn_blocking(move || report::csv(&r, &heads))
-            .await
-            .map_err(|e| ApiError::internal("writing the report", e))?;
+        // Written on the blocking pool and streamed in 64 KiB chunks: a year by pod is
+        // megabytes, which the response does not hold whole; a client that leaves stops it.
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<String, std::convert::Infallible>>(4);
+        tokio::task::spawn_blocking(move || {
+            report::csv_chunks(&r, &heads, 64 * 1024, &mut |chunk| tx.blocking_send(Ok(chunk)).is_ok())
+        });
+        let csv = axum::body::Body::from_stream(futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|chunk| (chunk, rx))
+        }));
         return Ok((
             [
                 (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),

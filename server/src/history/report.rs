@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 pub use app::model::report::{hours, By, Day, Figures, Report, Row};
 use sqlx::SqlitePool;
 
-pub use csv::{csv, csv_heads};
+pub use csv::{csv, csv_chunks, csv_heads};
 
 use super::query::{self, Point};
 
@@ -116,10 +116,54 @@ pub fn compute(
     by: By,
     tz_minutes: i32,
 ) -> Report {
+    let unlimited = Limits { deadline: None, max_rows: usize::MAX };
+    match compute_within(intervals, gaps, busy, (from, to, now), by, tz_minutes, unlimited) {
+        Ok(r) => r,
+        Err(stop) => unreachable!("no limits, yet stopped: {stop:?}"),
+    }
+}
+
+/// How far a report's computation may go: a deadline (the request's) and a number of rows.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// When to give up (checked every [`CHECK_EVERY`] intervals).
+    pub deadline: Option<std::time::Instant>,
+    /// The most rows a report may have.
+    pub max_rows: usize,
+}
+
+/// Why a report's computation stopped before the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// The deadline passed.
+    TooLong,
+    /// More rows than [`Limits::max_rows`].
+    TooManyRows(usize),
+}
+
+/// How many intervals are added between two looks at the deadline.
+const CHECK_EVERY: usize = 1024;
+
+/// The most rows a report computes: a year by pod on the hostile probe's site reached ~300,000
+/// (a 33 MB CSV); the benchmark's 30 days by pod are 120,600. Past the cap the reader is told
+/// to group by workload or namespace.
+pub const MAX_ROWS: usize = 250_000;
+
+/// [`compute`] within `limits`: stops with [`Stopped`] when the deadline passes or the rows
+/// exceed the cap, so that a report nobody waits for any more frees its slot.
+pub fn compute_within(
+    intervals: &[Interval],
+    gaps: &[(i64, i64, String)],
+    busy: &BTreeMap<(String, String), Vec<Steps>>,
+    (from, to, now): (i64, i64, i64),
+    by: By,
+    tz_minutes: i32,
+    limits: Limits,
+) -> Result<Report, Stopped> {
     let mut acc = Acc::default();
     let gaps = clip_gaps(gaps, from, to.min(now.max(from)));
-    acc.add_intervals(intervals, &gaps, busy, from, to.min(now.max(from)), by, tz_minutes);
-    acc.finish(gaps, from, to, by, tz_minutes)
+    acc.add_intervals(intervals, &gaps, busy, (from, to.min(now.max(from))), by, tz_minutes, limits)?;
+    Ok(acc.finish(gaps, from, to, by, tz_minutes))
 }
 
 /// A row's key: namespace, workload, pod.
@@ -144,15 +188,21 @@ impl Acc {
         intervals: &[Interval],
         gaps: &[(i64, i64, String)],
         busy: &BTreeMap<(String, String), Vec<Steps>>,
-        from: i64,
-        end: i64,
+        (from, end): (i64, i64),
         by: By,
         tz_minutes: i32,
-    ) {
+        limits: Limits,
+    ) -> Result<(), Stopped> {
         let cut: Vec<(i64, i64)> = gaps.iter().map(|(s, e, _)| (*s, *e)).collect();
         let tz = i64::from(tz_minutes) * 60;
         let (rows, days) = (&mut self.rows, &mut self.days);
-        for iv in intervals {
+        for (k, iv) in intervals.iter().enumerate() {
+            if k % CHECK_EVERY == CHECK_EVERY - 1 && limits.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(Stopped::TooLong);
+            }
+            if rows.len() > limits.max_rows {
+                return Err(Stopped::TooManyRows(limits.max_rows));
+            }
             let a = iv.start.max(from);
             let b = iv.end.unwrap_or(end).min(end);
             if b <= a {
@@ -212,6 +262,10 @@ impl Acc {
             };
             rows.entry(key).or_default().add(&f);
         }
+        if rows.len() > limits.max_rows {
+            return Err(Stopped::TooManyRows(limits.max_rows));
+        }
+        Ok(())
     }
 
     fn finish(self, gaps: Vec<(i64, i64, String)>, from: i64, to: i64, by: By, tz_minutes: i32) -> Report {
@@ -374,8 +428,27 @@ async fn busy_steps(
     Ok(busy)
 }
 
-/// Reads the rows for `[from, to)` and computes the report ([`compute`]). `max_step` is how long
-/// a busy sample holds without a newer one (the recorder's heartbeat plus slack).
+/// Why a report could not be given.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// Reading history failed.
+    #[error("history query: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The computation stopped at a limit.
+    #[error("the report stopped: {0:?}")]
+    Stopped(Stopped),
+    /// Every report slot stayed taken until the deadline.
+    #[error("every report slot was taken until the deadline")]
+    Busy,
+    /// The computation's task failed.
+    #[error("the report's computation failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+/// Reads the rows for `[from, to)` and computes the report ([`compute_within`]) before
+/// `deadline`, with at most [`MAX_ROWS`] rows. `max_step` is how long a busy sample holds
+/// without a newer one (the recorder's heartbeat plus slack).
+#[allow(clippy::too_many_arguments)]
 pub async fn report(
     pool: &SqlitePool,
     from: i64,
@@ -384,7 +457,8 @@ pub async fn report(
     by: By,
     tz_minutes: i32,
     max_step: i64,
-) -> Result<Report, sqlx::Error> {
+    deadline: std::time::Instant,
+) -> Result<Report, ReportError> {
     let end = to.min(now.max(from));
     let gaps = clip_gaps(&query::gaps(pool, from, end).await?, from, end);
     let intervals = intervals(pool, from, end).await?;
@@ -398,24 +472,68 @@ pub async fn report(
     let busy = busy_steps(pool, &wanted, &gaps, from, end, max_step).await?;
     // The computation (seconds for a year by pod) runs on the blocking pool: on an async
     // worker it stalled `/healthz` and every stream for as long. Two at a time: the rest wait
-    // their turn within the request's time limit (four year-long reports at once took RSS
-    // 667 -> 1,214 MiB); the slot is held by the computation itself, so a client that gives up
-    // does not free it while its report is still being computed.
+    // their turn until the deadline (four year-long reports at once took RSS 667 -> 1,214 MiB);
+    // the slot is held by the computation itself, which stops at the request's deadline, so a
+    // client that gives up frees it within that time.
     static SLOTS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
     let slots = SLOTS.get_or_init(|| std::sync::Arc::new(tokio::sync::Semaphore::new(2))).clone();
-    let slot = slots.acquire_owned().await.map_err(|e| sqlx::Error::Protocol(format!("reports are shut: {e}")))?;
-    tokio::task::spawn_blocking(move || {
-        let r = compute(&intervals, &gaps, &busy, from, to, now, by, tz_minutes);
+    let slot = tokio::time::timeout_at(deadline.into(), slots.acquire_owned())
+        .await
+        .map_err(|_| ReportError::Busy)?
+        .map_err(|_| ReportError::Busy)?;
+    let limits = Limits { deadline: Some(deadline), max_rows: MAX_ROWS };
+    let r = tokio::task::spawn_blocking(move || {
+        let r = compute_within(&intervals, &gaps, &busy, (from, to, now), by, tz_minutes, limits);
         drop(slot);
         r
     })
-    .await
-    .map_err(|e| sqlx::Error::Protocol(format!("the report's computation failed: {e}")))
+    .await?;
+    r.map_err(ReportError::Stopped)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A deadline no test reaches.
+    pub(crate) fn far() -> std::time::Instant {
+        std::time::Instant::now() + std::time::Duration::from_secs(3600)
+    }
+
+    /// A report stops at its deadline and at its row cap, with which, instead of running on
+    /// for a client that has gone (a year by pod once held a worker 150 s after its client left).
+    #[test]
+    fn a_report_stops_at_its_deadline_and_at_its_row_cap() {
+        let iv = |i: usize| Interval {
+            namespace: format!("ns{}", i % 3),
+            name: format!("p{i}"),
+            state: "running".into(),
+            node: Some("n".into()),
+            gpu_resource: Some("nvidia.com/gpu".into()),
+            gpu_share: Some(1.0),
+            start: 100,
+            end: Some(200),
+            ..Interval::default()
+        };
+        let intervals: Vec<Interval> = (0..3 * CHECK_EVERY).map(iv).collect();
+        let busy = BTreeMap::new();
+        let run = |limits| compute_within(&intervals, &[], &busy, (0, 1000, 1000), By::Pod, 0, limits);
+        let past = Some(std::time::Instant::now() - std::time::Duration::from_millis(1));
+        assert_eq!(run(Limits { deadline: past, max_rows: usize::MAX }).err(), Some(Stopped::TooLong));
+        assert_eq!(run(Limits { deadline: None, max_rows: 10 }).err(), Some(Stopped::TooManyRows(10)));
+        let by_ns = compute_within(
+            &intervals,
+            &[],
+            &busy,
+            (0, 1000, 1000),
+            By::Namespace,
+            0,
+            Limits { deadline: Some(far()), max_rows: 3 },
+        );
+        assert_eq!(by_ns.map(|r| r.rows.len()).ok(), Some(3), "three rows are within a cap of three");
+        let all = run(Limits { deadline: Some(far()), max_rows: MAX_ROWS }).unwrap();
+        assert_eq!(all.rows.len(), 3 * CHECK_EVERY);
+    }
 
     /// What [`report`] reads from the database (the intervals as JSON, the busy samples) gives
     /// what the pure [`compute`] gives on the same rows: 300
@@ -516,7 +634,7 @@ mod tests {
         }
         for by in [By::Namespace, By::Workload, By::Pod] {
             for tz in [0, 540] {
-                let sql = report(&pool, from, to, now, by, tz, 600).await.unwrap();
+                let sql = report(&pool, from, to, now, by, tz, 600, far()).await.unwrap();
                 let pure = compute(&intervals, &gaps, &busy, from, to, now, by, tz);
                 let t = &pure.totals;
                 assert!(pure.rows.len() > 2 && t.used_gpu_seconds.is_some_and(|u| u > 0.0), "{t:?}");
@@ -587,7 +705,7 @@ mod tests {
                     ('vision', 'other-0', 'running', 'n9', 'nvidia.com/gpu', 1, ?1, ?2, 1.0, NULL)",
         )
         .await;
-        let run = || report(&pool, from, now, now, By::Pod, 540, 600);
+        let run = || report(&pool, from, now, now, By::Pod, 540, 600, far());
         let before = run().await.unwrap();
         assert_eq!(busy_hours_until(&pool).await.unwrap(), 0);
         assert_eq!(sum_busy_hours(&pool, now + 59).await.unwrap(), 240);

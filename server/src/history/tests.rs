@@ -5,6 +5,7 @@ use std::time::Duration;
 use app::model::{ClusterView, Diagnosis, GpuResource, Holder, NodeView, PendingPod, PodMemory, Severity, Source};
 
 use super::recorder::Recorder;
+use super::report::tests::far;
 use super::{charts, query, retention, Config};
 
 async fn db() -> (tempfile::TempDir, sqlx::SqlitePool) {
@@ -528,7 +529,7 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
     let (from, to, now) = (t0, t0 + 10_000, t0 + 20_000);
     let run = |by| {
         let pool = pool.clone();
-        async move { report::report(&pool, from, to, now, by, 0, 100_000).await.unwrap() }
+        async move { report::report(&pool, from, to, now, by, 0, 100_000, far()).await.unwrap() }
     };
     let r = run(By::Namespace).await;
     assert_eq!(r.gap_seconds, 600);
@@ -557,7 +558,7 @@ async fn the_gpu_hours_report_adds_up_to_the_second() {
         r.days.iter().map(|d| (d.start, d.namespace.as_str(), d.held_gpu_seconds)).collect();
     assert_eq!(days, [(950_400, "llm", 5000.0), (950_400, "vision", 3100.0)]);
     // Days at UTC+9: Japan's midnight falls at t0 + 4400 s, splitting chat-0's 5000 s.
-    let jst = report::report(&pool, from, to, now, By::Namespace, 540, 100_000).await.unwrap();
+    let jst = report::report(&pool, from, to, now, By::Namespace, 540, 100_000, far()).await.unwrap();
     let llm_days: Vec<(i64, f64)> =
         jst.days.iter().filter(|d| d.namespace == "llm").map(|d| (d.start, d.held_gpu_seconds)).collect();
     assert_eq!(llm_days, [(918_000, 4400.0), (1_004_400, 600.0)]);

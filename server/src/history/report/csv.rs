@@ -33,6 +33,18 @@ fn spreadsheet_safe(s: &str) -> std::borrow::Cow<'_, str> {
 /// The report as CSV (UTF-8 with a byte-order mark, so spreadsheet programs read Japanese
 /// names right), hours to two decimals; `heads` are the column titles in the page's language.
 pub fn csv(r: &Report, heads: &[&str; 9]) -> String {
+    let mut out = String::new();
+    csv_chunks(r, heads, usize::MAX, &mut |chunk| {
+        out.push_str(&chunk);
+        true
+    });
+    out
+}
+
+/// The report as [`csv`] does, handed to `emit` in chunks of about `chunk` bytes (a year by pod
+/// is megabytes: the response streams it instead of holding it whole). Stops when `emit` says
+/// no (the client left).
+pub fn csv_chunks(r: &Report, heads: &[&str; 9], chunk: usize, emit: &mut dyn FnMut(String) -> bool) {
     let mut out = String::from("\u{feff}");
     let cell = |s: &str| {
         let s = spreadsheet_safe(s);
@@ -59,13 +71,48 @@ pub fn csv(r: &Report, heads: &[&str; 9]) -> String {
         ];
         out.push_str(&cells.join(","));
         out.push_str("\r\n");
+        if out.len() >= chunk && !emit(std::mem::take(&mut out)) {
+            return;
+        }
     }
-    out
+    if !out.is_empty() {
+        emit(out);
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::spreadsheet_safe;
+    use super::{csv, csv_chunks, spreadsheet_safe};
+    use crate::history::report::{By, Figures, Report, Row};
+
+    /// The CSV in small chunks is the CSV whole, and a client that leaves stops the writing.
+    #[test]
+    fn the_csv_in_chunks_is_the_csv_whole() {
+        let rows = (0..500)
+            .map(|i| Row {
+                namespace: format!("ns{i}"),
+                workload: Some(format!("=Deployment/w{i}")),
+                pod: Some(format!("p,{i}")),
+                figures: Figures { held_gpu_seconds: f64::from(i) * 36.0, ..Figures::default() },
+            })
+            .collect();
+        let r = Report { by: By::Pod, rows, ..Report::default() };
+        let heads = ["a"; 9];
+        let mut parts = Vec::new();
+        csv_chunks(&r, &heads, 1000, &mut |c| {
+            parts.push(c);
+            true
+        });
+        assert!(parts.len() > 10, "{} chunks", parts.len());
+        assert_eq!(parts.concat(), csv(&r, &heads));
+        assert_eq!(csv(&r, &heads).lines().count(), 501);
+        let mut taken = 0;
+        csv_chunks(&r, &heads, 1000, &mut |_| {
+            taken += 1;
+            taken < 2
+        });
+        assert_eq!(taken, 2, "the writing stops when the client has gone");
+    }
 
     #[test]
     fn a_cell_a_spreadsheet_would_read_as_a_formula_is_kept_as_text() {
