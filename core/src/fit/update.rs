@@ -69,9 +69,9 @@ pub(super) fn verdict(
         (
             end_ok,
             if end_ok {
-                said::recreate_fits(n_old, replicas)
+                said::recreate_fits(&n_old, &replicas)
             } else {
-                said::recreate_part_way(n_old, placed, replicas)
+                said::recreate_part_way(&n_old, &placed, &replicas)
             },
         )
     } else {
@@ -104,10 +104,10 @@ fn daemonset(
     let where_ = stuck.join(", ");
     let count = nodes.len();
     let said = match (surging, stuck.is_empty(), strategy_name == "OnDelete") {
-        (_, true, true) => said::on_delete(count),
-        (true, true, _) => said::surge_fits_everywhere(&sw, surge, count),
-        (true, false, _) => said::surge_deadlock(&sw, surge, count, &where_),
-        (false, true, _) => said::in_place_fits(&uw, count),
+        (_, true, true) => said::on_delete(&count),
+        (true, true, _) => said::surge_fits_everywhere(&sw, &surge, &count),
+        (true, false, _) => said::surge_deadlock(&sw, &surge, &count, &where_),
+        (false, true, _) => said::in_place_fits(&uw, &count),
         (false, false, _) => said::does_not_fit_on(&where_),
     };
     (stuck.is_empty(), said)
@@ -137,15 +137,14 @@ fn rolling(
             old.iter().take(usize::try_from(unavailable).unwrap_or(usize::MAX)).map(|p| key(p)).collect();
         place(&without(inputs, &first), w, unified).placeable >= 1
     };
-    let strategy = said::Rolling { sw: &sw, surge, uw: &uw, unavailable, replicas, n_old };
     let said = if !beside && !freed {
-        said::rolling_deadlock(&strategy, placed)
+        said::rolling_deadlock(&sw, &surge, &uw, &unavailable, &replicas, &n_old, &placed)
     } else if !end_ok {
-        said::rolling_part_way(n_old, placed, replicas)
+        said::rolling_part_way(&n_old, &placed, &replicas)
     } else if beside {
-        said::rolling_beside(&strategy)
+        said::rolling_beside(&sw, &surge, &uw, &unavailable, &replicas, &n_old)
     } else {
-        said::rolling_freed(&strategy)
+        said::rolling_freed(&sw, &surge, &uw, &unavailable, &replicas)
     };
     ((beside || freed) && end_ok, said)
 }

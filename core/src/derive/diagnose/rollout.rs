@@ -312,8 +312,8 @@ impl Rollout {
         let olds = list(&self.old_pods);
         let workload = format!("{}/{}", self.namespace, self.name);
         match &self.owner {
-            Owner::Deployment { .. } => said::waiting_deployment(want, res, olds, &workload),
-            Owner::DaemonSet { node } => said::waiting_daemonset(want, res, node, olds, &workload),
+            Owner::Deployment { .. } => said::waiting_deployment(&want, res, &olds, &workload),
+            Owner::DaemonSet { node } => said::waiting_daemonset(&want, res, node, &olds, &workload),
         }
     }
 
@@ -324,7 +324,6 @@ impl Rollout {
 
     /// The diagnosis on the workload.
     pub(super) fn text(&self, now: jiff::Timestamp, pod: &str, res: &str, want: u64) -> Said {
-        let who = said::Who { ns: &self.namespace, d: &self.name, pod, res, want };
         let olds = list(&self.old_pods);
         match &self.owner {
             Owner::Deployment { new_rs, revision, old_rs, desired, max, progress } => {
@@ -332,34 +331,34 @@ impl Rollout {
                 let surge = match (&self.strategy, desired, max) {
                     (Some(s), _, _) => said::deployment_strategy(
                         &s.surge.written,
-                        s.surge.value,
+                        &s.surge.value,
                         &s.unavailable.written,
-                        s.unavailable.value,
-                        s.of,
+                        &s.unavailable.value,
+                        &s.of,
                     ),
-                    (None, Some(desired), Some(max)) => said::replicaset_surge(*desired, *max, max - desired),
+                    (None, Some(desired), Some(max)) => said::replicaset_surge(desired, max, &(max - desired)),
                     _ => said::surges_first(),
                 };
                 let deadline = match progress {
-                    Some(Progress { deadline_s, exceeded_at: Some(t) }) => {
-                        said::deadline_passed(*deadline_s, &t.to_string())
-                    }
-                    Some(Progress { deadline_s, exceeded_at: None }) => said::deadline_ahead(*deadline_s),
+                    Some(Progress { deadline_s, exceeded_at: Some(t) }) => said::deadline_passed(deadline_s, &t),
+                    Some(Progress { deadline_s, exceeded_at: None }) => said::deadline_ahead(deadline_s),
                     None => said::deadline_default(),
                 };
                 let waited = match self.waited(now) {
-                    Some(m) => said::waited(m, deadline),
+                    Some(m) => said::waited(&m, &deadline),
                     None => deadline,
                 };
-                said::deployment_stuck(&who, new_rs, revision, olds, list(old_rs), surge, waited)
+                let (ns, d) = (&self.namespace, &self.name);
+                said::deployment_stuck(ns, d, pod, new_rs, &revision, &want, res, &olds, &list(old_rs), &surge, &waited)
             }
             Owner::DaemonSet { node } => {
                 let surge = match &self.strategy {
-                    Some(s) => said::daemonset_strategy(&s.surge.written, s.surge.value, s.of),
+                    Some(s) => said::daemonset_strategy(&s.surge.written, &s.surge.value, &s.of),
                     None => said::daemonset_surges(),
                 };
-                let waited: Said = self.waited(now).map(said::waited_min).unwrap_or_default();
-                said::daemonset_stuck(&who, node, olds, surge, waited)
+                let waited: Said = self.waited(now).map(|m| said::waited_min(&m)).unwrap_or_default();
+                let (ns, d) = (&self.namespace, &self.name);
+                said::daemonset_stuck(ns, d, node, pod, &want, res, &olds, &surge, &waited)
             }
         }
     }
