@@ -13,8 +13,40 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use serde::{Deserialize, Deserializer};
 
-/// `metadata` without its managed fields and annotations (every other field as the API
-/// server sent it); for `#[serde(deserialize_with)]` on a kind gpudash keeps.
+/// The annotations gpudash reads (HAMi's record of the cards it gave a pod); every other is
+/// skipped while decoding.
+pub const KEPT_ANNOTATIONS: &[&str] = &[crate::derive::hami::POD_ALLOCATED];
+
+/// The annotations of [`KEPT_ANNOTATIONS`], the others' values skipped unread.
+#[derive(Default)]
+struct Kept(BTreeMap<String, String>);
+
+impl<'de> Deserialize<'de> for Kept {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Kept;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map of annotations")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Kept, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if KEPT_ANNOTATIONS.contains(&k.as_ref()) {
+                        out.insert(k.into_owned(), m.next_value::<String>()?);
+                    } else {
+                        m.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(Kept(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// `metadata` without its managed fields and annotations but [`KEPT_ANNOTATIONS`] (every other
+/// field as the API server sent it); for `#[serde(deserialize_with)]` on a kind gpudash keeps.
 pub fn lean<'de, D: Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Error> {
     #[derive(Deserialize, Default)]
     #[serde(default, rename_all = "camelCase")]
@@ -31,8 +63,10 @@ pub fn lean<'de, D: Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Error> {
         labels: Option<BTreeMap<String, String>>,
         owner_references: Option<Vec<OwnerReference>>,
         finalizers: Option<Vec<String>>,
+        annotations: Option<Kept>,
     }
     let l = Option::<Lean>::deserialize(d)?.unwrap_or_default();
+    let annotations = l.annotations.map(|k| k.0).filter(|a| !a.is_empty());
     Ok(ObjectMeta {
         name: l.name,
         generate_name: l.generate_name,
@@ -46,6 +80,7 @@ pub fn lean<'de, D: Deserializer<'de>>(d: D) -> Result<ObjectMeta, D::Error> {
         labels: l.labels,
         owner_references: l.owner_references,
         finalizers: l.finalizers,
+        annotations,
         ..ObjectMeta::default()
     })
 }

@@ -335,12 +335,18 @@ impl Resource for Pod {
 }
 
 impl Pod {
-    /// Drops what gpudash never reads once the pod has arrived: annotations, managed fields and
+    /// Drops what gpudash never reads once the pod has arrived: annotations (but HAMi's record of
+    /// its cards), managed fields and
     /// labels (selectors are matched against nodes, not pods), and a bound pod's conditions
     /// (only a pod waiting for the scheduler has its reasons read from them).
     pub fn strip(&mut self) {
         self.metadata.managed_fields = None;
-        self.metadata.annotations = None;
+        if let Some(a) = self.metadata.annotations.as_mut() {
+            a.retain(|k, _| crate::meta::KEPT_ANNOTATIONS.contains(&k.as_str()));
+        }
+        if self.metadata.annotations.as_ref().is_some_and(BTreeMap::is_empty) {
+            self.metadata.annotations = None;
+        }
         if !self.is_agent() {
             self.metadata.labels = None;
             if let Some(st) = self.status.as_mut() {

@@ -8,13 +8,23 @@ use gpudash_model::model::ClusterView;
 /// (node, metric, resource).
 pub type SeriesKey = (String, String, String);
 
+/// The physical GPUs `h` holds of `g`: its own share where the mode gives it one (HAMi vGPU),
+/// else its units × [`gpu_share_per_unit`].
+pub fn gpu_share_of(g: &gpudash_model::model::GpuResource, h: &gpudash_model::model::Holder) -> f64 {
+    match h.share_permille {
+        Some(p) => f64::from(p) / 1000.0,
+        None => h.count as f64 * gpu_share_per_unit(g),
+    }
+}
+
 /// The physical GPUs one unit of a resource amounts to: a time-slicing or MPS replica
 /// 1/replicas, a MIG slice its compute slices out of the GPU's (7 on A100/H100/H200, 4 on
 /// A30), a DRA device or a whole GPU 1.
 pub fn gpu_share_per_unit(g: &gpudash_model::model::GpuResource) -> f64 {
     use gpudash_model::model::Sharing;
     match g.sharing {
-        Sharing::TimeSlicing | Sharing::Mps => 1.0 / g.replicas_per_gpu.max(1) as f64,
+        // A HAMi vGPU's share is its own (`Holder::share_permille`); this is the even split.
+        Sharing::TimeSlicing | Sharing::Mps | Sharing::Vgpu => 1.0 / g.replicas_per_gpu.max(1) as f64,
         Sharing::Mig => {
             // `1g.5gb`: one compute slice.
             let slices = g.profile.as_deref().and_then(|p| p.split('g').next()).and_then(|n| n.parse::<u32>().ok());

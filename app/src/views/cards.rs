@@ -42,12 +42,16 @@ pub fn caption(g: &GpuResource, t: &T) -> String {
     }
     match (g.sharing, g.physical_gpus) {
         (Sharing::Mig, _) => fill(t.caption_mig, &[&held]),
-        (Sharing::TimeSlicing | Sharing::Mps, Some(p)) => {
-            let mode = if g.sharing == Sharing::Mps { "MPS" } else { t.caption_time_slicing };
+        (Sharing::TimeSlicing | Sharing::Mps | Sharing::Vgpu, Some(p)) => {
+            let mode = match g.sharing {
+                Sharing::Mps => "MPS",
+                Sharing::Vgpu => "HAMi vGPU",
+                _ => t.caption_time_slicing,
+            };
             let tpl = if p == 1 { t.caption_shared } else { t.caption_shared_n };
             fill(tpl, &[&p.to_string(), &g.replicas_per_gpu.to_string(), mode, &held])
         }
-        (Sharing::TimeSlicing | Sharing::Mps, None) => fill(t.caption_shared_unknown, &[&held]),
+        (Sharing::TimeSlicing | Sharing::Mps | Sharing::Vgpu, None) => fill(t.caption_shared_unknown, &[&held]),
         (Sharing::None, Some(p)) => {
             fill(if p == 1 { t.caption_whole } else { t.caption_whole_n }, &[&p.to_string(), &held])
         }
@@ -72,6 +76,7 @@ pub fn SlotGrid(g: GpuResource) -> impl IntoView {
         Sharing::Mps => "mps",
         Sharing::Mig => "mig",
         Sharing::Dra => "dra",
+        Sharing::Vgpu => "vgpu",
     };
     let labelled: Vec<(String, Vec<Cell>)> = rows
         .into_iter()

@@ -40,7 +40,7 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
         gpu_memory(v, g, tegra, uids);
     }
     let dcgm: &[GpuUse] = report.dcgm.as_ref().and_then(|d| d.value.as_deref()).unwrap_or_default();
-    for g in v.gpu_resources.iter_mut().filter(|g| g.sharing == Sharing::Dra) {
+    for g in v.gpu_resources.iter_mut().filter(|g| matches!(g.sharing, Sharing::Dra | Sharing::Vgpu)) {
         measure_dra(g, dcgm, stale);
     }
     // GR3D where tegrastats prints it, else the GPU's devfreq load (Jetson Thor).
@@ -55,7 +55,8 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
         a.gpu_busy_percent = tegra_busy;
     }
     let Some(kubelet) = report.kubelet.as_ref().and_then(|k| k.value.as_ref()) else { return };
-    for g in v.gpu_resources.iter_mut().filter(|g| g.sharing != Sharing::Dra) {
+    // DRA claims and HAMi's annotations already place every unit on its device.
+    for g in v.gpu_resources.iter_mut().filter(|g| !matches!(g.sharing, Sharing::Dra | Sharing::Vgpu)) {
         place(g, kubelet, dcgm, tegra_busy);
         if stale {
             // What a silent agent said last is shown, and says so.

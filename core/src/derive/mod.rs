@@ -7,6 +7,7 @@ pub mod dra;
 mod dra_devices;
 mod events;
 mod fork;
+pub mod hami;
 mod inputs;
 mod load;
 pub mod memory;

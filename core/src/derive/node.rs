@@ -92,6 +92,10 @@ pub fn down(node: &Node, pods: &[&Pod]) -> Option<NodeDown> {
 
 /// Whether an extended resource is an accelerator gpudash shows.
 pub fn is_accelerator(name: &str) -> bool {
+    if super::hami::is_companion(name) {
+        // HAMi's vGPU memory and cores: amounts of a card `nvidia.com/gpu` counts, not GPUs.
+        return false;
+    }
     name.starts_with("nvidia.com/")
         || name.starts_with("amd.com/")
         || name.starts_with("gpu.intel.com/")
@@ -196,6 +200,8 @@ pub fn gpu_resource(node: &Node, resource: &str, holders: Vec<Holder>) -> GpuRes
         Sharing::Mig | Sharing::Dra => true,
         Sharing::None => physical.is_some() || !is_nvidia_gpu(resource),
         Sharing::TimeSlicing | Sharing::Mps => physical == Some(1),
+        // Set where HAMi's annotations are read (`hami::place`).
+        Sharing::Vgpu => false,
     };
     let mut g = GpuResource {
         resource: resource.to_string(),

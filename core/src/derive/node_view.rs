@@ -165,6 +165,7 @@ fn gpu_resources(
                         runtime_class: p.spec.as_ref().and_then(|s| s.runtime_class_name.clone()),
                         terminating: p.metadata.deletion_timestamp.is_some(),
                         workload: pods::workload(p, rs),
+                        share_permille: None,
                     }
                 })
             })
@@ -187,7 +188,10 @@ fn gpu_resources(
         }
         g
     });
-    plugin.chain(driver).collect()
+    let mut all: Vec<_> = plugin.chain(driver).collect();
+    // A HAMi node says which card each vGPU is on, with its memory and cores.
+    super::hami::apply(n, &mut all, held);
+    all
 }
 
 /// What every node's view is built from beside its object: the pods by node, their memory

@@ -168,6 +168,52 @@ message: '0/1 nodes are available: 1 Insufficient nvidia.com/gpu.'
     assert_eq!(v.pending[0].pending_since.as_deref(), Some("2026-01-01T00:00:00Z"));
 }
 
+/// HAMi vGPU (`tests/scenarios/sharing/hami.yaml`, shapes from HAMi's protocol document and
+/// code): each card a row with its vGPUs' memory and cores, the pods' own shares, and no
+/// "GPU" made of HAMi's memory and cores resources.
+#[test]
+fn hami_vgpus_are_drawn_by_card_from_the_annotations() {
+    let v = derive(
+        &load(&scenario_text("sharing/hami.yaml")),
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    for n in &v.nodes {
+        assert!(n.gpu_resources.iter().all(|g| g.resource == "nvidia.com/gpu"), "{}: {:?}", n.name, n.gpu_resources);
+    }
+    let g = &node(&v, "v100-hami-01").gpu_resources[0];
+    assert_eq!((g.sharing, g.physical_gpus, g.replicas_per_gpu, g.placement_known), (Sharing::Vgpu, Some(2), 10, true));
+    assert_eq!((g.capacity, g.allocated), (20, 4));
+    assert_eq!(g.product.as_deref(), Some("Tesla V100-PCIE-32GB"));
+    assert_eq!(g.rows[0].en, "GPU 0 · free 16768/32768 MiB, 50 % cores");
+    assert_eq!(g.rows[1].en, "GPU 1 · free 24768/32768 MiB, 100 % cores");
+    assert!(g.rows[1].ja.contains("空き 24768/32768 MiB"), "{}", g.rows[1].ja);
+    let held: Vec<String> = g.slots[1]
+        .iter()
+        .filter(|s| s.holder.is_some())
+        .map(|s| {
+            format!(
+                "{} {}",
+                g.holders[s.holder.unwrap_or(0) as usize].name,
+                s.label.as_ref().map_or("", |l| l.en.as_str())
+            )
+        })
+        .collect();
+    assert_eq!(held, ["gpu-pod 3000 MiB · 0 %", "gpu-pod 5000 MiB · 0 %"]);
+    assert_eq!(g.slots[1].len(), 10, "two held, eight free");
+    assert_eq!(g.rows[2].en, "card not yet written by HAMi");
+    let share = |name: &str| g.holders.iter().find(|h| h.name.starts_with(name)).and_then(|h| h.share_permille);
+    // 50 % of the cores; memory over the card where cores are not limited (3000 and 5000 of 32768 MiB).
+    assert_eq!((share("llm-chat"), share("gpu-pod"), share("whisper")), (Some(500), Some(92 + 153), None));
+    assert_eq!(g.devices[0].holders.len(), 1);
+    assert_eq!(g.devices[1].memory_bytes, Some(32768 * 1024 * 1024));
+    let a10 = &node(&v, "a10-hami-02").gpu_resources[0];
+    assert_eq!(a10.rows[1].en, "GPU 1 · free 17271/23028 MiB, 100 % cores");
+    assert_eq!(a10.holders[0].share_permille, Some(250));
+}
+
 #[test]
 fn a_non_default_scheduler_is_named_and_its_message_kept_raw() {
     let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: v, namespace: ml}\nspec: {schedulerName: volcano, containers: []}\nstatus: {phase: \

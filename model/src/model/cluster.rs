@@ -178,6 +178,7 @@ mod tests {
                     runtime_class: Some("nvidia".into()),
                     workload: Some("Deployment/m".into()),
                     terminating: false,
+                    share_permille: None,
                 }],
                 ..Default::default()
             }],

@@ -97,6 +97,9 @@ pub enum Sharing {
     Mig,
     /// Devices a Dynamic Resource Allocation driver publishes (exact placement from claims).
     Dra,
+    /// HAMi vGPU (Project-HAMi): each unit a vGPU with its own memory (and compute) share of
+    /// one card, placed by HAMi's scheduler, which writes where into the pod's annotations.
+    Vgpu,
 }
 
 /// A pod holding units of a GPU resource.
@@ -121,6 +124,12 @@ pub struct Holder {
     /// The pod is being deleted (Terminating): it still holds its units until it is gone.
     #[serde(default)]
     pub terminating: bool,
+    /// Thousandths of one GPU it holds in all, where the sharing mode gives each pod a share of
+    /// its own (HAMi vGPU: its cores %, else its memory over the card's); null where each unit
+    /// is the resource's share. Not read by the browser.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "hydrate", serde(skip_deserializing))]
+    pub share_permille: Option<u32>,
 }
 
 /// One GPU extended resource on one node.

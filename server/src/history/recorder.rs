@@ -37,7 +37,7 @@ struct Seen {
     unified: Option<bool>,
 }
 
-pub use gpudash_core::series::{band, deadbands, gpu_share_per_unit, values};
+pub use gpudash_core::series::{band, deadbands, gpu_share_of, gpu_share_per_unit, values};
 
 async fn heartbeat(pool: &SqlitePool) -> Result<i64, sqlx::Error> {
     let v: Option<(String,)> =
@@ -373,7 +373,7 @@ fn pods_seen(view: &ClusterView) -> HashMap<PodKey, Seen> {
                 gpu: held.map(|(g, h)| (g.resource.clone(), h.count)),
                 reasons: String::new(),
                 workload: pm.workload.clone(),
-                share: held.map(|(g, h)| h.count as f64 * gpu_share_per_unit(g)),
+                share: held.map(|(g, h)| gpu_share_of(g, h)),
                 mem: Some(pm.requested_bytes),
                 unified: Some(n.unified_memory),
             };

@@ -434,6 +434,34 @@ async fn gpu_busy_and_board_use_are_recorded_while_the_agent_is_fresh_and_gap_wh
     assert!(svg.matches(r#"stroke-width="2" points"#).count() >= 2, "the line breaks over the silence:\n{svg}");
 }
 
+/// HAMi vGPUs over a known day (`tests/scenarios/sharing/hami.yaml`): each pod's GPU-hours
+/// are its own share of a card — its cores where HAMi limits them, else its memory over the
+/// card's — not 1/10 of a GPU per vGPU.
+#[tokio::test]
+async fn hami_vgpus_count_their_own_share_of_a_gpu_in_gpu_hours() {
+    use super::report::{self, By};
+    let (_d, pool) = db().await;
+    let v = derive(include_str!("../../../tests/scenarios/sharing/hami.yaml"));
+    let t0: i64 = 1_000_000;
+    let mut rec = Recorder::open(pool.clone(), cfg(), t0).await.unwrap();
+    for t in (t0..=t0 + 86_400).step_by(3_600) {
+        rec.record(&v, t).await.unwrap();
+    }
+    let r = report::report(&pool, t0, t0 + 86_400, t0 + 86_400, By::Pod, 0, 100_000, far()).await.unwrap();
+    let held = |name: &str| {
+        r.rows
+            .iter()
+            .find(|row| row.pod.as_deref().is_some_and(|p| p.starts_with(name)))
+            .map(|row| row.figures.held_gpu_seconds)
+            .unwrap_or_else(|| panic!("no {name}: {:?}", r.rows))
+    };
+    assert_eq!(held("llm-chat"), 0.5 * 86_400.0, "50 % of a V100's cores for a day");
+    assert_eq!(held("ocr"), 0.25 * 86_400.0, "a quarter of an A10's memory, cores not limited");
+    assert_eq!(held("gpu-pod"), 0.245 * 86_400.0, "3000 + 5000 MiB of 32768, rounded up per card");
+    // A pod HAMi has not placed yet counts as its vGPUs' even split (1 of 10).
+    assert!((held("whisper") - 0.1 * 86_400.0).abs() < 1e-6);
+}
+
 /// A known history — pods holding known shares for known times, a busy series, a gap, an old
 /// row without a share, a Pending wait — and every figure of the report to the second.
 #[tokio::test]

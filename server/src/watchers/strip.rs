@@ -11,7 +11,11 @@ use crate::pod::Pod;
 pub(crate) fn strip_node(n: &mut Node) {
     n.managed_fields_mut().clear();
     if let Some(a) = n.metadata.annotations.as_mut() {
-        a.retain(|k, _| k == crate::derive::node::UNIFIED_OVERRIDE || k == crate::derive::node::K3S_NODE_ARGS);
+        a.retain(|k, _| {
+            k == crate::derive::node::UNIFIED_OVERRIDE
+                || k == crate::derive::node::K3S_NODE_ARGS
+                || k == crate::derive::hami::NODE_REGISTER
+        });
     }
     if let Some(s) = n.status.as_mut() {
         s.images = None;

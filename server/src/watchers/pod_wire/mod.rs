@@ -162,6 +162,12 @@ mod tests {
                 namespace: "vision".into(),
                 creation_timestamp: Some(wire::Time { seconds: Some(1_796_533_200) }),
                 deletion_timestamp: None,
+                // HAMi's record of the card it gave the pod is kept; the rest is not.
+                annotations: [
+                    ("hami.io/vgpu-devices-allocated".to_string(), "GPU-a,NVIDIA,3000,0:;".to_string()),
+                    ("kubectl.kubernetes.io/last-applied-configuration".to_string(), "{}".to_string()),
+                ]
+                .into(),
                 ..Default::default()
             }),
             spec: Some(wire::PodSpec { node_name: node.into(), scheduler_name: String::new(), ..Default::default() }),
@@ -192,6 +198,8 @@ mod tests {
             Some("2026-12-06T05:00:00Z")
         );
         assert_eq!(pods[0].spec.as_ref().and_then(|s| s.node_name.as_deref()), Some("orin-1"));
+        let kept: Vec<&String> = pods[0].metadata.annotations.iter().flat_map(|a| a.keys()).collect();
+        assert_eq!(kept, ["hami.io/vgpu-devices-allocated"]);
         // Written empty on the wire, absent in JSON: absent here too.
         assert_eq!(pods[1].spec.as_ref().map(|s| (s.node_name.clone(), s.scheduler_name.clone())), Some((None, None)));
         assert_eq!(pods[1].metadata.generate_name, None);

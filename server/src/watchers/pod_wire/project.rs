@@ -45,6 +45,12 @@ fn meta(w: wire::ObjectMeta) -> m::ObjectMeta {
         deletion_timestamp: time(w.deletion_timestamp),
         deletion_grace_period_seconds: w.deletion_grace_period_seconds,
         labels: some_map(w.labels),
+        annotations: some_map(
+            w.annotations
+                .into_iter()
+                .filter(|(k, _)| gpudash_core::meta::KEPT_ANNOTATIONS.contains(&k.as_str()))
+                .collect(),
+        ),
         owner_references: some_vec(
             w.owner_references
                 .into_iter()

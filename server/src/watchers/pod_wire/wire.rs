@@ -88,6 +88,8 @@ pub struct ObjectMeta {
     pub deletion_grace_period_seconds: Option<i64>,
     #[prost(btree_map = "string, string", tag = "11")]
     pub labels: BTreeMap<String, String>,
+    #[prost(btree_map = "string, string", tag = "12")]
+    pub annotations: BTreeMap<String, String>,
     #[prost(message, repeated, tag = "13")]
     pub owner_references: Vec<OwnerReference>,
     #[prost(string, repeated, tag = "14")]
