@@ -325,8 +325,19 @@ pub fn is_tegra(node: &Node) -> bool {
         ["nvidia-tegra", "nvidia-jetson"].iter().any(|w| contains_ignore_case(k, w) || contains_ignore_case(v, w))
     });
     let product = label(node, "nvidia.com/gpu.product")
-        .is_some_and(|p| ["orin", "xavier", "jetson", "tegra"].iter().any(|w| contains_ignore_case(p, w)));
+        .is_some_and(|p| ["orin", "xavier", "jetson", "tegra", "thor"].iter().any(|w| contains_ignore_case(p, w)));
     (arm64 && tegra_kernel) || dt_label || product
+}
+
+/// Whether the node's GPU is a unified-memory superchip that is not a Tegra: the DGX Spark's
+/// GB10 (NVML answers its memory "Not Supported": it has none of its own; the board's 128 GB
+/// is the GPU's). Grace Hopper and Grace Blackwell servers (GH200, GB200) have HBM of their own
+/// and are not.
+pub fn is_unified_superchip(node: &Node) -> bool {
+    label(node, "nvidia.com/gpu.product").is_some_and(|p| {
+        let p = p.strip_prefix("NVIDIA-").or_else(|| p.strip_prefix("NVIDIA ")).unwrap_or(p);
+        p.eq_ignore_ascii_case("GB10") || p.to_ascii_uppercase().starts_with("GB10-")
+    })
 }
 
 /// Whether `text` holds `word` (lower case ASCII) in any case, without a lower-cased copy
@@ -336,13 +347,13 @@ fn contains_ignore_case(text: &str, word: &str) -> bool {
 }
 
 /// Whether the node's memory is shared by CPU and GPU: the override label or annotation, then
-/// the operator's selector, then Jetson/Tegra signals.
+/// the operator's selector, then Jetson/Tegra signals and the DGX Spark's GB10.
 pub fn unified_memory(node: &Node, selector_match: bool) -> bool {
     let ann = node.metadata.annotations.as_ref().and_then(|a| a.get(UNIFIED_OVERRIDE));
     match label(node, UNIFIED_OVERRIDE).or(ann.map(String::as_str)) {
         Some("true") => true,
         Some("false") => false,
-        _ => selector_match || is_tegra(node),
+        _ => selector_match || is_tegra(node) || is_unified_superchip(node),
     }
 }
 

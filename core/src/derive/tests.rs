@@ -214,6 +214,27 @@ fn hami_vgpus_are_drawn_by_card_from_the_annotations() {
     assert_eq!(a10.holders[0].share_permille, Some(250));
 }
 
+/// This year's silicon (`tests/scenarios/silicon/`): the DGX Spark's GB10 is a unified-memory
+/// board though it is no Tegra; the Jetson Thor is a Tegra board, and its crash-looping device
+/// plugin is named.
+#[test]
+fn a_dgx_spark_and_a_jetson_thor_are_unified_memory_boards() {
+    let text =
+        [scenario_text("silicon/dgx-spark-gb10.yaml"), scenario_text("silicon/jetson-thor.yaml")].join("\n---\n");
+    let v = derive(&load(&text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let spark = node(&v, "spark-01");
+    assert!(spark.unified_memory, "GB10: the board's memory is the GPU's");
+    assert_eq!(spark.gpu_resources[0].product.as_deref(), Some("NVIDIA-GB10"));
+    assert_eq!(spark.memory.board_bytes, 127_541_140 * 1024);
+    let d = v.diagnoses.iter().find(|d| d.code.as_str() == "unified-memory-overcommit" && d.name == "spark-01");
+    assert!(d.is_some(), "limits 142 GiB on a 121.6 GiB board: {:?}", v.diagnoses);
+    let thor = node(&v, "thor-01");
+    assert!(thor.unified_memory);
+    let dpm = v.diagnoses.iter().find(|d| d.code.as_str() == "device-plugin-missing" && d.name == "thor-01");
+    let m = dpm.map(|d| d.message.en.clone()).unwrap_or_default();
+    assert!(m.contains("CrashLoopBackOff") && m.contains("restarted 14 times"), "{m}");
+}
+
 #[test]
 fn a_non_default_scheduler_is_named_and_its_message_kept_raw() {
     let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: v, namespace: ml}\nspec: {schedulerName: volcano, containers: []}\nstatus: {phase: \
