@@ -400,6 +400,13 @@ impl Pod {
         self.metadata.name.as_deref().is_some_and(|n| n.contains("nvidia-device-plugin"))
     }
 
+    /// Whether this is the NVIDIA device plugin chart's MPS control daemon
+    /// (`<release>-nvidia-device-plugin-mps-control-daemon-<id>`): named like the plugin, its
+    /// own pod, which the plugin waits for on a node that shares its GPUs through MPS.
+    pub fn is_mps_daemon(&self) -> bool {
+        self.metadata.name.as_deref().is_some_and(|n| n.contains("mps-control-daemon"))
+    }
+
     /// The pod's claims: (entry name, the ResourceClaim's name when known, the template).
     /// A template entry's claim is named in `status.resourceClaimStatuses` once made.
     pub fn claims(&self) -> Vec<(&str, Option<&str>, Option<&str>)> {

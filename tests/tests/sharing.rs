@@ -1,7 +1,8 @@
 //! Every way a GPU is shared (issue 54), end to end. HAMi vGPU (`tests/scenarios/sharing/hami.yaml`,
-//! shapes from HAMi's protocol document and code): served by the simulator and read through the
-//! API and in Chromium (both languages, desktop and phone), and on the real control plane, where
-//! pods are listed in protobuf and HAMi's annotations must survive that path too.
+//! shapes from HAMi's protocol document and code) and an MPS node without its control daemon
+//! (`mps-daemon-missing.yaml`): served by the simulator and read through the API and in Chromium
+//! (both languages, desktop and phone), and HAMi on the real control plane, where pods are
+//! listed in protobuf and HAMi's annotations must survive that path too.
 
 use std::time::Duration;
 
@@ -35,8 +36,10 @@ fn held(g: &Value, row: usize) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hami_vgpus_are_shown_by_card_through_the_api_and_in_chromium() {
-    let scenario = gpudash_tests::root().join("tests/scenarios/sharing/hami.yaml").display().to_string();
-    let gd = Gpudash::start(&["--demo", &scenario]).await.unwrap();
+    let files = gpudash_tests::scenario_files("sharing", 2);
+    let mut args = vec!["--demo"];
+    args.extend(files.iter().map(String::as_str));
+    let gd = Gpudash::start(&args).await.unwrap();
     let v = gd.wait_view(Duration::from_secs(20), |v| v["source"]["synced"] == true).await.unwrap();
     let g = gpu(&v, "v100-hami-01");
     assert_eq!((&g["sharing"], &g["physical_gpus"], &g["replicas_per_gpu"]), (&json!("vgpu"), &json!(2), &json!(10)));
@@ -60,6 +63,9 @@ async fn hami_vgpus_are_shown_by_card_through_the_api_and_in_chromium() {
         .filter_map(|g| g["resource"].as_str())
         .collect();
     assert!(!resources.iter().any(|r| r.contains("gpumem") || r.contains("gpucores")), "{resources:?}");
+    // An MPS node whose plugin waits for its control daemon (`mps-daemon-missing.yaml`).
+    let mps = v["diagnoses"].as_array().into_iter().flatten().find(|d| d["name"] == "l4-mps-01").cloned();
+    assert_eq!(mps.as_ref().map(|d| d["code"].clone()), Some(json!("gpu-mps-daemon-missing")), "{mps:?}");
     let ja = gd.json("/api/v1/cluster?lang=ja").await.unwrap();
     assert!(
         gpu(&ja, "a10-hami-02")["rows"][1].as_str().is_some_and(|r| r.contains("空き 17271/23028 MiB")),

@@ -152,6 +152,12 @@ fn replicas(node: &Node) -> u64 {
     count_label(node, "nvidia.com/gpu.replicas").filter(|r| *r > 1).unwrap_or(1)
 }
 
+/// Whether the node shares its GPUs through MPS (GPU feature discovery's
+/// `nvidia.com/gpu.sharing-strategy=mps`, from the device plugin's `sharing.mps` config).
+pub fn is_mps(node: &Node) -> bool {
+    strategy(node) == Some(Sharing::Mps)
+}
+
 fn strategy(node: &Node) -> Option<Sharing> {
     match label(node, "nvidia.com/gpu.sharing-strategy")? {
         "time-slicing" => Some(Sharing::TimeSlicing),

@@ -235,6 +235,39 @@ fn a_dgx_spark_and_a_jetson_thor_are_unified_memory_boards() {
     assert!(m.contains("CrashLoopBackOff") && m.contains("restarted 14 times"), "{m}");
 }
 
+/// An MPS node whose plugin waits for an MPS control daemon that does not run
+/// (`tests/scenarios/sharing/mps-daemon-missing.yaml`): the daemon is named as what to fix, on
+/// the node and to the model aimed at it; with the daemon running and ready, no such word.
+#[test]
+fn an_mps_node_without_its_control_daemon_is_told_so() {
+    let text = scenario_text("sharing/mps-daemon-missing.yaml");
+    let v = derive(&load(&text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let code = |c: &str| v.diagnoses.iter().find(|d| d.code.as_str() == c && d.name == "l4-mps-01");
+    let d = code("gpu-mps-daemon-missing").unwrap_or_else(|| panic!("{:?}", v.diagnoses));
+    assert_eq!(d.severity, Severity::Critical, "a model waits");
+    assert!(d.message.en.contains("error waiting for MPS daemon") && d.message.ja.contains("MPS コントロールデーモン"));
+    assert!(code("device-plugin-missing").is_none(), "the plugin runs; the daemon is missing");
+    let p = v.pending.iter().find(|p| p.name.starts_with("detector-mps")).unwrap_or_else(|| panic!("pending"));
+    assert!(p.diagnoses.contains(&gpudash_model::model::Code::from("gpu-mps-daemon-missing")), "{:?}", p.diagnoses);
+    let told: Vec<&str> =
+        v.diagnoses.iter().filter(|d| d.name.starts_with("detector-mps")).map(|d| d.message.en.as_str()).collect();
+    assert!(told.iter().any(|m| m.contains("no MPS control daemon runs there")), "{told:?}");
+    // The daemon's pod running and ready: the plugin's own state is what is left to tell.
+    let daemon = "- apiVersion: v1\n  kind: Pod\n  metadata: {name: nvdp-nvidia-device-plugin-mps-control-daemon-k2l3m, namespace: \
+        nvidia-device-plugin}\n  spec: {nodeName: l4-mps-01, containers: [{name: mps-control-daemon-ctr, image: \
+        \"nvcr.io/nvidia/k8s-device-plugin:v0.17.0\"}]}\n  status: {phase: Running, containerStatuses: [{name: mps-control-daemon-ctr, \
+        ready: true, restartCount: 0, image: x, imageID: \"\", started: true, state: {running: {startedAt: \"2026-12-01T06:00:00Z\"}}}]}\n";
+    let v = derive(
+        &load(&format!("{text}{daemon}")),
+        &Options::default(),
+        Source::default(),
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    assert!(!v.diagnoses.iter().any(|d| d.code.as_str() == "gpu-mps-daemon-missing"), "{:?}", v.diagnoses);
+    assert!(v.diagnoses.iter().any(|d| d.code.as_str() == "device-plugin-missing" && d.name == "l4-mps-01"));
+}
+
 #[test]
 fn a_non_default_scheduler_is_named_and_its_message_kept_raw() {
     let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: v, namespace: ml}\nspec: {schedulerName: volcano, containers: []}\nstatus: {phase: \

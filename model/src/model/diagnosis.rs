@@ -187,6 +187,8 @@ string_enum! {
         GpuHeldNotRunning = "gpu-held-not-running",
         /// A pod holds a GPU unit whose GPU has been idle for a while, while a pod waits.
         GpuHeldIdle = "gpu-held-idle",
+        /// A node shares its GPUs through MPS and no MPS control daemon runs there.
+        GpuMpsDaemonMissing = "gpu-mps-daemon-missing",
     }
 }
 

@@ -92,6 +92,8 @@ pub(super) struct Ctx<'a> {
     plugins: super::Map<&'a str, &'a Pod>,
     /// Namespaces that run device-plugin pods anywhere (where its DaemonSet lives).
     plugin_namespaces: BTreeSet<&'a str>,
+    /// The MPS control daemon's pod on each node that has one.
+    mps_daemons: super::Map<&'a str, &'a Pod>,
     /// The pod object of each pending entry, in order.
     waiting: &'a [&'a Pod],
     /// Claims and templates by namespace and name (empty when no waiting pod names one).
@@ -230,7 +232,7 @@ pub fn diagnose(
 ) -> (Vec<Arc<Diagnosis>>, Vec<PendingPod>, Vec<Arc<Diagnosis>>) {
     // The views and their objects, in one order (the views' by name).
     let pairs = objects.iter().copied().zip(nodes.iter().map(AsRef::as_ref)).collect();
-    let (plugins, plugin_namespaces) = device_plugins(index);
+    let (plugins, plugin_namespaces, mps_daemons) = device_plugins(index);
     let runtime_events = if events.names_runtime() { &inputs.events[..] } else { &[] };
     let held_after = if held_after.is_zero() { HELD_NOT_RUNNING_AFTER } else { held_after.as_secs().max(1) as i64 };
     let cx = Ctx {
@@ -241,6 +243,7 @@ pub fn diagnose(
         pairs,
         plugins,
         plugin_namespaces,
+        mps_daemons,
         waiting,
         claims,
         now,
@@ -323,20 +326,32 @@ fn code_order(a: &Diagnosis, b: &Diagnosis) -> Ordering {
 }
 
 /// The device plugin's pod on each node (where two run on one node, the first by name, every
-/// time) and the namespaces it runs in.
-fn device_plugins(index: &pods::PodIndex) -> (super::Map<&str, &Pod>, BTreeSet<&str>) {
+/// time), the namespaces it runs in, and the MPS control daemon's pod on each node.
+type Plugins<'a> = (super::Map<&'a str, &'a Pod>, BTreeSet<&'a str>, super::Map<&'a str, &'a Pod>);
+
+fn device_plugins(index: &pods::PodIndex) -> Plugins<'_> {
     let mut plugins: super::Map<&str, &Pod> = super::Map::default();
+    let mut mps: super::Map<&str, &Pod> = super::Map::default();
     let mut plugin_namespaces = BTreeSet::new();
     for p in index.notable().filter(|p| p.is_device_plugin()) {
-        plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
-        if let Some(n) = pods::node_of(p) {
-            let e = plugins.entry(n).or_insert(p.as_ref());
-            if (&p.metadata.namespace, &p.metadata.name) < (&e.metadata.namespace, &e.metadata.name) {
-                *e = p.as_ref();
+        let Some(n) = pods::node_of(p) else {
+            if !p.is_mps_daemon() {
+                plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
             }
+            continue;
+        };
+        let map = if p.is_mps_daemon() {
+            &mut mps
+        } else {
+            plugin_namespaces.insert(p.metadata.namespace.as_deref().unwrap_or(""));
+            &mut plugins
+        };
+        let e = map.entry(n).or_insert(p.as_ref());
+        if (&p.metadata.namespace, &p.metadata.name) < (&e.metadata.namespace, &e.metadata.name) {
+            *e = p.as_ref();
         }
     }
-    (plugins, plugin_namespaces)
+    (plugins, plugin_namespaces, mps)
 }
 
 /// Gives each pending pod the diagnoses about it, and — where it waits for a GPU claim — those

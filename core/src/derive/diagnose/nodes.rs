@@ -23,6 +23,16 @@ pub(super) enum Trouble {
     PluginMissing,
     /// The plugin runs and took unhealthy GPUs out of service.
     Unhealthy,
+    /// The node shares its GPUs through MPS and its plugin waits for an MPS control daemon
+    /// that does not run: nothing is advertised.
+    MpsDaemonMissing,
+}
+
+impl Trouble {
+    /// Whether the node advertises nothing because of it.
+    pub(super) fn advertises_nothing(self) -> bool {
+        matches!(self, Self::PluginMissing | Self::MpsDaemonMissing)
+    }
 }
 
 /// A node in trouble, for the pending pods' advice.
@@ -107,6 +117,25 @@ pub(super) fn device_plugin_and_health<'a>(
         } else {
             None
         };
+        let daemon = cx.mps_daemons.get(name).copied();
+        let daemon_down = daemon.map_or(Some(None), |d| plugin_state(d).map(|s| Some((d, s))));
+        if let (Some(_), Some(_), true, Some(down)) = (&plugin_missing, plugin, node::is_mps(n), daemon_down) {
+            // The plugin runs but waits for the MPS control daemon: that is what to fix.
+            let waiting = waiting_here(None);
+            let severity = if waiting { Severity::Critical } else { Severity::Warning };
+            let stakes = if waiting { plugin_said::gpu_pods_waiting() } else { Said::default() };
+            let daemon = match down {
+                Some((d, state)) => {
+                    let (ns, pn) = crate::derive::pods::key(d);
+                    plugin_said::mps_daemon_pod_state(&ns, &pn, &state)
+                }
+                None => Said::default(),
+            };
+            let text = plugin_said::mps_daemon_missing(&name, &daemon, &stakes);
+            out.push(diag(Code::GpuMpsDaemonMissing, severity, Kind::Node, None, name, text));
+            troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::MpsDaemonMissing });
+            continue;
+        }
         if let Some(what) = plugin_missing {
             let why = why_no_plugin(cx, plugin, plugin_bad);
             let outside = if view.gpu_users_outside.iter().any(|u| u.sure) {

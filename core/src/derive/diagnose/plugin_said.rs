@@ -80,6 +80,22 @@ gpudash_model::sentences! { "plugin";
         en: " GPU pods are waiting for it.",
         ja: "GPU の Pod がこの Node を待っています。",
     }
+    /// {name} shares its GPUs through MPS … but no MPS control daemon runs there…
+    mps_daemon_missing(name, daemon: Said, stakes: Said) {
+        en: "{name} shares its GPUs through MPS (nvidia.com/gpu.sharing-strategy=mps) but no MPS control daemon runs there{daemon}: the NVIDIA \
+        device plugin waits for it (its log says \"error waiting for MPS daemon\") and offers no GPU until it runs. The daemon is the device \
+        plugin chart's mps-control-daemon DaemonSet, which runs only on nodes GPU feature discovery labelled nvidia.com/mps.capable=true — check \
+        that label on {name} and the DaemonSet's pods (kubectl get pods -A -o wide | grep mps-control-daemon).{stakes}",
+        ja: "{name} は MPS で GPU を共有しています（nvidia.com/gpu.sharing-strategy=mps）が、MPS コントロールデーモンが動いていません{daemon}。NVIDIA \
+        device plugin はその起動を待ち（ログに \"error waiting for MPS daemon\"）、動くまで GPU を公開しません。デーモンは device plugin の chart の \
+        mps-control-daemon DaemonSet で、GPU feature discovery が nvidia.com/mps.capable=true を付けた Node でだけ動きます — {name} \
+        のそのラベルと DaemonSet の Pod を確認してください（kubectl get pods -A -o wide | grep mps-control-daemon）。{stakes}",
+    }
+    /// : its pod {ns}/{pn} is {state}
+    mps_daemon_pod_state(ns, pn, state: Said) {
+        en: " (its pod {ns}/{pn}: {state})",
+        ja: "（Pod {ns}/{pn}：{state}）",
+    }
     /// {name} {what}: {why}.{stakes}{outside}
     plugin_missing(name, what: Said, why: Said, stakes: Said, outside: Said) {
         en: "{name} {what}: {why}.{stakes}{outside}",

@@ -76,6 +76,8 @@ struct Reach<'a> {
     with_res: Vec<(&'a k8s_openapi::api::core::v1::Node, &'a GpuResource)>,
     /// Nodes it could go to whose device plugin is missing or failing.
     plugin_down: Vec<&'a str>,
+    /// Of those, the nodes whose plugin waits for an MPS control daemon.
+    mps_down: Vec<&'a str>,
     /// The node it is aimed at (selector or nomination), when that one has no plugin.
     aimed: Option<&'a str>,
     /// The nodes with the resource whose GPUs failed.
@@ -94,14 +96,13 @@ impl<'a> Reach<'a> {
             .filter(|(n, _)| Ctx::could_aim(aim, n))
             .filter_map(|(n, v)| v.gpu_resources.iter().find(|g| g.resource == res && g.capacity > 0).map(|g| (*n, g)))
             .collect();
-        let plugin_down = troubled
-            .iter()
-            .filter(|t| t.trouble == Trouble::PluginMissing && Ctx::could_aim(aim, t.node))
-            .map(|t| t.name)
-            .collect();
+        let down: Vec<&Troubled<'a>> =
+            troubled.iter().filter(|t| t.trouble.advertises_nothing() && Ctx::could_aim(aim, t.node)).collect();
+        let plugin_down = down.iter().map(|t| t.name).collect();
+        let mps_down = down.iter().filter(|t| t.trouble == Trouble::MpsDaemonMissing).map(|t| t.name).collect();
         let aimed = troubled
             .iter()
-            .find(|t| t.trouble == Trouble::PluginMissing && crate::derive::pending::aims_at(aim, t.node))
+            .find(|t| t.trouble.advertises_nothing() && crate::derive::pending::aims_at(aim, t.node))
             .map(|t| t.name);
         let failed = with_res
             .iter()
@@ -121,7 +122,7 @@ impl<'a> Reach<'a> {
             }
         }
         let terminating = first_terminating(&with_res);
-        Reach { with_res, plugin_down, aimed, failed, siblings, terminating }
+        Reach { with_res, plugin_down, mps_down, aimed, failed, siblings, terminating }
     }
 }
 
@@ -137,12 +138,20 @@ fn advice(
     stalled: &[Stalled<'_>],
     out: &mut Vec<Diagnosis>,
 ) -> Said {
-    let Reach { with_res, plugin_down, aimed, failed, terminating, .. } = reach;
-    if let Some(node) = aimed {
+    let Reach { with_res, plugin_down, mps_down, aimed, failed, terminating, .. } = reach;
+    if let Some(node) = aimed.filter(|n| mps_down.contains(n)) {
+        note(p, Code::GpuMpsDaemonMissing);
+        said::waiting_node_aimed_mps(&want, &res, &node)
+    } else if let Some(node) = aimed {
         note(p, Code::DevicePluginMissing);
         said::waiting_node_aimed_at_which(&want, &res, &node)
     } else if with_res.is_empty() {
-        note(p, Code::DevicePluginMissing);
+        if !mps_down.is_empty() {
+            note(p, Code::GpuMpsDaemonMissing);
+        }
+        if plugin_down.len() > mps_down.len() || plugin_down.is_empty() {
+            note(p, Code::DevicePluginMissing);
+        }
         let where_ = if plugin_down.is_empty() {
             said::no_gpu_node_shows_why()
         } else {
