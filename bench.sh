@@ -10,6 +10,8 @@
 #                                       # for experiments by hand (prints its kubeconfig)
 #   ./bench.sh --fleet 100              # gpudash fleet over 100 sites × 10 nodes under churn (PostgreSQL)
 #   ./bench.sh --fleet 100 --big 10     # … and 10 sites of 1,000 nodes (--big-nodes) beside them
+#   ./bench.sh --hostile-lists 30       # 10,000 Pending pods, 90 days of history, 20 readers each of
+#                                       # /pending, /diagnoses, the reports page and API (#58's probe)
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup.sh

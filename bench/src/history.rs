@@ -75,25 +75,40 @@ pub async fn chart_30d() -> anyhow::Result<Duration> {
 /// Writes the month of history [`report_30d`] reads: pod intervals, waits, busy series with a
 /// sample a minute, and an hour's gap.
 async fn fill_month(pool: &sqlx::SqlitePool, nodes: i64, start: i64, now: i64) -> anyhow::Result<()> {
+    fill(pool, nodes, (start, now), 4, 60).await
+}
+
+/// History of `nodes` nodes over `[start, now)`: 30 pods a node each replaced every week and a
+/// half (`replacements` intervals each), four of them holding a quarter GPU; 20 Pending waits a
+/// day; each GPU's busy % on 100 agent nodes every `step` seconds; an hour's gap.
+pub async fn fill(
+    pool: &sqlx::SqlitePool,
+    nodes: i64,
+    (start, now): (i64, i64),
+    replacements: i64,
+    step: i64,
+) -> anyhow::Result<()> {
     let week = 7 * 86_400 + 43_200;
+    let days = (now - start) / 86_400;
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1),
                        p(j) AS (SELECT 0 UNION ALL SELECT j + 1 FROM p WHERE j + 1 < 30),
-                       k(w) AS (SELECT 0 UNION ALL SELECT w + 1 FROM k WHERE w + 1 < 4)
+                       k(w) AS (SELECT 0 UNION ALL SELECT w + 1 FROM k WHERE w + 1 < ?4)
          INSERT INTO pod_intervals (namespace, name, state, node, gpu_resource, gpu_count, start, end, workload, gpu_share, mem_request_bytes, unified)
          SELECT 'ns-' || (j % 7), printf('p-%04d-%02d-%d', i, j, w), 'running', printf('node-%04d', i),
                 CASE WHEN j < 4 THEN 'nvidia.com/gpu' END, CASE WHEN j < 4 THEN 1 END,
-                ?2 + w * ?3, CASE WHEN w < 3 THEN ?2 + (w + 1) * ?3 END,
+                ?2 + w * ?3, CASE WHEN w < ?4 - 1 THEN ?2 + (w + 1) * ?3 END,
                 printf('Deployment/m-%d', j), CASE WHEN j < 4 THEN 0.25 END, 1073741824, 1
          FROM n, p, k",
     )
     .bind(nodes)
     .bind(start)
     .bind(week)
+    .bind(replacements)
     .execute(pool)
     .await?;
     sqlx::query(
-        "WITH RECURSIVE d(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM d WHERE x + 1 < 30),
+        "WITH RECURSIVE d(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM d WHERE x + 1 < ?2),
                        q(y) AS (SELECT 0 UNION ALL SELECT y + 1 FROM q WHERE y + 1 < 20)
          INSERT INTO pod_intervals (namespace, name, state, gpu_resource, gpu_count, start, end, workload)
          SELECT 'ml', printf('waiting-%d-%d', x, y), 'pending', 'nvidia.com/gpu', 1,
@@ -101,6 +116,7 @@ async fn fill_month(pool: &sqlx::SqlitePool, nodes: i64, start: i64, now: i64) -
          FROM d, q",
     )
     .bind(start)
+    .bind(days)
     .execute(pool)
     .await?;
     sqlx::query(
@@ -110,11 +126,12 @@ async fn fill_month(pool: &sqlx::SqlitePool, nodes: i64, start: i64, now: i64) -
     .execute(pool)
     .await?;
     sqlx::query(
-        "WITH RECURSIVE t(ts) AS (SELECT ?1 UNION ALL SELECT ts + 60 FROM t WHERE ts + 60 < ?2)
+        "WITH RECURSIVE t(ts) AS (SELECT ?1 UNION ALL SELECT ts + ?3 FROM t WHERE ts + ?3 < ?2)
          INSERT INTO samples (series, ts, value) SELECT s.id, ts, (ts / 60 + s.id) % 100 FROM t, series s",
     )
     .bind(start)
     .bind(now)
+    .bind(step)
     .execute(pool)
     .await?;
     sqlx::query("INSERT INTO gaps (start, end, reason) VALUES (?1, ?1 + 3600, 'gpudash not running')")

@@ -7,6 +7,7 @@ mod cluster;
 mod derive;
 mod fleet;
 mod history;
+mod hostile;
 mod peer;
 mod proc;
 mod real;
@@ -417,6 +418,11 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(n) = args.iter().position(|a| a == "--history-month").and_then(|i| args.get(i + 1)) {
         return history::month(n.parse().unwrap_or(1000), get("--hours", "6").parse().unwrap_or(6)).await;
+    }
+    if let Some(s) = args.iter().position(|a| a == "--hostile-lists").and_then(|i| args.get(i + 1)) {
+        let readers = get("--readers", "20").parse().unwrap_or(20);
+        return hostile::lists(s.parse().unwrap_or(30), readers, get("--pending", "10000").parse().unwrap_or(10_000))
+            .await;
     }
     if args.iter().any(|a| a == "--history") {
         return history::report().await;

@@ -57,7 +57,8 @@ pub(crate) fn spawn_gpudash(
     port: u16,
     dir: &std::path::Path,
 ) -> anyhow::Result<(u32, Killer)> {
-    let bin = root().join("target/release/gpudash");
+    // GPUDASH_BENCH_BIN: another build (a debug one, for a first look).
+    let bin = std::env::var_os("GPUDASH_BENCH_BIN").map_or_else(|| root().join("target/release/gpudash"), Into::into);
     let child = Command::new(&bin)
         .args(["serve", "--kubeconfig"])
         .arg(kubeconfig)

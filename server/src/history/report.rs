@@ -459,6 +459,19 @@ pub async fn report(
     max_step: i64,
     deadline: std::time::Instant,
 ) -> Result<Report, ReportError> {
+    // Two reports at a time, from their first read to their last row: the rest wait their
+    // turn until the deadline. The slot is taken before anything is read — reading a long
+    // report's rows is most of its memory (the probe's 40 readers of 90-day reports each read
+    // theirs and then queued for a slot: RSS 203 -> 883 MiB) — and held by the computation
+    // itself, which stops at the request's deadline, so a client that gives up frees it within
+    // that time. The computation runs on the blocking pool: on an async worker it stalled
+    // `/healthz` and every stream for as long.
+    static SLOTS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
+    let slots = SLOTS.get_or_init(|| std::sync::Arc::new(tokio::sync::Semaphore::new(2))).clone();
+    let slot = tokio::time::timeout_at(deadline.into(), slots.acquire_owned())
+        .await
+        .map_err(|_| ReportError::Busy)?
+        .map_err(|_| ReportError::Busy)?;
     let end = to.min(now.max(from));
     let gaps = clip_gaps(&query::gaps(pool, from, end).await?, from, end);
     let intervals = intervals(pool, from, end).await?;
@@ -470,17 +483,9 @@ pub async fn report(
     wanted.sort();
     wanted.dedup();
     let busy = busy_steps(pool, &wanted, &gaps, from, end, max_step).await?;
-    // The computation (seconds for a year by pod) runs on the blocking pool: on an async
-    // worker it stalled `/healthz` and every stream for as long. Two at a time: the rest wait
-    // their turn until the deadline (four year-long reports at once took RSS 667 -> 1,214 MiB);
-    // the slot is held by the computation itself, which stops at the request's deadline, so a
-    // client that gives up frees it within that time.
-    static SLOTS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
-    let slots = SLOTS.get_or_init(|| std::sync::Arc::new(tokio::sync::Semaphore::new(2))).clone();
-    let slot = tokio::time::timeout_at(deadline.into(), slots.acquire_owned())
-        .await
-        .map_err(|_| ReportError::Busy)?
-        .map_err(|_| ReportError::Busy)?;
+    if std::time::Instant::now() >= deadline {
+        return Err(ReportError::Stopped(Stopped::TooLong));
+    }
     let limits = Limits { deadline: Some(deadline), max_rows: MAX_ROWS };
     let r = tokio::task::spawn_blocking(move || {
         let r = compute_within(&intervals, &gaps, &busy, (from, to, now), by, tz_minutes, limits);
