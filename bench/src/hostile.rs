@@ -70,8 +70,10 @@ pub async fn lists(seconds: u64, readers: usize, pending: usize) -> anyhow::Resu
     let rest_mib = proc::rss_kib(pid) as f64 / 1024.0;
     let v: serde_json::Value = http.get(format!("{url}/api/v1/cluster")).send().await?.json().await?;
     let listed = v["pending"].as_array().map_or(0, Vec::len);
+    let derive_ms = crate::last_derive_ms(&http, &url).await.unwrap_or(f64::NAN);
     println!(
-        "gpudash ready in {:.1} s: {listed} Pending pods in the view, RSS {rest_mib:.0} MiB at rest",
+        "gpudash ready in {:.1} s: {listed} Pending pods in the view, the last derivation {derive_ms:.0} ms, RSS \
+         {rest_mib:.0} MiB at rest",
         t.elapsed().as_secs_f64()
     );
 
