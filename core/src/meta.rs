@@ -1,5 +1,5 @@
-//! Object metadata decoded lean: what gpudash reads, with managed fields and annotations
-//! skipped while the JSON is parsed — never built and then dropped.
+//! Object metadata decoded lean: what gpudash reads, with managed fields and annotations (but
+//! the few it reads) skipped while the JSON is parsed — never built and then dropped.
 //!
 //! Why: an object as the API server lists it carries its managed fields (each writer's
 //! `fieldsV1` tree: a pod created by a client and run by a kubelet has two, often larger than

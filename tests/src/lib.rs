@@ -284,6 +284,18 @@ impl Gpudash {
         Ok(reqwest::get(format!("{}{path}", self.url)).await?.error_for_status()?.json().await?)
     }
 
+    /// `POST /api/v1/fit` with a workload as YAML (`Content-Type: application/yaml`): the
+    /// answer's JSON, whatever its status (a 422 is a result too).
+    pub async fn fit_yaml(&self, yaml: &str) -> anyhow::Result<serde_json::Value> {
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/v1/fit", self.url))
+            .header("content-type", "application/yaml")
+            .body(yaml.to_string())
+            .send()
+            .await?;
+        Ok(r.json().await?)
+    }
+
     /// Polls `/api/v1/cluster` until `pred` holds.
     pub async fn wait_view(
         &self,

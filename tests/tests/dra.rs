@@ -116,16 +116,7 @@ spec:
   containers: [{name: ocr, image: registry.factory.local/docs/paddleocr:3.0, resources: {claims: [{name: gpu}]}}]
   resourceClaims: [{name: gpu, resourceClaimTemplateName: one-l4}]
 "#;
-    let fit: Value = reqwest::Client::new()
-        .post(format!("{}/api/v1/fit", gd.url))
-        .header("Content-Type", "application/yaml")
-        .body(body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let fit = gd.fit_yaml(body).await.unwrap();
     let fits: Vec<&str> = fit["nodes"]
         .as_array()
         .into_iter()

@@ -119,18 +119,10 @@ async fn kubectl_gpudash_prints_what_the_api_says() {
     let dir = tempfile::tempdir().unwrap();
     let pod = dir.path().join("model.yaml");
     let yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: next-model, namespace: vision}\nspec:\n  runtimeClassName: nvidia\n  \
-                containers: [{name: m, image: m:1, resources: {requests: {memory: 2Gi, nvidia.com/gpu: \"1\"}, limits: {memory: 3Gi, nvidia.com/gpu: \"1\"}}}]\n";
+                containers: [{name: m, image: m:1, resources: {requests: {memory: 2Gi, nvidia.com/gpu: \"1\"}, \
+                limits: {memory: 3Gi, nvidia.com/gpu: \"1\"}}}]\n";
     std::fs::write(&pod, yaml).unwrap();
-    let api: Value = reqwest::Client::new()
-        .post(format!("{server}/api/v1/fit"))
-        .header("content-type", "application/yaml")
-        .body(yaml)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let api = gd.fit_yaml(yaml).await.unwrap();
     let fit = stdout(&plugin(&["fit", "-f", &pod.display().to_string(), s[0], s[1]], &[]));
     assert!(fit.starts_with(api["summary"].as_str().unwrap_or("?")), "{fit}\n{api}");
     let bad = dir.path().join("bad.yaml");

@@ -41,7 +41,7 @@ pub fn enrich(v: &mut NodeView, seen: &AgentSeen, stale: bool, uids: &[(&str, &s
     }
     let dcgm: &[GpuUse] = report.dcgm.as_ref().and_then(|d| d.value.as_deref()).unwrap_or_default();
     for g in v.gpu_resources.iter_mut().filter(|g| matches!(g.sharing, Sharing::Dra | Sharing::Vgpu)) {
-        measure_dra(g, dcgm, stale);
+        measure_by_uuid(g, dcgm, stale);
     }
     // GR3D where tegrastats prints it, else the GPU's devfreq load (Jetson Thor).
     let devfreq = report.devfreq_busy.as_ref().and_then(|d| d.value).filter(|b| b.is_finite());
@@ -87,10 +87,11 @@ fn reading(busy: Option<u32>, used: Option<u64>) -> Option<gpudash_model::i18n::
     }
 }
 
-/// A DRA driver's devices as dcgm-exporter measures them: each whole GPU's busy % and memory
-/// used, found by the UUID the driver publishes, and on its row. (A MIG-enabled GPU reports no
-/// utilisation to the exporter: its slices stay unmeasured.)
-fn measure_dra(g: &mut GpuResource, dcgm: &[GpuUse], stale: bool) {
+/// Devices placed without the kubelet's word — a DRA driver's, HAMi's cards — as dcgm-exporter
+/// measures them: each whole GPU's busy % and memory used, found by the UUID the driver or
+/// HAMi publishes, and on its row. (A MIG-enabled GPU reports no utilisation to the exporter:
+/// its slices stay unmeasured.)
+fn measure_by_uuid(g: &mut GpuResource, dcgm: &[GpuUse], stale: bool) {
     let GpuResource { devices, rows, .. } = g;
     let mut row = 0;
     for d in devices.iter_mut() {

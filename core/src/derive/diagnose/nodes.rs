@@ -117,26 +117,23 @@ pub(super) fn device_plugin_and_health<'a>(
         } else {
             None
         };
-        let daemon = cx.mps_daemons.get(name).copied();
-        let daemon_down = daemon.map_or(Some(None), |d| plugin_state(d).map(|s| Some((d, s))));
-        if let (Some(_), Some(_), true, Some(down)) = (&plugin_missing, plugin, node::is_mps(n), daemon_down) {
-            // The plugin runs but waits for the MPS control daemon: that is what to fix.
+        if let Some(what) = plugin_missing {
             let waiting = waiting_here(None);
             let severity = if waiting { Severity::Critical } else { Severity::Warning };
             let stakes = if waiting { plugin_said::gpu_pods_waiting() } else { Said::default() };
-            let daemon = match down {
-                Some((d, state)) => {
+            let daemon = cx.mps_daemons.get(name).copied();
+            let daemon_state = daemon.and_then(|d| plugin_state(d).map(|s| (d, s)));
+            if plugin.is_some() && node::is_mps(n) && (daemon.is_none() || daemon_state.is_some()) {
+                // The plugin runs but waits for the MPS control daemon: that is what to fix.
+                let daemon = daemon_state.map_or_else(Said::default, |(d, state)| {
                     let (ns, pn) = crate::derive::pods::key(d);
                     plugin_said::mps_daemon_pod_state(&ns, &pn, &state)
-                }
-                None => Said::default(),
-            };
-            let text = plugin_said::mps_daemon_missing(&name, &daemon, &stakes);
-            out.push(diag(Code::GpuMpsDaemonMissing, severity, Kind::Node, None, name, text));
-            troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::MpsDaemonMissing });
-            continue;
-        }
-        if let Some(what) = plugin_missing {
+                });
+                let text = plugin_said::mps_daemon_missing(&name, &daemon, &stakes);
+                out.push(diag(Code::GpuMpsDaemonMissing, severity, Kind::Node, None, name, text));
+                troubled.push(super::nodes::Troubled { node: n, name, trouble: Trouble::MpsDaemonMissing });
+                continue;
+            }
             let why = why_no_plugin(cx, plugin, plugin_bad);
             let outside = if view.gpu_users_outside.iter().any(|u| u.sure) {
                 let n = view.gpu_users_outside.iter().filter(|u| u.sure).count();
@@ -144,9 +141,6 @@ pub(super) fn device_plugin_and_health<'a>(
             } else {
                 Said::default()
             };
-            let waiting = waiting_here(None);
-            let severity = if waiting { Severity::Critical } else { Severity::Warning };
-            let stakes = if waiting { plugin_said::gpu_pods_waiting() } else { Said::default() };
             out.push(diag(
                 Code::DevicePluginMissing,
                 severity,

@@ -149,7 +149,8 @@ fn advice(
         if !mps_down.is_empty() {
             note(p, Code::GpuMpsDaemonMissing);
         }
-        if plugin_down.len() > mps_down.len() || plugin_down.is_empty() {
+        // No node advertises it, or one does not for want of its plugin.
+        if plugin_down.is_empty() || plugin_down.iter().any(|n| !mps_down.contains(n)) {
             note(p, Code::DevicePluginMissing);
         }
         let where_ = if plugin_down.is_empty() {
