@@ -507,7 +507,8 @@ mod tests {
     fn why_names_the_pod_by_namespace_or_not_at_all() {
         let v = json!({"pending": [{"namespace": "vision", "name": "m", "reasons": [{"reason": "Insufficient nvidia.com/gpu", "nodes": 2}],
                                     "diagnoses": ["insufficient-gpu"], "pending_since": "2026-12-07T11:00:00Z"}],
-                       "diagnoses": [{"code": "insufficient-gpu", "severity": "critical", "namespace": "vision", "name": "m", "message": "Every unit is held."}]});
+                       "diagnoses": [{"code": "insufficient-gpu", "severity": "critical", "namespace": "vision", "name": "m",
+                                      "message": "Every unit is held."}]});
         let now: jiff::Timestamp = "2026-12-07T12:00:00Z".parse().unwrap_or_else(|e| panic!("{e}"));
         let t = why(&v, None, "vision/m", None, now).unwrap_or_else(|e| panic!("{e}"));
         assert!(t.contains("Insufficient nvidia.com/gpu (2)") && t.contains("insufficient-gpu (critical)"), "{t}");

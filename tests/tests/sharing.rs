@@ -102,7 +102,11 @@ async fn hami_vgpus_are_shown_by_card_through_the_api_and_in_chromium() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hami_annotations_survive_the_real_api_servers_protobuf_lists() {
     let plane = ControlPlane::start().await.unwrap();
-    let register = r#"[{"id":"GPU-7d1e2f3a-4b5c-6d7e-8f90-a1b2c3d4e5f6","count":4,"devmem":23028,"devcore":100,"type":"NVIDIA-NVIDIA A10","mode":"hami-core","health":true}]"#;
+    // As HAMi v2.5 and later write it (JSON; Go's omitempty drops index 0 and numa 0).
+    const CARD: &str = "GPU-7d1e2f3a-4b5c-6d7e-8f90-a1b2c3d4e5f6";
+    let register = format!(
+        r#"[{{"id":"{CARD}","count":4,"devmem":23028,"devcore":100,"type":"NVIDIA-NVIDIA A10","mode":"hami-core","health":true}}]"#
+    );
     let node = json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": "a10-hami-1", "labels": {"kubernetes.io/hostname": "a10-hami-1", "gpu": "on"},
                      "annotations": {"kwok.x-k8s.io/node": "fake", "hami.io/node-nvidia-register": register}},
@@ -113,11 +117,12 @@ async fn hami_annotations_survive_the_real_api_servers_protobuf_lists() {
     let pod = |name: &str, mem: u32, cores: u32| {
         json!({"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": name, "namespace": "default",
-                            "annotations": {"hami.io/vgpu-devices-allocated": format!("GPU-7d1e2f3a-4b5c-6d7e-8f90-a1b2c3d4e5f6,NVIDIA,{mem},{cores}:;"),
+                            "annotations": {"hami.io/vgpu-devices-allocated": format!("{CARD},NVIDIA,{mem},{cores}:;"),
                                             "hami.io/bind-phase": "success"}},
                "spec": {"nodeName": "a10-hami-1", "schedulerName": "hami-scheduler",
                         "containers": [{"name": "m", "image": "vllm:0.6",
-                                        "resources": {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": mem.to_string(), "nvidia.com/gpucores": cores.to_string()}}}]}})
+                                        "resources": {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": mem.to_string(),
+                                                                 "nvidia.com/gpucores": cores.to_string()}}}]}})
     };
     plane.apply(&[pod("chat", 12000, 60), pod("embed", 4000, 20)]).unwrap();
     let kc = plane.kubeconfig.display().to_string();

@@ -75,7 +75,8 @@ pub fn admit(
                     "the namespace {ns} has used {used} of the {hard} {key} its ResourceQuota {qname} allows: raise the quota, free \
                      a replica in {ns}, or deploy to a namespace with room",
                     "namespace {ns} は ResourceQuota {qname} が許す {key} {hard} のうち {used} \
-                     を使っています。クォータを上げる、{ns} でレプリカを空ける、または余裕のある namespace にデプロイしてください"
+                     を使っています。\
+                     クォータを上げる、{ns} でレプリカを空ける、または余裕のある namespace にデプロイしてください"
                 );
                 return Some((Some(words), advice));
             }

@@ -75,8 +75,10 @@ gpudash_model::sentences! { "after";
              raise the emptyDir's sizeLimit or the container's ephemeral-storage limit to what the model writes (caches, downloaded \
              weights), or write it to a persistent volume, and delete the Failed pods with kubectl delete pods -n {ns} \
              --field-selector=status.phase=Failed.",
-        ja: "{owner} の {count} 個の GPU Pod が {node} の kubelet にローカルストレージのため退避（evict）させられました：「{words}」。\
-             退避した Pod は何も持ちません。emptyDir の sizeLimit かコンテナーの ephemeral-storage の limit をモデルが書く量（キャッシュ、\
+        ja: "{owner} の {count} 個の GPU Pod が {node} の kubelet に\
+             ローカルストレージのため退避（evict）させられました：「{words}」。\
+             退避した Pod は何も持ちません。emptyDir の sizeLimit かコンテナーの ephemeral-storage の limit を\
+             モデルが書く量（キャッシュ、\
              ダウンロードした重み）まで上げるか、永続ボリュームに書くようにし、kubectl delete pods -n {ns} \
              --field-selector=status.phase=Failed で Failed の Pod を削除してください。",
     }

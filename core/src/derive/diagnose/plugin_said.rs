@@ -50,8 +50,10 @@ gpudash_model::sentences! { "plugin";
         en: "its device-plugin pod {ns}/{pn} runs but registered no GPU with the kubelet — right after a kubelet restart the plugin must register \
         again (if it has not within a minute, delete the pod so that its DaemonSet starts it anew); otherwise read its log (kubectl -n {ns} logs {pn}): \
         it may not see the GPU (NVIDIA runtime or driver missing on the node)",
-        ja: "device-plugin の Pod {ns}/{pn} は動いていますが kubelet に GPU を登録していません — kubelet の再起動直後はプラグインが登録し直す必要があります（1 \
-        分たっても登録しなければ Pod を削除して DaemonSet に作り直させてください）。そうでなければログを確認してください（kubectl -n {ns} logs {pn}）。GPU \
+        ja: "device-plugin の Pod {ns}/{pn} は動いていますが kubelet に GPU を登録していません — \
+        kubelet の再起動直後はプラグインが登録し直す必要があります（1 \
+        分たっても登録しなければ Pod を削除して DaemonSet に作り直させてください）。\
+        そうでなければログを確認してください（kubectl -n {ns} logs {pn}）。GPU \
         が見えていない可能性があります（Node に NVIDIA ランタイムかドライバーがない）",
     }
     /// no NVIDIA device-plugin pod runs on this node, though its DaemonSet runs pods on othe…
@@ -86,8 +88,10 @@ gpudash_model::sentences! { "plugin";
         device plugin waits for it (its log says \"error waiting for MPS daemon\") and offers no GPU until it runs. The daemon is the device \
         plugin chart's mps-control-daemon DaemonSet, which runs only on nodes GPU feature discovery labelled nvidia.com/mps.capable=true — check \
         that label on {name} and the DaemonSet's pods (kubectl get pods -A -o wide | grep mps-control-daemon).{stakes}",
-        ja: "{name} は MPS で GPU を共有しています（nvidia.com/gpu.sharing-strategy=mps）が、MPS コントロールデーモンが動いていません{daemon}。NVIDIA \
-        device plugin はその起動を待ち（ログに \"error waiting for MPS daemon\"）、動くまで GPU を公開しません。デーモンは device plugin の chart の \
+        ja: "{name} は MPS で GPU を共有しています（nvidia.com/gpu.sharing-strategy=mps）が、\
+        MPS コントロールデーモンが動いていません{daemon}。NVIDIA \
+        device plugin はその起動を待ち（ログに \"error waiting for MPS daemon\"）、動くまで GPU を公開しません。\
+        デーモンは device plugin の chart の \
         mps-control-daemon DaemonSet で、GPU feature discovery が nvidia.com/mps.capable=true を付けた Node でだけ動きます — {name} \
         のそのラベルと DaemonSet の Pod を確認してください（kubectl get pods -A -o wide | grep mps-control-daemon）。{stakes}",
     }
@@ -131,6 +135,7 @@ gpudash_model::sentences! { "plugin";
         read the device plugin's log and the board's kernel log (dmesg), and check the GPU with tegrastats on the board; it returns when the \
         plugin sees it healthy again (often after the plugin or the board restarts).{stakes}",
         ja: "{name} の {units} が使用不可です。device plugin がボードの内蔵 GPU を異常と報告し、提供をやめました \
-        — device plugin のログとボードのカーネルログ（dmesg）を読み、ボード上の tegrastats で GPU を確認してください。プラグインが正常と判断すれば戻ります（プラグインかボードの再起動の後が多い）。{stakes}",
+        — device plugin のログとボードのカーネルログ（dmesg）を読み、ボード上の tegrastats で GPU を確認してください。\
+        プラグインが正常と判断すれば戻ります（プラグインかボードの再起動の後が多い）。{stakes}",
     }
 }

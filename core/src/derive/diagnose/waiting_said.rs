@@ -10,7 +10,8 @@ gpudash_model::sentences! { "waiting";
         control daemon runs there, so the NVIDIA device plugin offers nothing (see that node's gpu-mps-daemon-missing diagnosis) — start the \
         daemon; freeing a GPU elsewhere will not help.",
         ja: "対象の Node {node} で {res} を {want} 個待っていますが、{node} は1つも公開していません。{node} は MPS で GPU \
-        を共有していますが MPS コントロールデーモンが動いておらず、NVIDIA device plugin が何も公開しません（その Node の gpu-mps-daemon-missing \
+        を共有していますが MPS コントロールデーモンが動いておらず、\
+        NVIDIA device plugin が何も公開しません（その Node の gpu-mps-daemon-missing \
         を参照）— デーモンを起動してください。ほかで GPU を空けても解決しません。",
     }
     /// Waiting for {want} {res} on {node}, the node it is aimed at, which advertises none: t…
