@@ -170,7 +170,7 @@ pub struct Boot {
 pub use gpudash_model::url::{percent_decode, percent_encode};
 
 fn as_cards<S: serde::Serializer>(v: &ClusterView, s: S) -> Result<S::Ok, S::Error> {
-    serde::Serialize::serialize(&crate::model::WithCards(v), s)
+    serde::Serialize::serialize(&crate::model::ForBrowser(v), s)
 }
 
 impl Boot {
@@ -382,14 +382,11 @@ impl Boot {
         }
     }
 
-    /// Serialises for embedding in a `<script type="application/json">`: `<`, `>` and `&` are
-    /// escaped so no cluster string can close the element.
-    pub fn to_embedded_json(&self) -> String {
-        #[cfg(not(feature = "hydrate"))]
-        let json = crate::i18n::to_json(self.lang, self);
-        #[cfg(feature = "hydrate")]
-        let json = serde_json::to_string(self);
-        json.unwrap_or_else(|_| "{}".into()).replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+    /// The boot state as the page embeds it for the bundle: the browser's wire
+    /// ([`crate::wire`]), base64 text — no cluster string can close its `<script>` element.
+    #[cfg(not(feature = "hydrate"))]
+    pub fn to_embedded(&self) -> String {
+        crate::wire::to_browser(self.lang, self).unwrap_or_default()
     }
 }
 
@@ -446,13 +443,14 @@ mod tests {
     }
 
     #[test]
-    fn embedded_json_cannot_close_its_script_element() {
+    fn the_embedded_boot_cannot_close_its_script_element() {
         let mut b = Boot::default();
         b.view.generated_at = "</script><img src=x onerror=alert(1)>&".into();
-        let j = b.to_embedded_json();
-        assert!(!j.contains('<') && !j.contains('>') && !j.contains('&'));
-        let back: Boot = serde_json::from_str(&j).unwrap_or_default();
-        assert_eq!(back.view.generated_at, b.view.generated_at);
+        let j = b.to_embedded();
+        assert!(!j.is_empty() && j.bytes().all(|c| c.is_ascii_alphanumeric() || b"+/=".contains(&c)), "{j}");
+        // The string is in it as it is (the browser's build reads it back: tests/tests/browser.rs).
+        let bytes = crate::wire::unbase64(&j).unwrap_or_default();
+        assert!(bytes.windows(b.view.generated_at.len()).any(|w| w == b.view.generated_at.as_bytes()));
     }
 
     #[test]

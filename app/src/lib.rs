@@ -10,7 +10,7 @@ mod live;
 pub mod scope;
 pub mod views;
 
-pub use gpudash_model::{i18n, model, time, units};
+pub use gpudash_model::{i18n, model, time, units, wire};
 // The server's: a sentence in both languages (the browser receives one).
 #[cfg(not(feature = "hydrate"))]
 pub use gpudash_model::{say, sentences};

@@ -20,7 +20,8 @@ pub fn start(boot: &Boot) {
     };
     // The page's language, not the browser's: the sentences in the view must match the page.
     // Nodes as their cards read them: the pages that show a node's pods are server-rendered.
-    let url = format!("{}/api/v1/stream?lang={}&nodes=cards", boot.base, boot.lang.code());
+    // In the browser's wire (gpudash_model::wire), not JSON.
+    let url = format!("{}/api/v1/stream?lang={}&nodes=cards&wire=postcard", boot.base, boot.lang.code());
 
     // Clock: once a second, so ages and "stale since" move.
     let tick = Closure::<dyn FnMut()>::new(move || {
@@ -79,7 +80,7 @@ fn start_stream(url: &str) {
 /// A full view from the stream: it replaces the view when it changed (or is the connection's
 /// first), so an idle stream re-renders nothing.
 fn full_view(text: &str, first: &std::cell::Cell<bool>) {
-    let Ok(v) = serde_json::from_str::<ClusterView>(text) else { return };
+    let Some(v) = crate::wire::from_browser::<ClusterView>(text) else { return };
     let changed = scope::edit(
         |s| {
             s.conn = Conn::Live;
@@ -104,7 +105,7 @@ fn full_view(text: &str, first: &std::cell::Cell<bool>) {
 /// A delta from the stream, applied to the view; false when it does not apply (out of step).
 /// A delta that does not parse is left alone.
 fn delta(text: &str) -> bool {
-    let Ok(d) = serde_json::from_str::<crate::model::ViewDelta>(text) else { return true };
+    let Some(d) = crate::wire::from_browser::<crate::model::ViewDelta>(text) else { return true };
     let d = std::cell::RefCell::new(Some(d));
     let apply = |v: &mut ClusterView| d.borrow_mut().take().is_some_and(|d| d.apply(v));
     let applied = scope::edit(

@@ -25,5 +25,5 @@ pub fn hydrate() {
 fn web_sys_boot() -> Option<Boot> {
     let doc = leptos::prelude::document();
     let text = doc.get_element_by_id("gd-boot")?.text_content()?;
-    serde_json::from_str(&text).ok()
+    app::wire::from_browser(&text)
 }

@@ -182,7 +182,7 @@ pub use pages::S;
 #[cfg(not(feature = "hydrate"))]
 mod said;
 #[cfg(not(feature = "hydrate"))]
-pub use said::{fill_named, to_json, Form, Said, Sentence};
+pub use said::{fill_named, to_json, to_postcard, Form, Said, Sentence};
 
 /// A sentence the derivation wrote, as the browser receives it: one string in the page's
 /// language (the server chose it when it serialised the view).

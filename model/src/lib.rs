@@ -10,3 +10,4 @@ pub mod model;
 pub mod time;
 pub mod units;
 pub mod url;
+pub mod wire;

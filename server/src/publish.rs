@@ -16,9 +16,9 @@ use crate::watchers::Stores;
 pub struct Snapshot {
     /// The view.
     pub view: ClusterView,
-    /// `view` as JSON in each [`Form`] (its sentences written in the form's language), made on
-    /// first use and shared by every stream client and API request (when every client is up to
-    /// date, only deltas are ever serialised).
+    /// `view` as JSON (or the browser's wire) in each [`Form`] (its sentences written in the
+    /// form's language), made on first use and shared by every stream client and API request
+    /// (when every client is up to date, only deltas are ever serialised).
     json: [std::sync::OnceLock<Arc<str>>; FORMS],
     /// `view` as one server-sent event per form, made on first use and shared.
     frame: [std::sync::OnceLock<bytes::Bytes>; FORMS],
@@ -33,33 +33,51 @@ pub struct Snapshot {
 /// How a view is written for a reader: the language of its sentences, and whether its nodes
 /// are whole (the API, kubectl-style clients, the fleet) or as the browser's live views read
 /// them ([`app::model::NodeView::card`]: without the memory table by pod and the GPU labels,
-/// which only the server-rendered node page shows — most of the bytes at 1,000 nodes).
+/// which only the server-rendered node page shows — most of the bytes at 1,000 nodes), and
+/// whether in JSON or in the browser's wire (`gpudash_model::wire`: the bundle's, nodes as
+/// cards).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Form {
     /// The sentences' language.
     pub lang: Lang,
     /// Nodes as cards.
     pub cards: bool,
+    /// In the browser's wire (implies `cards`).
+    pub browser: bool,
 }
 
 /// How many forms there are.
-pub const FORMS: usize = 4;
+pub const FORMS: usize = 6;
 
 impl Form {
     /// Whole nodes in `lang`.
     pub fn whole(lang: Lang) -> Self {
-        Self { lang, cards: false }
+        Self { lang, cards: false, browser: false }
     }
 
     /// Every form.
     pub fn all() -> [Self; FORMS] {
-        [(Lang::En, false), (Lang::Ja, false), (Lang::En, true), (Lang::Ja, true)]
-            .map(|(lang, cards)| Self { lang, cards })
+        let shapes = [(false, false), (false, false), (true, false), (true, false), (true, true), (true, true)];
+        let mut i = 0;
+        shapes.map(|(cards, browser)| {
+            let lang = if i % 2 == 0 { Lang::En } else { Lang::Ja };
+            i += 1;
+            Self { lang, cards, browser }
+        })
     }
 
     /// Its place in per-form arrays.
     pub fn index(self) -> usize {
-        self.lang as usize + if self.cards { 2 } else { 0 }
+        self.lang as usize + 2 * usize::from(self.cards) + 2 * usize::from(self.browser)
+    }
+
+    /// `value` written in this form (JSON, or the browser's wire as base64 text).
+    fn write<T: serde::Serialize>(self, value: &T) -> Option<String> {
+        if self.browser {
+            app::wire::to_browser(self.lang, value).ok()
+        } else {
+            app::i18n::to_json(self.lang, value).ok()
+        }
     }
 }
 
@@ -87,14 +105,14 @@ impl Delta {
     pub fn frame(&self, form: Form) -> Option<bytes::Bytes> {
         self.frames[form.index()]
             .get_or_init(|| {
-                let json = if form.cards {
+                let text = if form.cards {
                     let mut d = self.delta.clone();
                     d.nodes_changed = d.nodes_changed.iter().map(|n| Arc::new(n.card())).collect();
-                    app::i18n::to_json(form.lang, &d)
+                    form.write(&d)
                 } else {
-                    app::i18n::to_json(form.lang, &self.delta)
+                    form.write(&self.delta)
                 };
-                json.ok().map(|d| sse_frame(Some("delta"), self.delta.revision, &d))
+                text.map(|d| sse_frame(Some("delta"), self.delta.revision, &d))
             })
             .clone()
     }
@@ -163,13 +181,15 @@ impl Snapshot {
     pub fn json(&self, form: Form) -> Arc<str> {
         self.json[form.index()]
             .get_or_init(|| {
-                let json = if form.cards {
+                let text = if form.browser {
+                    form.write(&app::model::ForBrowser(&self.view))
+                } else if form.cards {
                     // Written from the nodes as they are: no copy of the view.
-                    app::i18n::to_json(form.lang, &app::model::WithCards(&self.view))
+                    form.write(&app::model::WithCards(&self.view))
                 } else {
-                    app::i18n::to_json(form.lang, &self.view)
+                    form.write(&self.view)
                 };
-                json.unwrap_or_else(|_| "{}".into()).into()
+                text.unwrap_or_else(|| "{}".into()).into()
             })
             .clone()
     }
@@ -376,13 +396,26 @@ mod tests {
     }
 
     #[test]
+    fn every_form_has_its_own_place() {
+        let places: Vec<usize> = Form::all().iter().map(|f| f.index()).collect();
+        assert_eq!(places, (0..FORMS).collect::<Vec<_>>());
+        let browser = Form { lang: Lang::Ja, cards: true, browser: true };
+        assert!(Form::all().contains(&browser));
+        // The browser's form is base64 text (postcard), not JSON: one SSE data line.
+        let snap = Snapshot::new(view(7, &[("a", true)]));
+        let text = snap.json(browser);
+        assert!(!text.is_empty() && text.bytes().all(|c| c.is_ascii_alphanumeric() || b"+/=".contains(&c)), "{text}");
+        assert!(app::wire::unbase64(&text).is_some_and(|b| b.len() > 4));
+    }
+
+    #[test]
     fn a_client_that_skipped_revisions_catches_up_with_the_deltas_it_missed() {
         let mut snap = Snapshot::new(view(1, &[("a", true)]));
         let mut views = vec![snap.view.clone()];
         for rev in 2..=(RECENT as u64 + 10) {
             let v = view(rev, &[("a", rev % 2 == 0), ("b", rev % 3 == 0)]);
             views.push(v.clone());
-            snap = next_snapshot(&snap, v, [true, false, false, false]);
+            snap = next_snapshot(&snap, v, [true, false, false, false, false, false]);
         }
         let last = snap.view.revision;
         assert!(matches!(snap.catch_up(last), CatchUp::Nothing));

@@ -8,7 +8,9 @@ use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
 use crate::scope;
 
-use crate::boot::{Boot, Page, Theme};
+#[cfg(not(feature = "hydrate"))]
+use crate::boot::Theme;
+use crate::boot::{Boot, Page};
 use crate::model::ClusterView;
 use crate::time::parse_rfc3339;
 
@@ -40,9 +42,10 @@ pub struct Live {
 }
 
 /// The HTML document (server side).
+#[cfg(not(feature = "hydrate"))]
 pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoView {
     let hydrates = boot.hydrates();
-    let json = if hydrates { boot.to_embedded_json() } else { String::new() };
+    let embedded = if hydrates { boot.to_embedded() } else { String::new() };
     let theme = match boot.theme {
         Theme::Auto => "auto",
         Theme::Light => "light",
@@ -82,7 +85,7 @@ pub fn shell(options: leptos::config::LeptosOptions, boot: Boot) -> impl IntoVie
                 {matches!(boot.page, Page::Node(_)).then(|| view! { <link rel="stylesheet" href=format!("{}/node.css", boot.base)/> })}
                 {boot.refreshes().then(|| view! { <script src=format!("{}/refresh.js", boot.base) defer></script> })}
                 {hydrates.then(|| view! {
-                    <script type="application/json" id="gd-boot" inner_html=json></script>
+                    <script type="text/plain" id="gd-boot" inner_html=embedded></script>
                     <HydrationScripts options root=root/>
                 })}
             </head>

@@ -27,4 +27,6 @@ mod sheet;
 
 #[cfg(feature = "hydrate")]
 pub use crate::scope;
-pub use app::{shell, App, Conn, Live, Seed};
+#[cfg(not(feature = "hydrate"))]
+pub use app::shell;
+pub use app::{App, Conn, Live, Seed};

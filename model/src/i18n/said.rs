@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use speak::to_json;
+pub use speak::{to_json, to_postcard};
 
 use super::{Lang, Say};
 

@@ -138,21 +138,39 @@ pub struct WithCards<'a>(pub &'a ClusterView);
 
 impl Serialize for WithCards<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let ClusterView { revision, generated_at, source, nodes, pending, diagnoses, blocked, quotas, totals } = self.0;
-        let cards: Vec<super::card::AsCard<'_>> = nodes.iter().map(|n| super::card::AsCard(n)).collect();
-        let mut m = s.serialize_struct("ClusterView", 9)?;
-        m.serialize_field("revision", revision)?;
-        m.serialize_field("generated_at", generated_at)?;
-        m.serialize_field("source", source)?;
-        m.serialize_field("nodes", &cards)?;
-        m.serialize_field("pending", pending)?;
-        m.serialize_field("diagnoses", diagnoses)?;
-        m.serialize_field("blocked", blocked)?;
-        m.serialize_field("quotas", quotas)?;
-        m.serialize_field("totals", totals)?;
-        m.end()
+        let cards: Vec<super::card::AsCard<'_>> = self.0.nodes.iter().map(|n| super::card::AsCard(n)).collect();
+        write_view(self.0, &cards, s)
     }
+}
+
+/// A view written for the browser's wire ([`crate::wire`]): each node as [`NodeView::card`]
+/// makes it (a copy: postcard is positional, so a card must be the whole struct, which
+/// [`WithCards`]' lighter writers are not). The same JSON as [`WithCards`].
+pub struct ForBrowser<'a>(pub &'a ClusterView);
+
+impl Serialize for ForBrowser<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let cards: Vec<NodeView> = self.0.nodes.iter().map(|n| n.card()).collect();
+        write_view(self.0, &cards, s)
+    }
+}
+
+/// `view` with `nodes` in place of its nodes, its fields in declaration order (postcard reads
+/// them by position).
+fn write_view<S: serde::Serializer, N: Serialize>(view: &ClusterView, nodes: &N, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct as _;
+    let ClusterView { revision, generated_at, source, nodes: _, pending, diagnoses, blocked, quotas, totals } = view;
+    let mut m = s.serialize_struct("ClusterView", 9)?;
+    m.serialize_field("revision", revision)?;
+    m.serialize_field("generated_at", generated_at)?;
+    m.serialize_field("source", source)?;
+    m.serialize_field("nodes", nodes)?;
+    m.serialize_field("pending", pending)?;
+    m.serialize_field("diagnoses", diagnoses)?;
+    m.serialize_field("blocked", blocked)?;
+    m.serialize_field("quotas", quotas)?;
+    m.serialize_field("totals", totals)?;
+    m.end()
 }
 
 #[cfg(test)]

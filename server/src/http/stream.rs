@@ -27,12 +27,15 @@ impl Drop for ClientGuard {
     }
 }
 
-/// `?nodes=cards&lang=`
+/// `?nodes=cards&wire=postcard&lang=`
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(default)]
 pub struct StreamParams {
     /// `cards`: nodes as the browser's live views read them (the browser asks for it).
     nodes: String,
+    /// `postcard`: each event in the browser's wire (`gpudash_model::wire`; nodes as cards),
+    /// not JSON — what the bundle reads.
+    wire: String,
 }
 
 /// The handler.
@@ -43,8 +46,9 @@ pub async fn stream(
     Params(q): Params<StreamParams>,
 ) -> Response {
     let lang = super::answer_lang(st.lang, &headers, uri.query());
-    let cards = q.nodes == "cards";
-    let form = crate::publish::Form { lang, cards };
+    let browser = q.wire == "postcard";
+    let cards = browser || q.nodes == "cards";
+    let form = crate::publish::Form { lang, cards, browser };
     let mut shutdown = st.shutdown.clone();
     st.stream_clients.fetch_add(1, Ordering::Relaxed);
     if let Some(n) = st.readers.get(form.index()) {

@@ -441,7 +441,7 @@ async fn the_stream_is_compressed_once_per_event_for_clients_that_take_gzip() {
     next.nodes[7] = Arc::new(n);
     next.revision = 4;
     let cur = tx.borrow().clone();
-    tx.send_replace(Arc::new(crate::publish::next_snapshot(&cur, next, [true, false, false, false])));
+    tx.send_replace(Arc::new(crate::publish::next_snapshot(&cur, next, [true, false, false, false, false, false])));
     let text = read(&mut bodies[0], &mut got[0], true, 2).await;
     let delta = text.split("\n\n").nth(1).unwrap_or("");
     assert!(delta.starts_with("event: delta\nid: 4\ndata: {"), "{delta}");

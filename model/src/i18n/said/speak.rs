@@ -22,37 +22,60 @@ pub(super) const SAID: &str = "\u{0}gpudash::Said";
 /// `value` as JSON, every [`Said`] in it written in `lang`.
 pub fn to_json<T: Serialize + ?Sized>(lang: Lang, value: &T) -> serde_json::Result<String> {
     let mut out = Vec::with_capacity(1024);
-    value.serialize(Speak { inner: &mut serde_json::Serializer::new(&mut out), lang })?;
+    value.serialize(Speak { inner: &mut serde_json::Serializer::new(&mut out), how: How { lang, browser: false } })?;
     String::from_utf8(out).map_err(|e| serde::ser::Error::custom(e.to_string()))
 }
 
-/// A serializer that writes what `inner` writes, each [`Said`] in `lang`.
+/// `value` in the browser's wire ([`crate::wire`]): postcard, every [`Said`] in `lang`, every
+/// field the browser's build does not have ([`crate::wire::LEFT_OUT`]) left out, and a field
+/// skipped when `None` written as `None` (postcard is positional: nothing may be missing).
+pub fn to_postcard<T: Serialize + ?Sized>(lang: Lang, value: &T) -> postcard::Result<Vec<u8>> {
+    let mut out = postcard::Serializer { output: postcard::ser_flavors::AllocVec::new() };
+    value.serialize(Speak { inner: &mut out, how: How { lang, browser: true } })?;
+    postcard::ser_flavors::Flavor::finalize(out.output)
+}
+
+/// How [`Speak`] writes: the sentences' language, and whether for the browser's wire.
+#[derive(Clone, Copy)]
+struct How {
+    lang: Lang,
+    browser: bool,
+}
+
+/// A serializer that writes what `inner` writes, each [`Said`] in one language.
 pub struct Speak<S> {
     inner: S,
-    lang: Lang,
+    how: How,
 }
 
 /// A value to be written through [`Speak`].
 struct Speaking<'a, T: ?Sized> {
     value: &'a T,
-    lang: Lang,
+    how: How,
 }
 
 impl<T: Serialize + ?Sized> Serialize for Speaking<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize(Speak { inner: s, lang: self.lang })
+        self.value.serialize(Speak { inner: s, how: self.how })
     }
 }
 
-/// A compound value (sequence, map, struct…) being written through [`Speak`].
+/// A compound value (sequence, map, struct…) being written through [`Speak`]; `name` is the
+/// struct's (empty for others).
 pub struct Part<C> {
     inner: C,
-    lang: Lang,
+    how: How,
+    name: &'static str,
 }
 
 impl<C> Part<C> {
     fn wrap<'a, T: ?Sized>(&self, value: &'a T) -> Speaking<'a, T> {
-        Speaking { value, lang: self.lang }
+        Speaking { value, how: self.how }
+    }
+
+    /// Whether the field `key` of this struct is not written at all.
+    fn left_out(&self, key: &'static str) -> bool {
+        self.how.browser && crate::wire::LEFT_OUT.contains(&(self.name, key))
     }
 }
 
@@ -99,14 +122,14 @@ impl<S: Serializer> Serializer for Speak<S> {
     }
 
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
-        self.inner.serialize_some(&Speaking { value, lang: self.lang })
+        self.inner.serialize_some(&Speaking { value, how: self.how })
     }
 
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> Result<S::Ok, S::Error> {
         if name == SAID {
             // Both languages, as a pair: write the one asked for.
             let both = serde_json::to_value(value).map_err(serde::ser::Error::custom)?;
-            let i = match self.lang {
+            let i = match self.how.lang {
                 Lang::En => 0,
                 Lang::Ja => 1,
             };
@@ -115,7 +138,7 @@ impl<S: Serializer> Serializer for Speak<S> {
                 .inner
                 .serialize_str(said.ok_or_else(|| serde::ser::Error::custom("a sentence without its words"))?);
         }
-        self.inner.serialize_newtype_struct(name, &Speaking { value, lang: self.lang })
+        self.inner.serialize_newtype_struct(name, &Speaking { value, how: self.how })
     }
 
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -125,19 +148,19 @@ impl<S: Serializer> Serializer for Speak<S> {
         variant: &'static str,
         value: &T,
     ) -> Result<S::Ok, S::Error> {
-        self.inner.serialize_newtype_variant(name, index, variant, &Speaking { value, lang: self.lang })
+        self.inner.serialize_newtype_variant(name, index, variant, &Speaking { value, how: self.how })
     }
 
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        Ok(Part { inner: self.inner.serialize_seq(len)?, lang: self.lang })
+        Ok(Part { inner: self.inner.serialize_seq(len)?, how: self.how, name: "" })
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        Ok(Part { inner: self.inner.serialize_tuple(len)?, lang: self.lang })
+        Ok(Part { inner: self.inner.serialize_tuple(len)?, how: self.how, name: "" })
     }
 
     fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeTupleStruct, S::Error> {
-        Ok(Part { inner: self.inner.serialize_tuple_struct(name, len)?, lang: self.lang })
+        Ok(Part { inner: self.inner.serialize_tuple_struct(name, len)?, how: self.how, name: "" })
     }
 
     fn serialize_tuple_variant(
@@ -147,15 +170,15 @@ impl<S: Serializer> Serializer for Speak<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        Ok(Part { inner: self.inner.serialize_tuple_variant(name, index, variant, len)?, lang: self.lang })
+        Ok(Part { inner: self.inner.serialize_tuple_variant(name, index, variant, len)?, how: self.how, name: "" })
     }
 
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        Ok(Part { inner: self.inner.serialize_map(len)?, lang: self.lang })
+        Ok(Part { inner: self.inner.serialize_map(len)?, how: self.how, name: "" })
     }
 
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
-        Ok(Part { inner: self.inner.serialize_struct(name, len)?, lang: self.lang })
+        Ok(Part { inner: self.inner.serialize_struct(name, len)?, how: self.how, name })
     }
 
     fn serialize_struct_variant(
@@ -165,7 +188,7 @@ impl<S: Serializer> Serializer for Speak<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeStructVariant, S::Error> {
-        Ok(Part { inner: self.inner.serialize_struct_variant(name, index, variant, len)?, lang: self.lang })
+        Ok(Part { inner: self.inner.serialize_struct_variant(name, index, variant, len)?, how: self.how, name })
     }
 
     /// Not human-readable: the signal a [`Said`] answers with both its languages.
@@ -198,10 +221,18 @@ macro_rules! fields {
             type Ok = C::Ok;
             type Error = C::Error;
             fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), C::Error> {
+                if self.left_out(key) {
+                    return Ok(());
+                }
                 let v = self.wrap(value);
                 self.inner.serialize_field(key, &v)
             }
+            // Only `Option`s are skipped (`skip_serializing_if = "Option::is_none"`): the
+            // browser's wire writes the `None`.
             fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
+                if self.how.browser && !self.left_out(key) {
+                    return self.inner.serialize_field(key, &None::<()>);
+                }
                 self.inner.skip_field(key)
             }
             fn end(self) -> Result<C::Ok, C::Error> {
