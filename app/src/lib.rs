@@ -2,6 +2,8 @@
 //! page boots from. The view model and the catalogues are `gpudash-model`'s (re-exported here
 //! under their old paths). No kube, sqlx, tokio or plotters here: this crate builds to WASM.
 #![recursion_limit = "512"]
+// A bundle with one page's views leaves the other pages' helpers unused.
+#![cfg_attr(all(feature = "hydrate", not(all(feature = "overview-page", feature = "lists-page"))), allow(dead_code))]
 
 pub mod boot;
 #[cfg(feature = "hydrate")]

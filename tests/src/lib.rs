@@ -595,7 +595,11 @@ pub fn first_load(html: &str) -> Vec<String> {
         let attr =
             |name: &str| tag.split(&format!(" {name}=\"")).nth(1).and_then(|v| v.split('"').next()).map(str::to_string);
         let is = |name: &str| tag.starts_with(name) && tag[name.len()..].starts_with([' ', '>', '/']);
-        let src = if is("link") && tag.contains("rel=\"stylesheet\"") {
+        // The bundle: the loader's script (`modulepreload`) and its WASM (`preload`), which the
+        // loader imports.
+        let src = if is("link")
+            && ["stylesheet", "modulepreload", "preload"].iter().any(|r| tag.contains(&format!("rel=\"{r}\"")))
+        {
             attr("href")
         } else if is("script") || is("img") {
             attr("src")
@@ -603,9 +607,6 @@ pub fn first_load(html: &str) -> Vec<String> {
             None
         };
         out.extend(src.filter(|s| s.starts_with('/')).map(|s| s.replace("&amp;", "&")));
-    }
-    if html.contains("/pkg/gpudash.js") {
-        out.extend(["/pkg/gpudash.js".to_string(), "/pkg/gpudash_bg.wasm".to_string()]);
     }
     out.sort();
     out.dedup();

@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use gpudash_tests::{first_load, Gpudash};
 
+/// The first-load target the benchmark table reports (#56); the failure line stays 200 KiB.
+const TARGET: usize = 140 * 1024;
+
 const ROUTES: &[&str] = &[
     "/",
     "/pending",
@@ -62,7 +65,10 @@ async fn the_bundle_is_sent_precompressed_and_every_page_weighs_under_200_kib() 
             (h, r.bytes().await.unwrap_or_else(|e| panic!("{path}: body: {e}")))
         }
     };
-    for path in ["/pkg/gpudash.css", "/pkg/pages.css", "/pkg/gpudash.js", "/pkg/gpudash_bg.wasm"] {
+    let bundles =
+        ["gpudash", "gpudash-overview", "gpudash-lists"].map(|b| [format!("/pkg/{b}.js"), format!("/pkg/{b}_bg.wasm")]);
+    let files = ["/pkg/gpudash.css".to_string(), "/pkg/pages.css".to_string()];
+    for path in files.iter().chain(bundles.iter().flatten()) {
         let mut sizes = Vec::new();
         for enc in ["gzip", "br", "identity"] {
             let (h, body) = get(path.to_string(), enc).await;
@@ -89,6 +95,9 @@ async fn the_bundle_is_sent_precompressed_and_every_page_weighs_under_200_kib() 
         "/quotas",
         "/reports",
         "/?lang=ja",
+        "/?kiosk=1&lang=ja",
+        "/pending?lang=ja",
+        "/diagnoses?lang=ja",
     ];
     let mut weights = Vec::new();
     for page in pages {
@@ -105,17 +114,28 @@ async fn the_bundle_is_sent_precompressed_and_every_page_weighs_under_200_kib() 
         // the server would page the overview, and this says so before a browser test does.
         let live = !["/nodes/", "/history", "/fit", "/quotas", "/reports"].iter().any(|p| page.starts_with(p));
         assert_eq!(parts.iter().any(|p| p.ends_with(".wasm")), live, "{page}: {parts:?}");
-        weights.push(format!("{page} {total} ({})", parts.join(" ")));
+        // The budget is 200 KiB (past it the server pages the list); the target the benchmark
+        // table reports is 140 KiB (#56).
+        let mark = if total <= TARGET { "within 140 KiB" } else { "OVER 140 KiB" };
+        weights.push(format!("{page} {total} {mark} ({})", parts.join(" ")));
         assert!(total <= 200 * 1024, "{page} weighs {total} bytes with gzip: {parts:?}");
+        // Each live page loads its own bundle (the kiosk the whole one: its overview turns
+        // into the pending page).
+        let own = match page {
+            "/" | "/?lang=ja" => Some("/pkg/gpudash-overview_bg.wasm"),
+            "/pending" | "/diagnoses" | "/pending?lang=ja" | "/diagnoses?lang=ja" => Some("/pkg/gpudash-lists_bg.wasm"),
+            "/?kiosk=1" | "/?kiosk=1&lang=ja" => Some("/pkg/gpudash_bg.wasm"),
+            _ => None,
+        };
+        if let Some(own) = own {
+            assert!(parts.iter().any(|p| p == own), "{page}: {parts:?}");
+        }
     }
     // The live pages load the bundle and not the server-rendered pages' styles; those load
     // their styles and not the bundle.
     let (_, html) = get("/".to_string(), "identity").await;
     let live = first_load(&String::from_utf8_lossy(&html));
-    assert!(
-        live.contains(&"/pkg/gpudash_bg.wasm".to_string()) && !live.iter().any(|p| p.ends_with("pages.css")),
-        "{live:?}"
-    );
+    assert!(live.iter().any(|p| p.ends_with("_bg.wasm")) && !live.iter().any(|p| p.ends_with("pages.css")), "{live:?}");
     let (_, html) = get("/quotas".to_string(), "identity").await;
     let served = first_load(&String::from_utf8_lossy(&html));
     assert!(

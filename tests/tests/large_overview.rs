@@ -63,7 +63,7 @@ async fn a_large_site_gets_a_light_paged_overview_that_stays_live() {
     // nodes needing attention (the demo's: the Xavier without its device plugin, the full Nano
     // a model waits for, the over-committed NX…); 24 cards and a link to page 2.
     let html = get("/").await;
-    assert!(html.contains("class=\"sheet\"") && !html.contains("gd-boot") && !html.contains("gpudash_bg.wasm"));
+    assert!(html.contains("class=\"sheet\"") && !html.contains("gd-boot") && !html.contains("_bg.wasm"));
     assert!(html.contains("/refresh.js") && html.contains("/pkg/pages.css"));
     assert!(html.contains("60 nodes"), "the summary counts every node");
     let first = cards(&html);

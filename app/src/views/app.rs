@@ -15,7 +15,11 @@ use crate::model::ClusterView;
 use crate::time::parse_rfc3339;
 
 use super::header::Header;
-use super::pages::{DiagnosesPage, NotFoundPage, OverviewPage, PendingPage};
+use super::pages::NotFoundPage;
+#[cfg(any(not(feature = "hydrate"), feature = "overview-page"))]
+use super::pages::OverviewPage;
+#[cfg(any(not(feature = "hydrate"), feature = "lists-page"))]
+use super::pages::{DiagnosesPage, PendingPage};
 
 /// The browser's connection to gpudash's stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +121,34 @@ fn server_page(page: &Page, boot: &Boot) -> impl IntoView {
 #[cfg(feature = "hydrate")]
 fn server_page(_: &Page, _: &Boot) -> impl IntoView {}
 
+// A browser bundle has the live pages it is built for (`frontend`'s features: the whole one
+// for the kiosk, whose overview turns into the pending page; one per page for the others, so
+// that a page's first load carries only its own views). The server renders them all.
+
+#[cfg(any(not(feature = "hydrate"), feature = "overview-page"))]
+fn overview_page() -> impl IntoView {
+    view! { <OverviewPage/> }
+}
+
+#[cfg(all(feature = "hydrate", not(feature = "overview-page")))]
+fn overview_page() -> impl IntoView {}
+
+#[cfg(any(not(feature = "hydrate"), feature = "lists-page"))]
+fn pending_page() -> impl IntoView {
+    view! { <PendingPage/> }
+}
+
+#[cfg(any(not(feature = "hydrate"), feature = "lists-page"))]
+fn diagnoses_page() -> impl IntoView {
+    view! { <DiagnosesPage/> }
+}
+
+#[cfg(all(feature = "hydrate", not(feature = "lists-page")))]
+fn pending_page() -> impl IntoView {}
+
+#[cfg(all(feature = "hydrate", not(feature = "lists-page")))]
+fn diagnoses_page() -> impl IntoView {}
+
 /// What a renewed scope starts from.
 #[derive(Debug, Clone)]
 pub struct Seed {
@@ -168,10 +200,10 @@ pub fn App(boot: Boot) -> impl IntoView {
         let server_boot = server_boot.clone();
         let content = move || match &page {
             Page::Overview | Page::Pending | Page::Diagnoses if paged => EitherOf6::E(server_page(&page, &server_boot)),
-            Page::Overview if kiosk && live.rotated.get() => EitherOf6::A(view! { <PendingPage/> }),
-            Page::Overview => EitherOf6::B(view! { <OverviewPage/> }),
-            Page::Pending => EitherOf6::C(view! { <PendingPage/> }),
-            Page::Diagnoses => EitherOf6::D(view! { <DiagnosesPage/> }),
+            Page::Overview if kiosk && live.rotated.get() => EitherOf6::A(pending_page()),
+            Page::Overview => EitherOf6::B(overview_page()),
+            Page::Pending => EitherOf6::C(pending_page()),
+            Page::Diagnoses => EitherOf6::D(diagnoses_page()),
             Page::History | Page::Fit | Page::Quotas | Page::Reports | Page::Node(_) => {
                 EitherOf6::E(server_page(&page, &server_boot))
             }

@@ -111,7 +111,8 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
         );
     }
     let status = StatusCode::OK;
-    let opts = st.leptos.clone();
+    let mut opts = st.leptos.clone();
+    opts.output_name = bundle_for(&opts, &boot).into();
     // A fresh nonce per page: the only inline script (Leptos' hydration loader) carries it, and
     // the page's CSP allows no other inline script.
     let nonce = leptos::nonce::Nonce::new();
@@ -219,17 +220,40 @@ fn page_the_overview(boot: &mut Boot) {
     boot.sheet = Some(gpudash_core::overview::sheet(&boot.view, ns, label, group, boot.page_no));
 }
 
+/// The bundle `boot`'s page hydrates with: its own (`cargo xtask site` builds one with the
+/// overview's views only and one with the pending and diagnoses pages') when the site has it,
+/// else the whole one (`opts.output_name`) — which the kiosk needs, its overview turning into
+/// the pending page in place.
+fn bundle_for(opts: &leptos::config::LeptosOptions, boot: &Boot) -> String {
+    let own = match boot.page {
+        Page::Overview if !boot.kiosk => "-overview",
+        Page::Pending | Page::Diagnoses => "-lists",
+        _ => return opts.output_name.to_string(),
+    };
+    let name = format!("{}{own}", opts.output_name);
+    if bundle_gzip_of(opts, &name).is_some() {
+        name
+    } else {
+        opts.output_name.to_string()
+    }
+}
+
 /// The bundle a live page loads (its stylesheet, script and WASM), gzip as served: the
-/// precompressed files' sizes, read once.
+/// precompressed files' sizes, read once per bundle (0 when the site has none).
 fn bundle_gzip(opts: &leptos::config::LeptosOptions) -> u64 {
-    static SIZE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *SIZE.get_or_init(|| {
+    bundle_gzip_of(opts, &opts.output_name).unwrap_or(0)
+}
+
+/// [`bundle_gzip`] of the bundle `name`; None when its WASM is not there.
+fn bundle_gzip_of(opts: &leptos::config::LeptosOptions, name: &str) -> Option<u64> {
+    type Sizes = std::sync::Mutex<std::collections::HashMap<String, Option<u64>>>;
+    static SIZES: std::sync::OnceLock<Sizes> = std::sync::OnceLock::new();
+    let mut sizes = SIZES.get_or_init(Sizes::default).lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    *sizes.entry(name.to_string()).or_insert_with(|| {
         let pkg = std::path::Path::new(opts.site_root.as_ref()).join(opts.site_pkg_dir.as_ref());
-        ["gpudash.css.gz", "gpudash.js.gz", "gpudash_bg.wasm.gz"]
-            .iter()
-            .filter_map(|f| std::fs::metadata(pkg.join(f)).ok())
-            .map(|m| m.len())
-            .sum()
+        let size = |f: String| std::fs::metadata(pkg.join(f)).ok().map(|m| m.len());
+        let wasm = size(format!("{name}_bg.wasm.gz"))?;
+        Some(wasm + size(format!("{name}.js.gz")).unwrap_or(0) + size("gpudash.css.gz".into()).unwrap_or(0))
     })
 }
 
