@@ -21,9 +21,8 @@ profile=(); bin=target/debug
 if [ "${1:-}" = "--release" ]; then shift; profile=(--release); bin=target/release; fi
 started=$(date +%s)
 ensure_rust
-build_site
 say "building gpudash and gpudash-agent (${bin#target/}; the demo runs a real agent per GPU node)"
-cargo build "${profile[@]}" -p gpudash -p gpudash-agent
+build_site_beside "${profile[@]}" -p gpudash -p gpudash-agent
 say "built in $(( $(date +%s) - started )) s"
 if [ "${1:-}" = "--local-cluster" ]; then
   shift

@@ -11,12 +11,11 @@ ensure_test_tools
 ensure_arm64
 ensure_control_plane
 ensure_real_node
-build_site
 # The same package set as the test run below, so that dependencies are built once with one
 # feature set and the end-to-end tests find target/debug/gpudash.
 packages=(-p gpudash-sim -p gpudash-model -p app -p gpudash-core -p gpudash-web -p gpudash-fleet -p gpudash -p gpudash-agent -p kubectl-gpudash -p gpudash-tests)
 say "building gpudash"
-cargo build "${packages[@]}"
+build_site_beside "${packages[@]}"
 # gpudash and the agent for Jetson (arm64), debug like the rest; the arm64 smoke test runs them
 # under qemu-user. Reused from target/ on the next run like every other build.
 say "building gpudash and gpudash-agent for aarch64-unknown-linux-gnu"
