@@ -8,6 +8,7 @@ cd "$(dirname "$0")"
 
 ensure_rust
 ensure_test_tools
+ensure_mcp_client
 ensure_arm64
 ensure_control_plane
 ensure_real_node

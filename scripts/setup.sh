@@ -52,6 +52,20 @@ ensure_test_tools() {
   if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "chromium, chromedriver, python3-kubernetes, kubectl, postgresql, Japanese font, Prometheus, Alertmanager: present"; fi
 }
 
+ensure_mcp_client() {
+  # The official MCP Python SDK, the client `gpudash mcp` is tested with (tests/tests/mcp.rs):
+  # PyPI's `mcp`, pinned, in a virtual environment of Debian's python3 under target/.
+  local venv=target/mcp-venv
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import importlib.metadata as m; assert m.version("mcp") == "2.3.0"' 2>/dev/null; then
+    say "the MCP Python SDK: present"; return
+  fi
+  /usr/bin/python3 -c "import ensurepip" 2>/dev/null || apt_install python3-venv
+  say "installing the MCP Python SDK (mcp 2.3.0 from PyPI) into $venv"
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "mcp==2.3.0"
+}
+
 ensure_arm64() {
   # The Jetson build: Debian's cross gcc links it (.cargo/config.toml names the linker) and
   # qemu-user runs it in the arm64 smoke test.

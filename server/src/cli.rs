@@ -26,6 +26,8 @@ pub enum Cmd {
     /// One screen over many sites: follow each site's gpudash and keep their history in
     /// PostgreSQL.
     Fleet(Box<gpudash_fleet::FleetArgs>),
+    /// A read-only MCP server on stdin and stdout for an assistant: reads a gpudash site.
+    Mcp(crate::mcp::McpArgs),
     /// Print a simulated Jetson's tegrastats lines (recorded from a real board), as
     /// `tegrastats --interval N` does: what demo mode's agents read.
     #[command(hide = true)]

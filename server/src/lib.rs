@@ -13,6 +13,7 @@ pub mod demo_agents;
 pub mod heartbeat;
 pub mod history;
 pub mod http;
+pub mod mcp;
 pub mod metrics;
 pub mod publish;
 pub mod startup;

@@ -56,6 +56,7 @@ async fn run() -> std::process::ExitCode {
         Cmd::Serve(a) => gpudash::startup::serve(*a).await,
         Cmd::Sim(a) => gpudash::startup::sim(a).await,
         Cmd::Fleet(a) => gpudash::startup::fleet(*a).await,
+        Cmd::Mcp(a) => gpudash::mcp::run(a).await,
         Cmd::SimTegrastats(a) => gpudash_sim::kubelet::tegrastats::replay(
             &a.board,
             std::time::Duration::from_millis(a.interval.clamp(10, 60_000)),
