@@ -462,12 +462,17 @@ async fn node_history(site: &Site, args: &Map<String, Value>) -> Answer {
     Ok((v, text))
 }
 
-/// The gpudash site the tools read.
+/// The gpudash site the tools read, and the answers' language when a call names none.
 pub struct Site {
-    base: String,
-    token: Option<String>,
+    source: Source,
     lang: &'static str,
-    http: reqwest::Client,
+}
+
+/// Where the site's API is: over HTTP (`gpudash mcp --server`), or this process's own routes
+/// (`POST /mcp`, the request already through the site's sign-in).
+enum Source {
+    Remote { base: String, token: Option<String>, http: reqwest::Client },
+    Local(axum::Router),
 }
 
 impl Site {
@@ -487,34 +492,101 @@ impl Site {
             .timeout(std::time::Duration::from_secs(30))
             .redirect(reqwest::redirect::Policy::none())
             .build()?;
-        Ok(Self { base: args.server.trim_end_matches('/').to_string(), token, lang, http })
+        let base = args.server.trim_end_matches('/').to_string();
+        Ok(Self { source: Source::Remote { base, token, http }, lang })
+    }
+
+    /// This process's API routes (`api`: the cluster, the what-if check, the reports, the series).
+    pub fn local(api: axum::Router, lang: app::i18n::Lang) -> Self {
+        Self { source: Source::Local(api), lang: lang.code() }
+    }
+
+    fn name(&self) -> &str {
+        match &self.source {
+            Source::Remote { base, .. } => base,
+            Source::Local(_) => "this site",
+        }
     }
 
     async fn get(&self, path: &str) -> anyhow::Result<Value> {
-        self.send(self.http.get(format!("{}{path}", self.base))).await
+        self.send(reqwest::Method::GET, path, None).await
     }
 
     async fn post(&self, path: &str, body: &Value) -> anyhow::Result<Value> {
-        self.send(self.http.post(format!("{}{path}", self.base)).json(body)).await
+        self.send(reqwest::Method::POST, path, Some(body)).await
     }
 
-    async fn send(&self, mut rq: reqwest::RequestBuilder) -> anyhow::Result<Value> {
-        if let Some(t) = &self.token {
-            rq = rq.bearer_auth(t);
-        }
-        let r = rq.send().await.with_context(|| format!("reaching gpudash at {}", self.base))?;
-        let status = r.status();
+    async fn send(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> anyhow::Result<Value> {
+        let at = self.name();
         // At most 64 MiB of answer (a 1,000-node view is a few MB).
-        let body = r.bytes().await.with_context(|| format!("reading gpudash's answer from {}", self.base))?;
-        anyhow::ensure!(body.len() <= 64 << 20, "gpudash's answer is larger than 64 MiB");
-        let v: Value = serde_json::from_slice(&body)
-            .with_context(|| format!("gpudash at {} answered {status} with something that is not JSON", self.base))?;
-        if status.is_success() || status == reqwest::StatusCode::UNPROCESSABLE_ENTITY && v.get("fits").is_some() {
+        const MAX: usize = 64 << 20;
+        let (status, bytes) = match &self.source {
+            Source::Remote { base, token, http } => {
+                let mut rq = http.request(method, format!("{base}{path}"));
+                if let Some(b) = body {
+                    rq = rq.json(b);
+                }
+                if let Some(t) = token {
+                    rq = rq.bearer_auth(t);
+                }
+                let r = rq.send().await.with_context(|| format!("reaching gpudash at {at}"))?;
+                let status = r.status().as_u16();
+                let bytes = r.bytes().await.with_context(|| format!("reading gpudash's answer from {at}"))?;
+                anyhow::ensure!(bytes.len() <= MAX, "gpudash's answer is larger than 64 MiB");
+                (status, bytes)
+            }
+            Source::Local(api) => {
+                use tower::ServiceExt as _;
+                let mut rq = axum::http::Request::builder().method(method.as_str()).uri(path);
+                let body = match body {
+                    Some(b) => {
+                        rq = rq.header(axum::http::header::CONTENT_TYPE, "application/json");
+                        axum::body::Body::from(serde_json::to_vec(b)?)
+                    }
+                    None => axum::body::Body::empty(),
+                };
+                let r = api.clone().oneshot(rq.body(body)?).await?;
+                let status = r.status().as_u16();
+                (status, axum::body::to_bytes(r.into_body(), MAX).await.context("reading the API's answer")?)
+            }
+        };
+        let v: Value = serde_json::from_slice(&bytes)
+            .with_context(|| format!("gpudash at {at} answered {status} with something that is not JSON"))?;
+        if (200..300).contains(&status) || status == 422 && v.get("fits").is_some() {
             return Ok(v);
         }
         let why =
             v.get("error").and_then(|e| e.get("message").or(Some(e))).map_or_else(|| v.to_string(), |e| e.to_string());
-        anyhow::bail!("gpudash at {} answered {status}: {why}", self.base)
+        anyhow::bail!("gpudash at {at} answered {status}: {why}")
+    }
+}
+
+/// `POST /mcp`: MCP's streamable HTTP transport, stateless (no session: every tool reads the
+/// view as it is), each answer one JSON body; a notification gets `202` and nothing. Behind the
+/// site's sign-in like the API. A request from a page of another origin is refused (the
+/// transport's rule against DNS rebinding). `GET` and `DELETE` (a server's event stream, the
+/// end of a session) are `405`: there is neither.
+pub async fn http(
+    api: axum::Router,
+    default: app::i18n::Lang,
+    headers: axum::http::HeaderMap,
+    body: bytes::Bytes,
+) -> axum::response::Response {
+    use axum::http::{header, StatusCode};
+    use axum::response::IntoResponse as _;
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+        let same = origin.split_once("://").is_some_and(|(_, rest)| rest.trim_end_matches('/') == host);
+        if !same {
+            return (StatusCode::FORBIDDEN, axum::Json(error(Value::Null, -32600, "a request from another origin")))
+                .into_response();
+        }
+    }
+    let lang = gpudash_web::answer_lang(default, &headers, None);
+    let site = Site::local(api, lang);
+    match answer(&site, &body).await {
+        Some(reply) => axum::Json(reply).into_response(),
+        None => StatusCode::ACCEPTED.into_response(),
     }
 }
 

@@ -114,8 +114,23 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
     let pkg = site.join(st.leptos.site_pkg_dir.as_ref());
     let access = st.access.clone();
     let st_csp = st.csp_base.clone();
+    // What `POST /mcp`'s tools read: this process's own API routes, reached without the network
+    // (the MCP request itself has passed the sign-in).
+    let api: Router = Router::new()
+        .route("/api/v1/cluster", get(api::cluster))
+        .route("/api/v1/fit", axum::routing::post(api::fit))
+        .route("/api/v1/reports", get(crate::history::http::reports))
+        .route("/api/v1/history/series", get(crate::history::http::series))
+        .with_state(st.clone());
+    let lang = st.lang;
+    let mcp = move |headers: axum::http::HeaderMap, body: bytes::Bytes| {
+        let api = api.clone();
+        async move { crate::mcp::http(api, lang, headers, body).await }
+    };
+    let none = || async { StatusCode::METHOD_NOT_ALLOWED };
     // Everything but the live stream gets a time limit; the stream is long-lived by design.
     let bounded: Router<AppState> = Router::new()
+        .route("/mcp", axum::routing::post(mcp).get(none).delete(none))
         .route("/", get(pages::page))
         .route("/pending", get(pages::page))
         .route("/diagnoses", get(pages::page))
