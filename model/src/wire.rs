@@ -67,7 +67,7 @@ pub fn base64(bytes: &[u8]) -> String {
 /// [`base64`] read back; None on a character outside the alphabet or a wrong length.
 pub fn unbase64(text: &str) -> Option<Vec<u8>> {
     let t = text.trim_end_matches('=').as_bytes();
-    if t.len() % 4 == 1 || text.len() % 4 != 0 {
+    if t.len() % 4 == 1 || !text.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(t.len() * 3 / 4);

@@ -17,7 +17,7 @@ async fn client(args: Vec<String>) -> Output {
     let script = root().join("tests/mcp/client.py");
     tokio::task::spawn_blocking(move || Command::new(python).arg(script).args(args).output())
         .await
-        .unwrap()
+        .unwrap_or_else(|e| panic!("the client's thread: {e}"))
         .unwrap_or_else(|e| panic!("python: {e}"))
 }
 
@@ -88,7 +88,9 @@ async fn an_assistant_asks_a_signed_in_site_over_streamable_http() {
 
 /// The what-if check's own answer for the form the client asks about.
 async fn what_if(rq: reqwest::RequestBuilder) -> Value {
-    rq.json(&json!({"gpu_count": "1", "memory_request": "2Gi"})).send().await.unwrap().json().await.unwrap()
+    let r = rq.json(&json!({"gpu_count": "1", "memory_request": "2Gi"})).send().await;
+    let r = r.unwrap_or_else(|e| panic!("POST /api/v1/fit: {e}"));
+    r.json().await.unwrap_or_else(|e| panic!("the what-if answer: {e}"))
 }
 
 /// What the client saw (`got`) against the API's view `v`, its first Pending pod `pod`, and the
