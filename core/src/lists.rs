@@ -145,7 +145,10 @@ mod tests {
             namespace: ns.into(),
             name: name.into(),
             pending_since: Some(since.into()),
-            problems: problem.map(|(c, s)| diagnosis(c, s, Some(ns), Some(since))).into_iter().collect(),
+            problems: problem
+                .map(|(c, s)| std::sync::Arc::new(diagnosis(c, s, Some(ns), Some(since))))
+                .into_iter()
+                .collect(),
             ..PendingPod::default()
         }
     }

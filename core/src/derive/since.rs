@@ -82,7 +82,7 @@ pub(super) fn stamp(
             if let Some((_, first, _)) =
                 since.open.get(&hasher.hash_one(diag_id(d))).filter(|(k, _, _)| same_id(k, diag_id(d)))
             {
-                d.since = Some(first.clone());
+                give(d, first);
             }
         }
     }

@@ -47,7 +47,7 @@ pub struct PendingPod {
     pub diagnoses: Vec<Code>,
     /// The diagnoses that concern this pod, whole (what the pending page shows).
     #[serde(default)]
-    pub problems: Vec<Diagnosis>,
+    pub problems: Vec<std::sync::Arc<Diagnosis>>,
     /// The scheduler, when not the default one (its messages are shown raw).
     #[serde(default)]
     pub scheduler: Option<String>,

@@ -496,10 +496,13 @@ fn flooded_view() -> ClusterView {
             name: format!("flood-{i:05}"),
             pending_since: d.since.clone(),
             message: Some(format!("0/2 nodes are available: 2 Insufficient nvidia.com/gpu. {}", "x".repeat(200))),
-            problems: vec![d.clone()],
             ..PendingPod::default()
         });
-        v.diagnoses.push(Arc::new(d));
+        let d = Arc::new(d);
+        if let Some(p) = v.pending.last_mut() {
+            p.problems.push(Arc::clone(&d));
+        }
+        v.diagnoses.push(d);
     }
     v.totals.pending = 10_000;
     v.totals.diagnoses = 10_000;

@@ -584,7 +584,7 @@ pub(super) fn tell_pending(
     pending: &mut [PendingPod],
     out: &[std::sync::Arc<Diagnosis>],
 ) {
-    let of = |code: Code| -> Vec<&Diagnosis> { out.iter().filter(|d| d.code == code).map(AsRef::as_ref).collect() };
+    let of = |code: Code| -> Vec<&std::sync::Arc<Diagnosis>> { out.iter().filter(|d| d.code == code).collect() };
     let (preempted, held) = (of(Code::GpuPreempted), of(Code::GpuHeldNotRunning));
     if preempted.is_empty() && held.is_empty() {
         return;
@@ -616,9 +616,9 @@ pub(super) fn tell_pending(
     }
 }
 
-fn push(p: &mut PendingPod, d: &Diagnosis) {
+fn push(p: &mut PendingPod, d: &std::sync::Arc<Diagnosis>) {
     if !p.problems.iter().any(|x| x.code == d.code && x.name == d.name && x.namespace == d.namespace) {
-        p.problems.push(d.clone());
+        p.problems.push(std::sync::Arc::clone(d));
     }
     if !p.diagnoses.contains(&d.code) {
         p.diagnoses.push(d.code.clone());

@@ -357,25 +357,25 @@ fn device_plugins(index: &pods::PodIndex) -> Plugins<'_> {
 /// Gives each pending pod the diagnoses about it, and — where it waits for a GPU claim — those
 /// of the nodes it could go to whose DRA driver is missing (the reason its claim waits).
 fn tell_pending(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &[Arc<Diagnosis>]) {
-    let driver_missing: Vec<&Diagnosis> =
-        out.iter().filter(|d| d.code == Code::DraDriverMissing).map(AsRef::as_ref).collect();
+    let driver_missing: Vec<&Arc<Diagnosis>> = out.iter().filter(|d| d.code == Code::DraDriverMissing).collect();
     let gpu_classes = dra::gpu_classes(cx);
     // The pods' diagnoses by namespace and name: one pass, not one per pending pod (10,000
     // Pending pods with a diagnosis each were 10^8 comparisons a revision).
-    let mut of_pod: std::collections::HashMap<(&str, &str), Vec<&Diagnosis>> = std::collections::HashMap::new();
+    let mut of_pod: std::collections::HashMap<(&str, &str), Vec<&Arc<Diagnosis>>> = std::collections::HashMap::new();
     for d in out.iter().filter(|d| d.kind == Kind::Pod) {
         of_pod.entry((d.namespace.as_deref().unwrap_or(""), d.name.as_str())).or_default().push(d);
     }
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         let own = of_pod.get(&(p.namespace.as_str(), p.name.as_str()));
-        p.problems = own.into_iter().flatten().map(|d| Diagnosis::clone(d)).collect();
+        // Shared with the view's list, not copied (10,000 Pending pods held 10,000 copies).
+        p.problems = own.into_iter().flatten().map(|d| Arc::clone(d)).collect();
         if !dra::waits_for_gpu_claim(p, &gpu_classes) {
             continue;
         }
         for d in &driver_missing {
             let node = cx.inputs.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(d.name.as_str()));
             if node.is_some_and(|n| Ctx::could_target(pod, n)) {
-                p.problems.push((*d).clone());
+                p.problems.push(Arc::clone(d));
                 if !p.diagnoses.contains(&d.code) {
                     p.diagnoses.push(d.code.clone());
                 }

@@ -148,7 +148,7 @@ pub(super) fn gpu_quota_exhausted(cx: &Ctx<'_>, quotas: &[QuotaView], out: &mut 
             nodes_total: None,
             reasons: vec![crate::derive::scheduler::reason(format!("exceeded quota: {}", q.name), None)],
             diagnoses: vec![d.code.clone()],
-            problems: vec![d],
+            problems: vec![std::sync::Arc::new(d)],
             workload: Some(kind.to_string()),
             ..PendingPod::default()
         });
