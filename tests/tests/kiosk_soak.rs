@@ -17,13 +17,7 @@ async fn the_kiosk_page_runs_under_churn_without_growing() {
     let result = with_browser(|c| async move {
         c.set_window_size(1920, 1080).await?;
         c.goto(&format!("{url}/?kiosk=1")).await?;
-        let t = Instant::now();
-        while c.execute("return document.documentElement.getAttribute('data-hydrated')", vec![]).await? != "true" {
-            if t.elapsed() > Duration::from_secs(20) {
-                bail!("the kiosk page did not hydrate");
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        gpudash_tests::browser::hydrated(&c).await?;
         let run = soak_duration();
         // The allocator reaches its high-water mark over the first scope renewals.
         let warmup = Duration::from_secs(45).min(run / 4);

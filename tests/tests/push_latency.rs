@@ -8,9 +8,9 @@
 //! `CARGO_TARGET_DIR=DIR` runs it against another build's binary and bundle (how the figures
 //! before the postcard wire were taken).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use gpudash_sim::{demo_scenario, start, Simulator, TimelineMode};
 use gpudash_tests::{spawn_churn, with_browser, Gpudash};
 
@@ -38,13 +38,7 @@ async fn a_pushed_revision_reaches_the_page_quickly() {
     let result = with_browser(|c| async move {
         c.set_window_size(1920, 1080).await?;
         c.goto(&format!("{url}/")).await?;
-        let t = Instant::now();
-        while c.execute("return document.documentElement.getAttribute('data-hydrated')", vec![]).await? != "true" {
-            if t.elapsed() > Duration::from_secs(20) {
-                bail!("the overview did not hydrate");
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        gpudash_tests::browser::hydrated(&c).await?;
         c.execute(WATCH, vec![]).await?;
         tokio::time::sleep(Duration::from_secs(20)).await;
         let v = c.execute("return window.__lat", vec![]).await?;
