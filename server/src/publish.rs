@@ -57,13 +57,15 @@ impl Form {
 
     /// Every form.
     pub fn all() -> [Self; FORMS] {
-        let shapes = [(false, false), (false, false), (true, false), (true, false), (true, true), (true, true)];
-        let mut i = 0;
-        shapes.map(|(cards, browser)| {
-            let lang = if i % 2 == 0 { Lang::En } else { Lang::Ja };
-            i += 1;
-            Self { lang, cards, browser }
-        })
+        [
+            (Lang::En, false, false),
+            (Lang::Ja, false, false),
+            (Lang::En, true, false),
+            (Lang::Ja, true, false),
+            (Lang::En, true, true),
+            (Lang::Ja, true, true),
+        ]
+        .map(|(lang, cards, browser)| Self { lang, cards, browser })
     }
 
     /// Its place in per-form arrays.
