@@ -227,7 +227,7 @@ async fn call(site: &Site, params: &Value) -> Result<Value, (i64, String)> {
         "will_it_fit" => will_it_fit(site, lang, args).await,
         "gpu_hours" => gpu_hours(site, lang, arg("month"), arg("by")).await,
         "diagnoses" => diagnoses(site, lang, arg("namespace"), arg("code"), arg("severity")).await,
-        "node_history" => node_history(site, args).await,
+        "node_history" => node_history(site, &arg).await,
         other => return Err((-32602, format!("no such tool: {other}"))),
     };
     Ok(match answered {
@@ -439,8 +439,8 @@ async fn diagnoses(site: &Site, lang: &str, ns: Option<&str>, code: Option<&str>
     Ok((json!({ "diagnoses": list }), text))
 }
 
-async fn node_history(site: &Site, args: &Map<String, Value>) -> Answer {
-    let arg = |k: &str| args.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+/// `arg`: the call's arguments by name, as `call` reads them.
+async fn node_history<'a>(site: &Site, arg: &impl Fn(&str) -> Option<&'a str>) -> Answer {
     let node = arg("node").context("name the node")?;
     let metric = arg("metric").unwrap_or("gpu_allocated");
     let range = arg("range").unwrap_or("24h");
