@@ -69,10 +69,15 @@ async fn render(st: AppState, req: Request, fit: Option<(app::model::FitInput, a
         boot.view = whole.lean((false, false, false));
         page_the_overview(&mut boot);
     } else if long || boot.wants_list() {
-        // Sorting 10,000 items is work for the blocking pool too.
+        // Sorting 10,000 items is work for the blocking pool too, within the render slots (40
+        // readers sorting at once held 10 MiB of sort keys).
         let snap = std::sync::Arc::clone(&snap);
+        let Ok(slot) = render_slots().acquire().await else {
+            return crate::error::ApiError::Unavailable("the page could not be rendered".into()).into_response();
+        };
         boot = match tokio::task::spawn_blocking(move || {
             page_the_list(&mut boot, &snap.view);
+            drop(slot);
             boot
         })
         .await
