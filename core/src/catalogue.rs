@@ -132,8 +132,8 @@ mod tests {
                 // As history keeps it: through JSON and back.
                 let text = serde_json::to_string(&form).expect("a form as JSON");
                 let back: Form = serde_json::from_str(&text).expect("a form from JSON");
-                assert_eq!(say(&back, Lang::En).as_deref(), Some(m.en.as_str()), "{file}: {text}");
-                assert_eq!(say(&back, Lang::Ja).as_deref(), Some(m.ja.as_str()), "{file}: {text}");
+                assert_eq!(say(&back, Lang::En).as_deref(), Some(m.en.as_ref()), "{file}: {text}");
+                assert_eq!(say(&back, Lang::Ja).as_deref(), Some(m.ja.as_ref()), "{file}: {text}");
                 collect_keys(&form, &mut keys);
                 checked += 1;
             }

@@ -115,7 +115,7 @@ fn a_held_unit_the_kubelet_has_not_reported_and_units_out_of_service_get_rows_of
     );
     let v = view(vec![seen("gpu-ts-01", &partial, Some(T0))], T0);
     let g = &v.nodes.iter().find(|n| n.name == "gpu-ts-01").unwrap_or_else(|| panic!("node")).gpu_resources[0];
-    assert_eq!(g.rows.last().map(|r| r.en.as_str()), Some("out of service"), "{:?}", g.rows);
+    assert_eq!(g.rows.last().map(|r| r.en.as_ref()), Some("out of service"), "{:?}", g.rows);
     assert!(g.rows.iter().any(|r| r == "not yet reported by the kubelet"), "{:?}", g.rows);
     let held: usize = g.slots.concat().iter().filter(|s| s.state == SlotState::Held).count();
     assert_eq!(held, 5, "every unit the API counts is drawn once");

@@ -49,7 +49,8 @@ fn dra_whole_gpus_mig_partitions_and_a_shared_claim_are_placed_exactly() {
     // MIG devices under their parent GPU: one row, a slot per partition.
     let m = entry(&v, "gpu-a100-mig-01", "gpu.nvidia.com");
     assert_eq!((m.capacity, m.allocated, m.slots.len()), (4, 1, 1));
-    let labels: Vec<_> = m.slots[0].iter().map(|s| (s.label.clone().unwrap_or_default().en, s.state)).collect();
+    let labels: Vec<_> =
+        m.slots[0].iter().map(|s| (s.label.clone().unwrap_or_default().en.to_string(), s.state)).collect();
     assert_eq!(
         labels,
         [

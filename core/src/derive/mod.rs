@@ -42,6 +42,25 @@ use crate::pod::Pod;
 /// faster than SipHash on short names, and still not predictable from outside.
 pub(crate) type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
+/// Sentences said for many objects in one run, kept once: an equal one (words and form) said
+/// before is handed out again — its `Arc`s, no text copied — instead of kept a second time.
+/// 10,000 pods waiting for the same reason held 10,000 copies of their reasons and of their
+/// insufficient-gpu sentence, both languages each (~1 KiB a pod, in the old view and the new).
+/// One lives for one run: it holds no more than that run's sentences.
+#[derive(Default)]
+pub(crate) struct Shared(std::collections::HashSet<gpudash_model::i18n::Said, foldhash::fast::RandomState>);
+
+impl Shared {
+    /// `said`, or the equal one said before.
+    pub(crate) fn said(&mut self, said: gpudash_model::i18n::Said) -> gpudash_model::i18n::Said {
+        if let Some(kept) = self.0.get(&said) {
+            return kept.clone();
+        }
+        self.0.insert(said.clone());
+        said
+    }
+}
+
 pub fn ts(t: &jiff::Timestamp) -> String {
     t.round(jiff::Unit::Second).unwrap_or(*t).to_string()
 }
@@ -135,15 +154,20 @@ pub fn derive_forked(
     let claim_index =
         if unscheduled.iter().any(|p| names_claims(p)) { ClaimIndex::new(inputs) } else { ClaimIndex::empty() };
     let dra_nodes = cache.dra.update(&inputs.slices, &inputs.claims);
+    let mut reasons = Shared::default();
     let mut pending: Vec<(Option<jiff::Timestamp>, PendingPod, &Pod)> = unscheduled
         .into_iter()
         .map(|p| {
             let mut pp = pending_pod(p, &inputs.events, &claim_index);
+            for r in &mut pp.reasons {
+                r.reason = reasons.said(std::mem::take(&mut r.reason));
+            }
             pp.owner = pods::workload(p, &rs_owners);
             let t = pp.pending_since.as_deref().and_then(|s| s.parse().ok());
             (t, pp, p.as_ref())
         })
         .collect();
+    drop(reasons);
     pending.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name))));
 
     let waiting_pods: Vec<&Pod> = pending.iter().map(|(_, _, p)| *p).collect();

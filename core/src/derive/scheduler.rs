@@ -338,7 +338,7 @@ mod tests {
     fn known_reasons_read_in_japanese_and_unknown_ones_stay_verbatim() {
         let p = parse("0/6 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: \
             }, 4 node(s) didn't match Pod's node affinity/selector.");
-        let ja: Vec<&str> = p.reasons.iter().map(|r| r.reason.ja.as_str()).collect();
+        let ja: Vec<&str> = p.reasons.iter().map(|r| r.reason.ja.as_ref()).collect();
         assert_eq!(
             ja,
             [
@@ -349,7 +349,7 @@ mod tests {
         );
         assert!(p.reasons.iter().all(|r| !r.verbatim));
         let odd = parse("skip schedule deleting pod: ml/old");
-        assert!(odd.reasons[0].verbatim && odd.reasons[0].reason.ja == "skip schedule deleting pod: ml/old");
+        assert!(odd.reasons[0].verbatim && *odd.reasons[0].reason.ja == *"skip schedule deleting pod: ml/old");
     }
 
     #[test]

@@ -43,7 +43,10 @@ fn give(d: &mut Arc<gpudash_model::model::Diagnosis>, first: &str) {
 
 /// Gives each diagnosis the time since when it has held, and keeps the times of the open ones
 /// for the next run; the pending pods' copies get the same. A diagnosis kept from the last
-/// revision already says it (see [`diagnose::OfView`]) and is left as it is.
+/// revision already says it (see [`diagnose::OfView`]) and is left as it is. The pending pods
+/// share the list's diagnoses (one `Arc` each): they let go of them while the list is stamped,
+/// so that each is stamped in place, and share the stamped ones again — holding on would copy
+/// every new diagnosis a pending pod has (10,000 flood pods: ~15 MiB, kept for good).
 pub(super) fn stamp(
     diagnoses: &mut [Arc<gpudash_model::model::Diagnosis>],
     pending: &mut [PendingPod],
@@ -58,6 +61,7 @@ pub(super) fn stamp(
     since.run += 1;
     let run = since.run;
     let hasher = foldhash::fast::FixedState::default();
+    let held = let_go(diagnoses, pending);
     for d in diagnoses.iter_mut() {
         let id = diag_id(d);
         let h = hasher.hash_one(id);
@@ -77,13 +81,43 @@ pub(super) fn stamp(
         }
     }
     since.open.retain(|_, (_, _, seen)| *seen == run);
-    for p in pending.iter_mut() {
-        for d in &mut p.problems {
-            if let Some((_, first, _)) =
-                since.open.get(&hasher.hash_one(diag_id(d))).filter(|(k, _, _)| same_id(k, diag_id(d)))
-            {
-                give(d, first);
-            }
-        }
+    for (p, held) in pending.iter_mut().zip(held) {
+        p.problems = held
+            .into_iter()
+            .map(|h| match h {
+                Held::Listed(i) => Arc::clone(&diagnoses[i]),
+                Held::Own(mut d) => {
+                    if let Some((_, first, _)) =
+                        since.open.get(&hasher.hash_one(diag_id(&d))).filter(|(k, _, _)| same_id(k, diag_id(&d)))
+                    {
+                        give(&mut d, first);
+                    }
+                    d
+                }
+            })
+            .collect();
     }
+}
+
+/// A pending pod's diagnosis while the list is stamped: the list's own (by its place there),
+/// or one the list does not have.
+enum Held {
+    Listed(usize),
+    Own(Arc<gpudash_model::model::Diagnosis>),
+}
+
+/// Takes every pending pod's diagnoses, dropping the pod's hold on the ones `diagnoses` has
+/// (found by address): what each pod held, in its order.
+fn let_go(diagnoses: &[Arc<gpudash_model::model::Diagnosis>], pending: &mut [PendingPod]) -> Vec<Vec<Held>> {
+    let at: std::collections::HashMap<*const gpudash_model::model::Diagnosis, usize> =
+        diagnoses.iter().enumerate().map(|(i, d)| (Arc::as_ptr(d), i)).collect();
+    pending
+        .iter_mut()
+        .map(|p| {
+            std::mem::take(&mut p.problems)
+                .into_iter()
+                .map(|d| at.get(&Arc::as_ptr(&d)).map_or(Held::Own(d), |&i| Held::Listed(i)))
+                .collect()
+        })
+        .collect()
 }

@@ -46,6 +46,38 @@ fn the_orin_nano_second_model_is_pending_for_insufficient_gpu() {
     assert_eq!((g.capacity, g.allocated, g.sharing), (1, 1, Sharing::None));
 }
 
+/// Pods waiting for the same reason share its words (the reasons and the insufficient-gpu
+/// sentence, both languages): one text kept, not one a pod (10,000 flood pods held ~1 KiB each).
+#[test]
+fn pods_waiting_for_the_same_reason_share_its_words() {
+    let mut inputs = load(gpudash_sim::DEMO_SCENARIO.split("kind: Timeline").next().unwrap_or(""));
+    let first =
+        inputs.pods.iter().find(|p| p.metadata.name.as_deref().is_some_and(|n| n.starts_with("anomaly-detector")));
+    let mut twin = crate::pod::Pod::clone(first.unwrap_or_else(|| panic!("the pending pod")));
+    twin.metadata.name = Some("anomaly-detector-twin".into());
+    inputs.pods.push(Arc::new(twin));
+    let v = derive(
+        &inputs,
+        &Options::default(),
+        Source { mode: SourceMode::Demo, synced: true, ..Source::default() },
+        1,
+        jiff::Timestamp::UNIX_EPOCH,
+    );
+    let both: Vec<&PendingPod> = v.pending.iter().filter(|p| p.name.starts_with("anomaly-detector")).collect();
+    assert_eq!(both.len(), 2, "{:?}", v.pending.iter().map(|p| &p.name).collect::<Vec<_>>());
+    let (a, b) = (&both[0].reasons[0].reason, &both[1].reasons[0].reason);
+    assert!(Arc::ptr_eq(&a.en, &b.en) && Arc::ptr_eq(&a.ja, &b.ja), "one reason text: {a:?}");
+    let told: Vec<&gpudash_model::i18n::Said> = v
+        .diagnoses
+        .iter()
+        .filter(|d| d.code.as_str() == "insufficient-gpu" && d.name.starts_with("anomaly-detector"))
+        .map(|d| &d.message)
+        .collect();
+    assert_eq!(told.len(), 2);
+    assert!(Arc::ptr_eq(&told[0].en, &told[1].en) && Arc::ptr_eq(&told[0].ja, &told[1].ja), "one sentence");
+    assert_ne!(told[0].en, told[0].ja, "both languages kept");
+}
+
 #[test]
 fn the_agx_orin_shows_four_time_sliced_replicas_all_held() {
     let v = edge();
@@ -187,8 +219,8 @@ fn hami_vgpus_are_drawn_by_card_from_the_annotations() {
     assert_eq!((g.sharing, g.physical_gpus, g.replicas_per_gpu, g.placement_known), (Sharing::Vgpu, Some(2), 10, true));
     assert_eq!((g.capacity, g.allocated), (20, 4));
     assert_eq!(g.product.as_deref(), Some("Tesla V100-PCIE-32GB"));
-    assert_eq!(g.rows[0].en, "GPU 0 · free 16768/32768 MiB, 50 % cores");
-    assert_eq!(g.rows[1].en, "GPU 1 · free 24768/32768 MiB, 100 % cores");
+    assert_eq!(&*g.rows[0].en, "GPU 0 · free 16768/32768 MiB, 50 % cores");
+    assert_eq!(&*g.rows[1].en, "GPU 1 · free 24768/32768 MiB, 100 % cores");
     assert!(g.rows[1].ja.contains("空き 24768/32768 MiB"), "{}", g.rows[1].ja);
     let held: Vec<String> = g.slots[1]
         .iter()
@@ -197,20 +229,20 @@ fn hami_vgpus_are_drawn_by_card_from_the_annotations() {
             format!(
                 "{} {}",
                 g.holders[s.holder.unwrap_or(0) as usize].name,
-                s.label.as_ref().map_or("", |l| l.en.as_str())
+                s.label.as_ref().map_or("", |l| l.en.as_ref())
             )
         })
         .collect();
     assert_eq!(held, ["gpu-pod 3000 MiB · 0 %", "gpu-pod 5000 MiB · 0 %"]);
     assert_eq!(g.slots[1].len(), 10, "two held, eight free");
-    assert_eq!(g.rows[2].en, "card not yet written by HAMi");
+    assert_eq!(&*g.rows[2].en, "card not yet written by HAMi");
     let share = |name: &str| g.holders.iter().find(|h| h.name.starts_with(name)).and_then(|h| h.share_permille);
     // 50 % of the cores; memory over the card where cores are not limited (3000 and 5000 of 32768 MiB).
     assert_eq!((share("llm-chat"), share("gpu-pod"), share("whisper")), (Some(500), Some(92 + 153), None));
     assert_eq!(g.devices[0].holders.len(), 1);
     assert_eq!(g.devices[1].memory_bytes, Some(32768 * 1024 * 1024));
     let a10 = &node(&v, "a10-hami-02").gpu_resources[0];
-    assert_eq!(a10.rows[1].en, "GPU 1 · free 17271/23028 MiB, 100 % cores");
+    assert_eq!(&*a10.rows[1].en, "GPU 1 · free 17271/23028 MiB, 100 % cores");
     assert_eq!(a10.holders[0].share_permille, Some(250));
 }
 
@@ -250,7 +282,7 @@ fn an_mps_node_without_its_control_daemon_is_told_so() {
     let p = v.pending.iter().find(|p| p.name.starts_with("detector-mps")).unwrap_or_else(|| panic!("pending"));
     assert!(p.diagnoses.contains(&gpudash_model::model::Code::from("gpu-mps-daemon-missing")), "{:?}", p.diagnoses);
     let told: Vec<&str> =
-        v.diagnoses.iter().filter(|d| d.name.starts_with("detector-mps")).map(|d| d.message.en.as_str()).collect();
+        v.diagnoses.iter().filter(|d| d.name.starts_with("detector-mps")).map(|d| d.message.en.as_ref()).collect();
     assert!(told.iter().any(|m| m.contains("no MPS control daemon runs there")), "{told:?}");
     // The daemon's pod running and ready: the plugin's own state is what is left to tell.
     let daemon = "- apiVersion: v1\n  kind: Pod\n  metadata: {name: nvdp-nvidia-device-plugin-mps-control-daemon-k2l3m, namespace: \
@@ -558,9 +590,15 @@ fn each_diagnosis_says_since_when_it_holds_and_on_which_node() {
     // The pending pod's own copy says the same.
     let copy = v1.pending.iter().flat_map(|p| &p.problems).find(|d| d.code.as_str() == "insufficient-gpu");
     assert_eq!(copy.and_then(|d| d.since.as_deref()), Some("1970-01-01T00:16:40Z"));
+    // … and is the list's own, not a copy (10,000 flood pods held 10,000 copies).
+    let shared = |v: &ClusterView| {
+        v.pending.iter().flat_map(|p| &p.problems).all(|d| v.diagnoses.iter().any(|l| Arc::ptr_eq(l, d)))
+    };
+    assert!(shared(&v1), "a pending pod's diagnosis is the list's Arc");
     // Later: unchanged while it holds.
     let v2 = derive_cached(&inputs, &Options::default(), synced(), 2, at(6000), &mut cache);
     assert_eq!(find(&v2, "gpu-time-slice-contention").since, contention.since);
+    assert!(shared(&v2), "shared in a later revision too");
     // Cleared (no inputs), then found again: a new start.
     let _ = derive_cached(&Inputs::default(), &Options::default(), synced(), 3, at(7000), &mut cache);
     let v4 = derive_cached(&inputs, &Options::default(), synced(), 4, at(8000), &mut cache);

@@ -18,19 +18,20 @@ use super::{Lang, Say};
 /// and the stream stay plain strings; it reads back from one string as both.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Said {
-    /// English.
-    pub en: String,
-    /// Japanese.
-    pub ja: String,
+    /// English. Shared (`Arc`): a sentence said for many objects in one derivation (10,000 pods
+    /// waiting for the same reason) is kept once, and cloning it copies no text.
+    pub en: Arc<str>,
+    /// Japanese (the same allocation as `en` when the words are the same).
+    pub ja: Arc<str>,
     /// How it was made, where catalogue sentences made it (none: the words are all there is).
     pub form: Option<Arc<Form>>,
 }
 
 impl Said {
     /// The same text in both languages (a name, a raw message, a string read back).
-    pub fn same(s: impl Into<String>) -> Self {
+    pub fn same(s: impl Into<Arc<str>>) -> Self {
         let en = s.into();
-        Self { ja: en.clone(), en, form: None }
+        Self { ja: Arc::clone(&en), en, form: None }
     }
 
     /// A value as text, the same in both languages (a name, a count).
@@ -39,7 +40,9 @@ impl Said {
     }
 
     /// Words written in each language directly.
-    pub fn pair(en: String, ja: String) -> Self {
+    pub fn pair(en: impl Into<Arc<str>>, ja: impl Into<Arc<str>>) -> Self {
+        let (en, ja) = (en.into(), ja.into());
+        let ja = if en == ja { Arc::clone(&en) } else { ja };
         Self { en, ja, form: None }
     }
 
@@ -49,8 +52,8 @@ impl Said {
             Arc::new(Form::Join { parts: parts.iter().map(Said::form).collect(), en: en_sep.into(), ja: ja_sep.into() })
         });
         Self {
-            en: parts.iter().map(|p| p.en.as_str()).collect::<Vec<_>>().join(en_sep),
-            ja: parts.iter().map(|p| p.ja.as_str()).collect::<Vec<_>>().join(ja_sep),
+            en: parts.iter().map(|p| &*p.en).collect::<Vec<_>>().join(en_sep).into(),
+            ja: parts.iter().map(|p| &*p.ja).collect::<Vec<_>>().join(ja_sep).into(),
             form,
         }
     }
@@ -65,16 +68,16 @@ impl Said {
             parts.push(other.form());
             self.form = Some(Arc::new(Form::Join { parts, en: String::new(), ja: String::new() }));
         }
-        self.en.push_str(&other.en);
-        self.ja.push_str(&other.ja);
+        self.en = [&*self.en, &*other.en].concat().into();
+        self.ja = [&*self.ja, &*other.ja].concat().into();
     }
 
     /// How it was made: its form where catalogue sentences made it, else its words.
     pub fn form(&self) -> Form {
         match &self.form {
             Some(f) => Form::clone(f),
-            None if self.en == self.ja => Form::Text(self.en.clone()),
-            None => Form::Pair { en: self.en.clone(), ja: self.ja.clone() },
+            None if self.en == self.ja => Form::Text(self.en.to_string()),
+            None => Form::Pair { en: self.en.to_string(), ja: self.ja.to_string() },
         }
     }
 }
@@ -96,8 +99,8 @@ impl Sentence {
     /// language's sentence), and how it was made.
     pub fn say(&self, args: &[(&'static str, &Said)]) -> Said {
         let arg = |name: &str| args.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
-        let en = fill_named(self.en, |n| arg(n).map(|v| v.en.as_str())).0;
-        let ja = fill_named(self.ja, |n| arg(n).map(|v| v.ja.as_str())).0;
+        let en = fill_named(self.en, |n| arg(n).map(|v| &*v.en)).0.into();
+        let ja = fill_named(self.ja, |n| arg(n).map(|v| &*v.ja)).0.into();
         let args = args.iter().map(|(k, v)| (Cow::Borrowed(*k), v.form())).collect();
         Said { en, ja, form: Some(Arc::new(Form::Sentence { key: Cow::Borrowed(self.key), args })) }
     }
@@ -228,13 +231,13 @@ impl std::ops::Deref for Said {
 
 impl PartialEq<&str> for Said {
     fn eq(&self, other: &&str) -> bool {
-        self.en == *other
+        &*self.en == *other
     }
 }
 
 impl PartialEq<str> for Said {
     fn eq(&self, other: &str) -> bool {
-        self.en == other
+        &*self.en == other
     }
 }
 

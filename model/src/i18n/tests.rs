@@ -103,9 +103,9 @@ fn a_catalogue_sentence_says_both_languages_and_remembers_how_it_was_made() {
     const WHO: Sentence = Sentence { key: "test.who", en: "pod {p}", ja: "Pod {p}" };
     let who = WHO.say(&[("p", &Said::text("infer-0"))]);
     let s = HELD.say(&[("what", &Said::text("2 GPUs")), ("who", &who)]);
-    assert_eq!((s.en.as_str(), s.ja.as_str()), ("2 GPUs held by pod infer-0", "Pod infer-0 が 2 GPUs を使用中"));
+    assert_eq!((s.en.as_ref(), s.ja.as_ref()), ("2 GPUs held by pod infer-0", "Pod infer-0 が 2 GPUs を使用中"));
     let lookup = |k: &str| [HELD, WHO].into_iter().find(|s| s.key == k);
-    assert_eq!(s.form().say(Lang::Ja, &lookup).as_deref(), Some(s.ja.as_str()));
+    assert_eq!(s.form().say(Lang::Ja, &lookup).as_deref(), Some(s.ja.as_ref()));
     // Joined and appended, with words around: the form says the whole in either language.
     let mut all = Said::join(&[s.clone(), Said::same("x")], "; ", "。");
     all.push(&crate::say!(" (since 5m)", "（5分前から）"));
@@ -115,7 +115,7 @@ fn a_catalogue_sentence_says_both_languages_and_remembers_how_it_was_made() {
     // Through JSON, as history keeps it.
     let text = serde_json::to_string(&all.form()).unwrap();
     let back: Form = serde_json::from_str(&text).unwrap();
-    assert_eq!(back.say(Lang::Ja, &lookup).as_deref(), Some(all.ja.as_str()));
+    assert_eq!(back.say(Lang::Ja, &lookup).as_deref(), Some(all.ja.as_ref()));
     // Words alone carry no form, and their form is their words.
     assert!(Said::same("x").form.is_none() && crate::say!("a", "b").form.is_none());
     assert_eq!(crate::say!("a", "b").form(), Form::Pair { en: "a".into(), ja: "b".into() });

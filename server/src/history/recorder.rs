@@ -358,7 +358,7 @@ struct Tick {
 fn pods_seen(view: &ClusterView) -> HashMap<PodKey, Seen> {
     let mut current: HashMap<PodKey, Seen> = HashMap::new();
     for p in &view.pending {
-        let reasons = p.reasons.iter().map(|r| r.reason.en.as_str()).collect::<Vec<_>>().join("; ");
+        let reasons = p.reasons.iter().map(|r| r.reason.en.as_ref()).collect::<Vec<_>>().join("; ");
         let gpu = p.gpu_request.as_ref().map(|g| (g.resource.clone(), g.count));
         let seen = Seen { gpu, reasons, workload: p.owner.clone(), mem: p.memory_request_bytes, ..Seen::default() };
         current.insert((p.namespace.clone(), p.name.clone(), "pending"), seen);

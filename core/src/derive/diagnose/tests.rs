@@ -629,7 +629,7 @@ fn the_nodes_own_diagnoses_merged_in_are_ordered_as_one_stable_sort_of_all() {
     ];
     let mut whole: Vec<Arc<Diagnosis>> = found.iter().chain(&own).cloned().collect();
     whole.sort_by(|a, b| super::order(a, b));
-    let text = |v: &[Arc<Diagnosis>]| v.iter().map(|d| d.message.en.clone()).collect::<Vec<_>>();
+    let text = |v: &[Arc<Diagnosis>]| v.iter().map(|d| d.message.en.to_string()).collect::<Vec<_>>();
     let merged = super::in_order(found.clone(), own.clone());
     assert_eq!(text(&merged), text(&whole));
     assert_eq!(text(&merged)[..3], ["critical pod", "plugin", "own a"]);

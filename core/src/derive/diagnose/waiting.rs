@@ -35,6 +35,8 @@ pub(super) fn insufficient_gpu(
     // Where a pod can go depends on the resource and what it names a node by, not on the pod:
     // pods of one workload share one walk over the nodes.
     let mut reaches: crate::derive::Map<(String, Aim<'_>), Reach<'_>> = crate::derive::Map::default();
+    // Pods waiting for the same reason are told the same words: kept once.
+    let mut told = crate::derive::Shared::default();
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
         let Some(res) = p
             .reasons
@@ -64,7 +66,7 @@ pub(super) fn insufficient_gpu(
             note(p, Code::GpuResourceNameMismatch);
             continue;
         }
-        let text = advice(cx, p, pod, (&res, want), reach, stalled, out);
+        let text = told.said(advice(cx, p, pod, (&res, want), reach, stalled, out));
         out.push(diag(Code::InsufficientGpu, Severity::Critical, Kind::Pod, Some(&p.namespace), &p.name, text));
         note(p, Code::InsufficientGpu);
     }
@@ -288,7 +290,7 @@ fn resource_name_mismatch(
 /// are cordoned (`kubectl cordon`, `spec.unschedulable`) — often left over from maintenance.
 pub(super) fn gpu_node_cordoned(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &mut Vec<Diagnosis>) {
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
-        if !p.reasons.iter().any(|r| r.reason.en == "node(s) were unschedulable") {
+        if !p.reasons.iter().any(|r| *r.reason.en == *"node(s) were unschedulable") {
             continue;
         }
         let gpu = p.gpu_request.as_ref();
@@ -364,7 +366,7 @@ pub(super) fn insufficient_memory(cx: &Ctx<'_>, pending: &mut [PendingPod], out:
     // over the nodes for a workload's waiting pods, not one a pod).
     let mut best_of: crate::derive::Map<(Aim<'_>, Option<String>), Best<'_>> = crate::derive::Map::default();
     for (p, pod) in pending.iter_mut().zip(cx.waiting) {
-        if !p.reasons.iter().any(|r| r.reason.en == "Insufficient memory") {
+        if !p.reasons.iter().any(|r| *r.reason.en == *"Insufficient memory") {
             continue;
         }
         let ask = p.memory_request_bytes.unwrap_or(0);
