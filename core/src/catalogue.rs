@@ -55,6 +55,7 @@ mod tests {
             ("rollout", include_str!("derive/diagnose/rollout_said.rs")),
             ("runtime", include_str!("derive/diagnose/runtime_said.rs")),
             ("terminating", include_str!("derive/diagnose/terminating_said.rs")),
+            ("vgpu", include_str!("derive/diagnose/vgpu_said.rs")),
             ("waiting", include_str!("derive/diagnose/waiting_said.rs")),
             ("update", include_str!("fit/update_said.rs")),
         ];

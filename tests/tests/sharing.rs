@@ -36,7 +36,7 @@ fn held(g: &Value, row: usize) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hami_vgpus_are_shown_by_card_through_the_api_and_in_chromium() {
-    let files = gpudash_tests::scenario_files("sharing", 2);
+    let files = gpudash_tests::scenario_files("sharing", 3);
     let mut args = vec!["--demo"];
     args.extend(files.iter().map(String::as_str));
     let gd = Gpudash::start(&args).await.unwrap();
@@ -71,6 +71,33 @@ async fn hami_vgpus_are_shown_by_card_through_the_api_and_in_chromium() {
         gpu(&ja, "a10-hami-02")["rows"][1].as_str().is_some_and(|r| r.contains("空き 17271/23028 MiB")),
         "{}",
         gpu(&ja, "a10-hami-02")["rows"]
+    );
+    // Shares no card can give (`hami-waiting.yaml`), in both languages.
+    let said = |v: &Value, name: &str| -> Vec<(String, String)> {
+        v["diagnoses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["name"] == name)
+            .map(|d| (d["code"].as_str().unwrap_or("").to_string(), d["message"].as_str().unwrap_or("").to_string()))
+            .collect()
+    };
+    let embed = said(&v, "embed-5d6c7b8a9-t4u5v");
+    assert_eq!(embed.len(), 1, "{embed:?}");
+    assert_eq!(embed[0].0, "insufficient-gpu-memory");
+    assert!(embed[0].1.contains("v100-hami-01 GPU 1: 24768 of 32768 MiB free"), "{}", embed[0].1);
+    assert!(
+        said(&ja, "embed-5d6c7b8a9-t4u5v")[0].1.contains("32768 MiB 中 24768 MiB 空き"),
+        "{:?}",
+        said(&ja, "embed-5d6c7b8a9-t4u5v")
+    );
+    assert_eq!(said(&v, "llm-70b-0").first().map(|d| d.0.as_str()), Some("gpu-share-exceeds-gpu"));
+    assert!(said(&v, "tiny-0").is_empty());
+    let p = v["pending"].as_array().into_iter().flatten().find(|p| p["name"] == "embed-5d6c7b8a9-t4u5v").cloned();
+    assert_eq!(
+        p.map(|p| p["message"].clone()),
+        Some(json!("no available node, 2 nodes do not meet")),
+        "HAMi's own event"
     );
 
     let url = gd.url.clone();
@@ -124,14 +151,26 @@ async fn hami_annotations_survive_the_real_api_servers_protobuf_lists() {
                                         "resources": {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": mem.to_string(),
                                                                  "nvidia.com/gpucores": cores.to_string()}}}]}})
     };
-    plane.apply(&[pod("chat", 12000, 60), pod("embed", 4000, 20)]).unwrap();
+    // Two that wait (no hami-scheduler runs here: they stay Pending, as they would under it):
+    // one larger than the card, one larger than what is free on it.
+    let waiting = |name: &str, mem: u32| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "default"},
+               "spec": {"schedulerName": "hami-scheduler",
+                        "containers": [{"name": "m", "image": "vllm:0.6",
+                                        "resources": {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": mem.to_string()}}}]}})
+    };
+    plane
+        .apply(&[pod("chat", 12000, 60), pod("embed", 4000, 20), waiting("too-big", 30000), waiting("wide", 20000)])
+        .unwrap();
     let kc = plane.kubeconfig.display().to_string();
     let gd = Gpudash::start(&["--kubeconfig", &kc]).await.unwrap();
     let v = gd
         .wait_view(Duration::from_secs(60), |v| {
-            v["nodes"].as_array().into_iter().flatten().any(|n| {
-                n["name"] == "a10-hami-1" && n["gpu_resources"][0]["holders"].as_array().map(Vec::len) == Some(2)
-            })
+            v["pending"].as_array().map(Vec::len) == Some(2)
+                && v["nodes"].as_array().into_iter().flatten().any(|n| {
+                    n["name"] == "a10-hami-1" && n["gpu_resources"][0]["holders"].as_array().map(Vec::len) == Some(2)
+                })
         })
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", plane.logs(20)));
@@ -144,4 +183,9 @@ async fn hami_annotations_survive_the_real_api_servers_protobuf_lists() {
         on_card,
         [("chat".to_string(), "12000 MiB · 60 %".to_string()), ("embed".to_string(), "4000 MiB · 20 %".to_string())]
     );
+    let code = |name: &str| {
+        v["diagnoses"].as_array().into_iter().flatten().find(|d| d["name"] == name).map(|d| d["code"].clone())
+    };
+    assert_eq!(code("too-big"), Some(json!("gpu-share-exceeds-gpu")), "{}", v["diagnoses"]);
+    assert_eq!(code("wide"), Some(json!("insufficient-gpu-memory")), "{}", v["diagnoses"]);
 }

@@ -126,6 +126,60 @@ pub fn grants(pod: &Pod) -> Vec<Grant> {
         .collect()
 }
 
+/// What one container of a pod asks HAMi for: `count` vGPUs, each on its own card, each with
+/// `mem_mib` of that card's memory (`nvidia.com/gpumem`) or `percent` of it
+/// (`nvidia.com/gpumem-percentage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ask {
+    /// vGPUs (`nvidia.com/gpu`).
+    pub count: u64,
+    /// MiB of one card each.
+    pub mem_mib: Option<u64>,
+    /// % of one card's memory each (where no MiB is given).
+    pub percent: Option<u64>,
+}
+
+impl Ask {
+    /// The MiB it takes of a card of `card_mib` (HAMi's `Fit`: the MiB asked, else the
+    /// percentage of the card).
+    pub fn of_card(&self, card_mib: u64) -> Option<u64> {
+        self.mem_mib.or_else(|| self.percent.map(|p| card_mib.saturating_mul(p) / 100))
+    }
+}
+
+/// Every container's memory ask of `pod` that names one (limits, else requests, as HAMi's
+/// webhook reads them); none for a pod that asks HAMi for no memory.
+pub fn asks(pod: &Pod) -> Vec<Ask> {
+    let Some(spec) = &pod.spec else { return Vec::new() };
+    spec.containers
+        .iter()
+        .filter_map(|c| {
+            let r = c.resources.as_ref()?;
+            let amount = |name: &str| {
+                let q = r.limits.as_ref().and_then(|l| l.get(name)).or_else(|| r.requests.as_ref()?.get(name))?;
+                Some(super::pods::units(super::pods::milli(q)?))
+            };
+            let count = amount("nvidia.com/gpu").filter(|n| *n > 0)?;
+            let (mem_mib, percent) = (amount("nvidia.com/gpumem"), amount("nvidia.com/gpumem-percentage"));
+            (mem_mib.is_some() || percent.is_some()).then_some(Ask { count, mem_mib, percent })
+        })
+        .collect()
+}
+
+/// The memory of each card (MiB) held by the grants of `held`'s pods: the card's total less
+/// that is what HAMi's scheduler counts as free (`getNodesUsage`).
+pub fn used_mib<'a>(cards: &[Card], held: impl Iterator<Item = &'a Pod>) -> Vec<u64> {
+    let mut used = vec![0u64; cards.len()];
+    for p in held {
+        for g in grants(p) {
+            if let Some(i) = cards.iter().position(|c| c.uuid == g.uuid) {
+                used[i] = used[i].saturating_add(g.mem_mib);
+            }
+        }
+    }
+    used
+}
+
 /// The share of one card a grant is, in thousandths: its cores where HAMi limits them, else its
 /// memory over the card's (the part of the card no one else may take).
 fn share_permille(g: &Grant, card: Option<&Card>) -> u32 {

@@ -1,5 +1,5 @@
 //! A Pending pod as the derivation first reads it: since when, the scheduler's message (from
-//! its condition, else its newest FailedScheduling event) parsed, what GPU it asks for, its
+//! its condition, else its newest FailedScheduling event, or HAMi's FilteringFailed) parsed, what GPU it asks for, its
 //! DRA claims; and which nodes a pending pod names.
 
 use std::sync::Arc;
@@ -118,7 +118,11 @@ pub(super) fn pending_pod(pod: &Pod, events: &[Arc<Event>], claims: &ClaimIndex<
     let message = cond
         .and_then(|c| c.message.clone())
         .filter(|m| !m.is_empty())
-        .or_else(|| newest_event(events, pod, &["FailedScheduling"]).and_then(|e| e.message.clone()));
+        // HAMi's scheduler says why in its own event (`FilteringFailed`) when its filter passes
+        // no node.
+        .or_else(|| {
+            newest_event(events, pod, &["FailedScheduling", "FilteringFailed"]).and_then(|e| e.message.clone())
+        });
     let scheduler =
         pod.spec.as_ref().and_then(|s| s.scheduler_name.clone()).filter(|s| s != "default-scheduler" && !s.is_empty());
     let parsed = match (&message, &scheduler) {

@@ -18,7 +18,7 @@ pub type Amounts = BTreeMap<String, i128>;
 /// than everywhere. In milli-units.
 const SATURATED: i128 = i64::MAX as i128 * 1000;
 
-fn milli(q: &K8sQuantity) -> Option<i128> {
+pub(crate) fn milli(q: &K8sQuantity) -> Option<i128> {
     let p = Quantity::parse(&q.0).ok()?;
     Some(
         p.scaled_ceil(3)

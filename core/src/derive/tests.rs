@@ -246,6 +246,49 @@ fn hami_vgpus_are_drawn_by_card_from_the_annotations() {
     assert_eq!(a10.holders[0].share_permille, Some(250));
 }
 
+/// HAMi shares no card can give (`tests/scenarios/sharing/hami-waiting.yaml` on `hami.yaml`'s
+/// servers): a share larger than any card can never be placed; one larger than any card has
+/// free names each node's most free card; one that fits is not diagnosed. HAMi's own event is
+/// the pod's message.
+#[test]
+fn hami_shares_no_card_can_give_are_diagnosed() {
+    let text = [scenario_text("sharing/hami.yaml"), scenario_text("sharing/hami-waiting.yaml")].join("\n---\n");
+    let v = derive(&load(&text), &Options::default(), Source::default(), 1, jiff::Timestamp::UNIX_EPOCH);
+    let on = |name: &str| -> Vec<(String, String, String)> {
+        v.diagnoses
+            .iter()
+            .filter(|d| d.name == name)
+            .map(|d| (d.code.to_string(), d.message.en.to_string(), d.message.ja.to_string()))
+            .collect()
+    };
+    let llm = on("llm-70b-0");
+    assert_eq!(llm.len(), 1, "{llm:?}");
+    assert_eq!(llm[0].0, "gpu-share-exceeds-gpu");
+    assert!(llm[0].1.starts_with("Asks for 40000 MiB of one GPU"), "{}", llm[0].1);
+    assert!(llm[0].1.contains("the largest is 32768 MiB (Tesla V100-PCIE-32GB on v100-hami-01)"), "{}", llm[0].1);
+    assert!(llm[0].2.contains("40000 MiB") && llm[0].2.contains("32768 MiB"), "{}", llm[0].2);
+    let embed = on("embed-5d6c7b8a9-t4u5v");
+    assert_eq!(embed.len(), 1, "{embed:?}");
+    assert_eq!(embed[0].0, "insufficient-gpu-memory");
+    assert!(
+        embed[0].1.contains(
+            "The most free on each node: v100-hami-01 GPU 1: 24768 of 32768 MiB free; a10-hami-02 GPU 0: 23028 of 23028 MiB free."
+        ),
+        "{}",
+        embed[0].1
+    );
+    assert!(embed[0].2.contains("v100-hami-01 の GPU 1：32768 MiB 中 24768 MiB 空き"), "{}", embed[0].2);
+    let ocr = on("ocr-whole-0");
+    assert_eq!(ocr.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(), ["gpu-share-exceeds-gpu"]);
+    assert!(ocr[0].1.starts_with("Asks for 150 % of one GPU's memory"), "{}", ocr[0].1);
+    assert!(on("tiny-0").is_empty(), "a share that fits: {:?}", on("tiny-0"));
+    let p = v.pending.iter().find(|p| p.name.starts_with("embed-")).unwrap_or_else(|| panic!("embed pending"));
+    assert_eq!(p.message.as_deref(), Some("no available node, 2 nodes do not meet"), "HAMi's event");
+    assert_eq!(p.scheduler.as_deref(), Some("hami-scheduler"));
+    assert!(p.diagnoses.contains(&gpudash_model::model::Code::from("insufficient-gpu-memory")), "{:?}", p.diagnoses);
+    assert_eq!(p.problems.len(), 1, "the pod's diagnosis joined to it");
+}
+
 /// This year's silicon (`tests/scenarios/silicon/`): the DGX Spark's GB10 is a unified-memory
 /// board though it is no Tegra; the Jetson Thor is a Tegra board, and its crash-looping device
 /// plugin is named.

@@ -189,6 +189,10 @@ string_enum! {
         GpuHeldIdle = "gpu-held-idle",
         /// A node shares its GPUs through MPS and no MPS control daemon runs there.
         GpuMpsDaemonMissing = "gpu-mps-daemon-missing",
+        /// A pending pod asks for a share of one GPU's memory that no card has free.
+        InsufficientGpuMemory = "insufficient-gpu-memory",
+        /// A pending pod asks for a share of one GPU larger than any GPU it can go to.
+        GpuShareExceedsGpu = "gpu-share-exceeds-gpu",
     }
 }
 

@@ -22,6 +22,8 @@ mod runtime;
 mod runtime_said;
 mod terminating;
 mod terminating_said;
+mod vgpu;
+mod vgpu_said;
 mod waiting;
 mod waiting_said;
 
@@ -154,6 +156,7 @@ pub(crate) fn sentences() -> impl Iterator<Item = &'static gpudash_model::i18n::
         rollout_said::ALL,
         runtime_said::ALL,
         terminating_said::ALL,
+        vgpu_said::ALL,
         waiting_said::ALL,
     ]
     .into_iter()
@@ -258,6 +261,7 @@ pub fn diagnose(
     waiting::insufficient_gpu(&cx, &troubled, &stalled, pending, &mut out);
     waiting::shared_gpu_request_too_large(pending, &mut out);
     waiting::insufficient_memory(&cx, pending, &mut out);
+    vgpu::memory_shares(&cx, pending, &mut out);
     waiting::gpu_node_cordoned(&cx, pending, &mut out);
     runtime::runtimeclass_missing(&cx, &mut out);
     runtime::runtime_handler_missing(&cx, &mut out);
