@@ -27,7 +27,7 @@ use predicates::tolerates_cordon;
 pub use predicates::{matches_affinity, untolerated};
 use workload::Workload;
 
-use crate::derive::{pods, Inputs};
+use crate::derive::{hami, pods, Inputs};
 use crate::pod::Pod;
 use crate::quantity::{Bytes, Quantity};
 
@@ -50,10 +50,13 @@ fn alloc_milli(node: &Node, res: &str) -> i128 {
         .unwrap_or(0)
 }
 
+#[derive(Default)]
 struct NodeUse {
     requested: pods::Amounts,
     pods: i128,
     limits: u64,
+    /// The memory (MiB) and the vGPUs HAMi gave its pods, by card UUID.
+    hami_mib: BTreeMap<String, (u64, u64)>,
 }
 
 fn usage(inputs: &Inputs) -> BTreeMap<String, NodeUse> {
@@ -63,9 +66,14 @@ fn usage(inputs: &Inputs) -> BTreeMap<String, NodeUse> {
             continue;
         }
         let Some(n) = pods::node_of(p) else { continue };
-        let u = out.entry(n.to_string()).or_insert(NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 });
+        let u = out.entry(n.to_string()).or_default();
         for (k, v) in pods::effective_requests(p) {
             *u.requested.entry(k).or_default() += v;
+        }
+        for g in hami::grants(p) {
+            let (mib, n) = u.hami_mib.entry(g.uuid).or_default();
+            *mib = mib.saturating_add(g.mem_mib);
+            *n += 1;
         }
         u.pods += 1;
         u.limits = u.limits.saturating_add(pods::memory_limit(p).0);
@@ -109,6 +117,8 @@ struct Ask<'a> {
     mem_limit: u64,
     unbounded: u32,
     mem_req: i128,
+    /// Its containers' memory shares of one card, where it asks HAMi for them.
+    hami: Vec<hami::Ask>,
 }
 
 /// Places the workload on the watched state: admission (RuntimeClass, quota, DRA classes), then
@@ -140,7 +150,8 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
     let (mem_limit, unbounded) = pods::memory_limit(&pod);
     let mem_req = req.get("memory").copied().unwrap_or(0) / 1000;
     let dra_index = if demand.is_empty() { Default::default() } else { dra::index(inputs) };
-    let ask = Ask { pod, req, demand, dra_index, mem_limit, unbounded, mem_req };
+    let hami = hami::asks(&pod);
+    let ask = Ask { pod, req, demand, dra_index, mem_limit, unbounded, mem_req, hami };
     let use_by = usage(inputs);
     let mut histogram: BTreeMap<String, u32> = BTreeMap::new();
     let mut sorted: Vec<&std::sync::Arc<Node>> = inputs.nodes.iter().collect();
@@ -164,6 +175,9 @@ fn place(inputs: &Inputs, w: &Workload, unified: &dyn Fn(&Node) -> bool) -> FitR
         .collect();
     if !ask.demand.is_empty() && !nodes.iter().any(|n| n.fits) {
         device_shortage(&ask.demand, &nodes, &mut suggestions);
+    }
+    if !nodes.iter().any(|n| n.fits) && nodes.iter().any(|n| n.reasons.iter().any(|r| r == CARD_MEMORY)) {
+        hami_shortage(inputs, &ask, &use_by, &mut suggestions);
     }
     if refusal.is_none() {
         refusal = kubelet_refusal(inputs, &ask, &use_by, &mut suggestions);
@@ -197,7 +211,7 @@ fn kubelet_refusal(
         ));
         return None;
     };
-    let empty = NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 };
+    let empty = NodeUse::default();
     let u = use_by.get(pin).unwrap_or(&empty);
     let (res, want) = ask
         .req
@@ -293,7 +307,7 @@ fn node_fit(
     unified: &dyn Fn(&Node) -> bool,
     suggestions: &mut Vec<gpudash_model::i18n::Said>,
 ) -> NodeFit {
-    let empty = NodeUse { requested: pods::Amounts::new(), pods: 0, limits: 0 };
+    let empty = NodeUse::default();
     let u = used.unwrap_or(&empty);
     let name = n.metadata.name.clone().unwrap_or_default();
     let unsched = n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) && !tolerates_cordon(&ask.pod);
@@ -346,8 +360,9 @@ fn resources(ask: &Ask<'_>, n: &Node, name: &str, u: &NodeUse) -> (Vec<String>, 
     let mut insufficient = Vec::new();
     let mut capacity_for = u32::MAX;
     for (res, want) in ask.req.iter().filter(|(_, v)| **v > 0) {
-        // An extended resource a DeviceClass stands for is counted in devices below.
-        if ask.demand.mapped.contains(res) && alloc_milli(n, res) == 0 {
+        // An extended resource a DeviceClass stands for is counted in devices below; HAMi's
+        // per-vGPU amounts are not the node's (its scheduler extender counts them by card).
+        if (ask.demand.mapped.contains(res) && alloc_milli(n, res) == 0) || hami::is_companion(res) {
             continue;
         }
         let free = alloc_milli(n, res) - u.requested.get(res).copied().unwrap_or(0);
@@ -362,11 +377,105 @@ fn resources(ask: &Ask<'_>, n: &Node, name: &str, u: &NodeUse) -> (Vec<String>, 
             Err(reason) => insufficient.push(reason.to_string()),
         }
     }
+    if let Some(k) = hami_room(ask, n, u) {
+        if k == 0 {
+            insufficient.push(CARD_MEMORY.into());
+        }
+        capacity_for = capacity_for.min(k);
+    }
     let pods_free = alloc_milli(n, "pods") / 1000 - u.pods;
     if pods_free < 1 {
         insufficient.push("Too many pods".into());
     }
     (insufficient, capacity_for.min(u32::try_from(pods_free.clamp(0, 10_000)).unwrap_or(0)))
+}
+
+/// HAMi's word when no card of a node has a vGPU's memory share free (its `Fit`).
+const CARD_MEMORY: &str = "CardInsufficientMemory";
+
+/// How many replicas a HAMi node's cards hold: each vGPU of a container on a card of its own
+/// with its memory share free and a vGPU of the card's split unused (HAMi's `Fit`; free as its
+/// scheduler counts it, the card less its grants); none where the node is not HAMi's or the pod
+/// asks it for no memory.
+fn hami_room(ask: &Ask<'_>, n: &Node, u: &NodeUse) -> Option<u32> {
+    if ask.hami.is_empty() {
+        return None;
+    }
+    let cards = hami::cards(n)?;
+    // Per card: MiB free and vGPUs free (an unhealthy card has neither).
+    let mut room: Vec<(u64, u64)> = cards
+        .iter()
+        .map(|c| {
+            let (mib, used) = u.hami_mib.get(&c.uuid).copied().unwrap_or((0, 0));
+            if c.healthy {
+                (c.mem_mib.saturating_sub(mib), c.split.saturating_sub(used))
+            } else {
+                (0, 0)
+            }
+        })
+        .collect();
+    let mut replicas = 0u32;
+    // Replica by replica, each container's vGPUs on the cards with the most memory free. Each
+    // replica takes a vGPU of some card, so the cards' split bounds the loop.
+    while replicas < 10_000 {
+        for a in &ask.hami {
+            let mut fit: Vec<usize> = (0..cards.len())
+                .filter(|&i| room[i].1 > 0 && a.of_card(cards[i].mem_mib).is_some_and(|m| m > 0 && room[i].0 >= m))
+                .collect();
+            if (fit.len() as u64) < a.count {
+                return Some(replicas);
+            }
+            fit.sort_by_key(|&i| std::cmp::Reverse(room[i].0));
+            for &i in fit.iter().take(usize::try_from(a.count).unwrap_or(usize::MAX)) {
+                room[i].0 -= a.of_card(cards[i].mem_mib).unwrap_or(0);
+                room[i].1 -= 1;
+            }
+        }
+        replicas += 1;
+    }
+    Some(replicas)
+}
+
+/// What to do when no HAMi card has a share free: the card with the most free (or, for a
+/// share larger than any card, the largest card).
+fn hami_shortage(
+    inputs: &Inputs,
+    ask: &Ask<'_>,
+    use_by: &BTreeMap<String, NodeUse>,
+    suggestions: &mut Vec<gpudash_model::i18n::Said>,
+) {
+    let Some(want) = ask.hami.iter().filter_map(|a| a.mem_mib).max() else { return };
+    let empty = NodeUse::default();
+    let mut best: Option<(u64, u64, u64, &str)> = None;
+    let mut largest: Option<(u64, &str)> = None;
+    for n in &inputs.nodes {
+        let (Some(cards), Some(name)) = (hami::cards(n), n.metadata.name.as_deref()) else { continue };
+        let u = use_by.get(name).unwrap_or(&empty);
+        for c in cards.iter().filter(|c| c.healthy) {
+            let free = c.mem_mib.saturating_sub(u.hami_mib.get(&c.uuid).map_or(0, |x| x.0));
+            if best.is_none_or(|b| free > b.0) {
+                best = Some((free, c.mem_mib, c.index, name));
+            }
+            if largest.is_none_or(|l| c.mem_mib > l.0) {
+                largest = Some((c.mem_mib, name));
+            }
+        }
+    }
+    match (best, largest) {
+        (_, Some((max, node))) if want > max => suggestions.push(gpudash_model::say!(
+            "{want} MiB of one GPU (nvidia.com/gpumem) is more than the largest card has ({max} MiB, on {node}): HAMi \
+             could never place it — ask for at most {max} MiB a vGPU, or split the model over more vGPUs",
+            "1 つの GPU に {want} MiB（nvidia.com/gpumem）は最大のカード（{node} の {max} MiB）より大きく、HAMi \
+             は決して配置できません — vGPU あたり {max} MiB 以下にするか、モデルをより多くの vGPU に分けてください"
+        )),
+        (Some((free, total, i, node)), _) => suggestions.push(gpudash_model::say!(
+            "no card has {want} MiB free for a vGPU: the most free is GPU {i} of {node}, {free} of {total} MiB — free \
+             a share there (scale down a pod holding it), ask for less nvidia.com/gpumem, or add a card",
+            "vGPU に {want} MiB 空いているカードはありません。最も空いているのは {node} の GPU {i}（{total} MiB 中 {free} MiB）\
+             — そこの共有を空ける（持っている Pod をスケールダウン）、nvidia.com/gpumem を減らす、またはカードを追加してください"
+        )),
+        _ => {}
+    }
 }
 
 /// A unified-memory board's room for the pod: after requests, after limits, and as the agent

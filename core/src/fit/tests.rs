@@ -471,3 +471,43 @@ fn a_pod_pinned_by_node_name_to_a_full_board_is_refused_by_the_kubelet_not_left_
         r.suggestions
     );
 }
+
+/// HAMi vGPU shares (`tests/scenarios/sharing/hami.yaml`): `nvidia.com/gpumem` is counted on the
+/// cards, not as a node resource (the nodes advertise none: it read "Insufficient
+/// nvidia.com/gpumem" everywhere before); a share no card has free is HAMi's
+/// `CardInsufficientMemory` with the card that has the most; one that fits counts the replicas
+/// the cards' free memory holds.
+#[test]
+fn hami_memory_shares_are_placed_on_the_cards() {
+    let inputs = load(&crate::derive::tests::scenario_text("sharing/hami.yaml"));
+    let ask = |mib: u32, replicas: u32| {
+        let yaml = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: m, namespace: ml}}\nspec:\n  replicas: {replicas}\n  \
+             selector: {{matchLabels: {{app: m}}}}\n  template:\n    metadata: {{labels: {{app: m}}}}\n    spec:\n      \
+             schedulerName: hami-scheduler\n      containers:\n      - name: m\n        image: vllm:0.6\n        \
+             resources: {{limits: {{nvidia.com/gpu: \"1\", nvidia.com/gpumem: \"{mib}\"}}}}\n"
+        );
+        fit(&inputs, &from_yaml(&yaml).unwrap(), &unified)
+    };
+    let r = ask(6000, 3);
+    assert!(r.nodes.iter().all(|n| !n.reasons.iter().any(|r| r.contains("gpumem"))), "{:?}", r.nodes);
+    assert_eq!(r.placeable, 3, "{}", r.summary);
+    // Free by card: v100 16768 and 24768 MiB (2 + 4 shares of 6000), a10 23028 and 17271 (3 + 2).
+    assert_eq!(node(&r, "v100-hami-01").capacity_for, 6);
+    assert_eq!(node(&r, "a10-hami-02").capacity_for, 5);
+    let r = ask(28000, 1);
+    assert_eq!(r.placeable, 0);
+    assert_eq!(node(&r, "v100-hami-01").reasons, ["CardInsufficientMemory"]);
+    assert_eq!(r.summary, "0/2 nodes are available: 2 CardInsufficientMemory.");
+    assert!(
+        r.suggestions.iter().any(|s| s.contains("the most free is GPU 1 of v100-hami-01, 24768 of 32768 MiB")),
+        "{:?}",
+        r.suggestions
+    );
+    let r = ask(40000, 1);
+    assert!(
+        r.suggestions.iter().any(|s| s.contains("more than the largest card has (32768 MiB, on v100-hami-01)")),
+        "{:?}",
+        r.suggestions
+    );
+}
