@@ -43,22 +43,26 @@ mod tests {
 
     #[test]
     fn every_sentence_is_listed_once_under_its_family_and_names_the_same_values_in_both_languages() {
-        let sources = [
-            ("after", include_str!("derive/diagnose/after_said.rs")),
-            ("agent", include_str!("derive/diagnose/agent_said.rs")),
-            ("down", include_str!("derive/diagnose/down_said.rs")),
-            ("dra", include_str!("derive/diagnose/dra_said.rs")),
-            ("memory", include_str!("derive/diagnose/memory_said.rs")),
-            ("nodes", include_str!("derive/diagnose/nodes_said.rs")),
-            ("plugin", include_str!("derive/diagnose/plugin_said.rs")),
-            ("quota", include_str!("derive/diagnose/quota_said.rs")),
-            ("rollout", include_str!("derive/diagnose/rollout_said.rs")),
-            ("runtime", include_str!("derive/diagnose/runtime_said.rs")),
-            ("terminating", include_str!("derive/diagnose/terminating_said.rs")),
-            ("vgpu", include_str!("derive/diagnose/vgpu_said.rs")),
-            ("waiting", include_str!("derive/diagnose/waiting_said.rs")),
-            ("update", include_str!("fit/update_said.rs")),
-        ];
+        // Every catalogue file there is (a new one needs no entry here): its family, as its
+        // `sentences!` declaration names it, and its text.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut sources: Vec<(String, String)> = Vec::new();
+        for dir in [root.join("derive/diagnose"), root.join("fit")] {
+            for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
+                let path = e.path();
+                if !path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with("_said.rs")) {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let family = text
+                    .split_once("sentences! { \"")
+                    .and_then(|(_, rest)| rest.split_once('"'))
+                    .map(|(f, _)| f.to_string())
+                    .unwrap_or_else(|| panic!("{}: no sentences! declaration", path.display()));
+                sources.push((family, text));
+            }
+        }
+        assert!(sources.len() >= 13, "the catalogues: {}", sources.len());
         let all = all();
         // A `Sentence` constant, or an entry of `gpudash_model::sentences!` (its `en:` line).
         let declared: usize = sources
@@ -70,7 +74,7 @@ mod tests {
         assert_eq!(keys.len(), all.len(), "keys are unique");
         for s in &all {
             let family = s.key.split('.').next().unwrap_or("");
-            assert!(sources.iter().any(|(f, _)| *f == family), "{}: a key begins with its catalogue's family", s.key);
+            assert!(sources.iter().any(|(f, _)| f == family), "{}: a key begins with its catalogue's family", s.key);
             assert_eq!(sentence(s.key), Some(*s));
             // Said with a value for each name either language takes, then said again from how
             // it was made: word for word, in both languages.
