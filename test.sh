@@ -11,6 +11,7 @@ ensure_test_tools
 ensure_mcp_client
 ensure_arm64
 ensure_control_plane
+ensure_oidc_provider
 ensure_real_node
 # The same package set as the test run below, so that dependencies are built once with one
 # feature set and the end-to-end tests find target/debug/gpudash.

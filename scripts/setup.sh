@@ -132,6 +132,23 @@ ensure_real_node() {
   if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; else say "containerd, runc, CNI plugins: present"; fi
 }
 
+ensure_oidc_provider() {
+  # The OpenID Provider the sign-in tests run against (tests/oidc-provider: zitadel/oidc's
+  # example provider), built from the Go module proxy into target/oidc-provider, again only
+  # when its sources change.
+  local dir=target/oidc-provider key
+  key=$(cat tests/oidc-provider/go.mod tests/oidc-provider/go.sum tests/oidc-provider/main.go | sha256sum | cut -c1-12)
+  if [ -x "$dir/bin/gpudash-oidc-provider" ] && [ "$(cat "$dir/key" 2>/dev/null)" = "$key" ]; then
+    say "OIDC provider of the sign-in tests: built"
+    return
+  fi
+  command -v go >/dev/null || { echo "the OIDC provider needs Go (1.26): none on PATH" >&2; return 1; }
+  say "building the OIDC provider of the sign-in tests (zitadel/oidc, from the Go module proxy)"
+  mkdir -p "$dir/bin"
+  (cd tests/oidc-provider && CGO_ENABLED=0 go build -trimpath -o "../../$dir/bin/gpudash-oidc-provider" .)
+  echo "$key" >"$dir/key"
+}
+
 ensure_control_plane() {
   # kube-apiserver, controller-manager, scheduler, kubectl, kine and kwok, built from Go modules
   # once per machine (scripts/control-plane.sh; a cold build is long, a cached one instant).

@@ -283,6 +283,8 @@ pub fn router(st: FleetState, site_root: &std::path::Path, access: Arc<gpudash_w
             "/logout",
             get(gpudash_web::auth::logout_form).post(gpudash_web::auth::logout).with_state(access.clone()),
         )
+        .route("/login/oidc", get(gpudash_web::auth::oidc_start).with_state(access.clone()))
+        .route("/login/oidc/callback", get(gpudash_web::auth::oidc_callback).with_state(access.clone()))
         .nest_service("/pkg", pkg)
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .with_state(st.clone());

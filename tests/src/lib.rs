@@ -248,9 +248,18 @@ impl Gpudash {
         Self::launch(extra, base, tempfile::tempdir()?).await
     }
 
+    /// As `start`, on `port` (for a peer that must know gpudash's address before it starts:
+    /// an identity provider's redirect).
+    pub async fn start_on(port: u16, extra: &[&str]) -> anyhow::Result<Self> {
+        Self::launch_on(port, extra, "", tempfile::tempdir()?).await
+    }
+
     /// Starts the process with its database (and anything else it needs) in `db`.
     async fn launch(extra: &[&str], base: &str, db: tempfile::TempDir) -> anyhow::Result<Self> {
-        let port = free_port();
+        Self::launch_on(free_port(), extra, base, db).await
+    }
+
+    async fn launch_on(port: u16, extra: &[&str], base: &str, db: tempfile::TempDir) -> anyhow::Result<Self> {
         let mut args: Vec<String> = vec![
             "serve".into(),
             "--listen".into(),

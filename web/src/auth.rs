@@ -36,6 +36,8 @@ pub struct Access {
     pub hosts: Hosts,
     /// Failed sign-ins, per client address.
     pub throttle: Throttle,
+    /// The site's identity provider, when people sign in through it (`--oidc-issuer`).
+    pub oidc: Option<Arc<crate::oidc::Oidc>>,
 }
 
 /// Failed sign-ins per client address: each failure is answered after a delay that grows with
@@ -167,13 +169,19 @@ fn same(a: &str, b: &str) -> bool {
 /// The session cookie's value; only a value the length of an id is read (an attacker-sized
 /// cookie is not decoded, hashed or kept).
 fn cookie_session(headers: &axum::http::HeaderMap) -> Option<String> {
+    cookie_value(headers, COOKIE, 64..=64)
+}
+
+/// The first value of cookie `name` whose length is in `len` (the ids gpudash sets are 43 or
+/// 64 characters: a longer value is not looked at).
+fn cookie_value(headers: &axum::http::HeaderMap, name: &str, len: std::ops::RangeInclusive<usize>) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, v)| *k == COOKIE && v.len() == 64)
+        .find(|(k, v)| *k == name && len.contains(&v.len()))
         .map(|(_, v)| v.to_string())
 }
 
@@ -212,7 +220,12 @@ impl Access {
 
     /// Whether auth is on at all.
     pub fn enabled(&self) -> bool {
-        self.token.is_some() || self.proxy_header.is_some()
+        self.token.is_some() || self.proxy_header.is_some() || self.oidc.is_some()
+    }
+
+    /// Whether people sign in here (the token form, the identity provider), so sessions count.
+    fn signs_in(&self) -> bool {
+        self.token.is_some() || self.oidc.is_some()
     }
 
     fn credentials(&self, req: &Request) -> Credentials {
@@ -227,10 +240,10 @@ impl Access {
                 return Credentials::Good;
             }
         }
-        let Some(token) = &self.token else { return Credentials::None };
-        if cookie_session(req.headers()).is_some_and(|c| self.sessions.valid(&c, now())) {
+        if self.signs_in() && cookie_session(req.headers()).is_some_and(|c| self.sessions.valid(&c, now())) {
             return Credentials::Good;
         }
+        let Some(token) = &self.token else { return Credentials::None };
         let bearer = req
             .headers()
             .get(header::AUTHORIZATION)
@@ -308,7 +321,9 @@ pub async fn guard(State(access): State<Arc<Access>>, req: Request, next: Next) 
     }
     let path = req.uri().path();
     let sub = path.strip_prefix(access.base.as_str()).unwrap_or(path);
-    if matches!(sub, "/healthz" | "/readyz" | "/login" | "/logout") || sub.starts_with("/pkg/") {
+    if matches!(sub, "/healthz" | "/readyz" | "/login" | "/logout" | "/login/oidc" | "/login/oidc/callback")
+        || sub.starts_with("/pkg/")
+    {
         return next.run(req).await;
     }
     match access.credentials(&req) {
@@ -325,7 +340,7 @@ pub async fn guard(State(access): State<Arc<Access>>, req: Request, next: Next) 
     }
     let wants_html =
         req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/html"));
-    if wants_html && access.token.is_some() {
+    if wants_html && access.signs_in() {
         return Redirect::to(&format!("{}/login", access.base)).into_response();
     }
     let mut r = (StatusCode::UNAUTHORIZED, "authentication required\n").into_response();
@@ -340,7 +355,8 @@ pub async fn login_form(
     uri: axum::http::Uri,
 ) -> Response {
     let lang = crate::answer_lang(app::i18n::Lang::En, &headers, uri.query());
-    Html(app::views::plain::page(&access.base, lang, Plain::SignIn)).into_response()
+    let which = Plain::SignIn { token: access.token.is_some(), oidc: access.oidc.is_some() };
+    Html(app::views::plain::page(&access.base, lang, which)).into_response()
 }
 
 /// The login form's fields.
@@ -371,10 +387,7 @@ pub async fn login_submit(
             let Some(id) = access.sessions.create(now()) else {
                 return (StatusCode::SERVICE_UNAVAILABLE, "no randomness for a session id\n").into_response();
             };
-            let path = if access.base.is_empty() { "/".to_string() } else { access.base.clone() };
-            let secure = if over_https(&headers) { "; Secure" } else { "" };
-            let cookie =
-                format!("{COOKIE}={id}; Path={path}; HttpOnly; SameSite=Strict; Max-Age={SESSION_SECONDS}{secure}");
+            let cookie = session_cookie(&access, &headers, &id);
             let mut r = Redirect::to(&format!("{}/", access.base)).into_response();
             if let Ok(v) = HeaderValue::from_str(&cookie) {
                 r.headers_mut().insert(header::SET_COOKIE, v);
@@ -389,6 +402,112 @@ pub async fn login_submit(
             (StatusCode::UNAUTHORIZED, Html(html)).into_response()
         }
     }
+}
+
+/// The cookie that binds a sign-in through the identity provider to the browser that started
+/// it (its `state`): a callback whose state another browser was given is refused.
+const OIDC_COOKIE: &str = "gpudash_oidc_state";
+
+/// The session cookie for a new session `id`.
+fn session_cookie(access: &Access, headers: &axum::http::HeaderMap, id: &str) -> String {
+    let path = if access.base.is_empty() { "/".to_string() } else { access.base.clone() };
+    let secure = if over_https(headers) { "; Secure" } else { "" };
+    format!("{COOKIE}={id}; Path={path}; HttpOnly; SameSite=Strict; Max-Age={SESSION_SECONDS}{secure}")
+}
+
+/// `GET /login/oidc`: sends the browser to the identity provider.
+pub async fn oidc_start(State(access): State<Arc<Access>>, headers: axum::http::HeaderMap) -> Response {
+    let lang = crate::answer_lang(app::i18n::Lang::En, &headers, None);
+    let Some(oidc) = access.oidc.clone() else {
+        return (StatusCode::NOT_FOUND, "sign-in through an identity provider is not configured\n").into_response();
+    };
+    match oidc.start(now()).await {
+        Ok((to, state)) => {
+            let secure = if over_https(&headers) { "; Secure" } else { "" };
+            // Lax: the provider's redirect back is a cross-site top-level navigation.
+            let cookie = format!(
+                "{OIDC_COOKIE}={state}; Path={}/login/oidc; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+                access.base,
+                crate::oidc::PENDING_SECONDS
+            );
+            let mut r = Redirect::to(&to).into_response();
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
+                r.headers_mut().insert(header::SET_COOKIE, v);
+            }
+            r
+        }
+        Err(e) => {
+            tracing::warn!("sign-in through {}: {e}", oidc.issuer());
+            let html = app::views::plain::sign_in_failed(&access.base, lang, &e.to_string());
+            (StatusCode::BAD_GATEWAY, Html(html)).into_response()
+        }
+    }
+}
+
+/// What the identity provider sends the browser back with.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct Callback {
+    code: String,
+    state: String,
+    error: String,
+    error_description: String,
+}
+
+/// `GET /login/oidc/callback`: checks what the provider sent back and starts a session.
+pub async fn oidc_callback(
+    State(access): State<Arc<Access>>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+) -> Response {
+    let lang = crate::answer_lang(app::i18n::Lang::En, &headers, None);
+    let Some(oidc) = access.oidc.clone() else {
+        return (StatusCode::NOT_FOUND, "sign-in through an identity provider is not configured\n").into_response();
+    };
+    // A flood of made-up callbacks is throttled like wrong tokens.
+    let who = access.client(peer.map(|p| p.0 .0), &headers);
+    if access.throttle.failures(&who, now()) >= Throttle::LIMIT {
+        return too_many();
+    }
+    let q: Callback = crate::query::form(uri.query().unwrap_or("").as_bytes()).unwrap_or_default();
+    let bound = cookie_value(&headers, OIDC_COOKIE, 1..=64);
+    let result = if !q.error.is_empty() {
+        let why = if q.error_description.is_empty() { q.error.clone() } else { q.error_description.clone() };
+        Err(crate::oidc::OidcError::Refused(why.chars().take(200).collect()))
+    } else {
+        oidc.finish(&q.state, &q.code, bound.as_deref(), now()).await
+    };
+    let clear = format!("{OIDC_COOKIE}=; Path={}/login/oidc; HttpOnly; SameSite=Lax; Max-Age=0", access.base);
+    let mut r = match result {
+        Ok(person) => {
+            access.throttle.clear(&who);
+            let Some(id) = access.sessions.create(now()) else {
+                return (StatusCode::SERVICE_UNAVAILABLE, "no randomness for a session id\n").into_response();
+            };
+            tracing::info!("signed in through {}: {}", oidc.issuer(), person.email.as_deref().unwrap_or(&person.sub));
+            let mut r = Html(app::views::plain::signed_in(&access.base, lang)).into_response();
+            if let Ok(v) = HeaderValue::from_str(&session_cookie(&access, &headers, &id)) {
+                r.headers_mut().append(header::SET_COOKIE, v);
+            }
+            r
+        }
+        Err(e) => {
+            access.throttle.fail(&who, now());
+            tracing::warn!("sign-in through {} refused: {e}", oidc.issuer());
+            let status = match e {
+                crate::oidc::OidcError::Provider(_) => StatusCode::BAD_GATEWAY,
+                crate::oidc::OidcError::NotAllowed(_) => StatusCode::FORBIDDEN,
+                _ => StatusCode::UNAUTHORIZED,
+            };
+            (status, Html(app::views::plain::sign_in_failed(&access.base, lang, &e.to_string()))).into_response()
+        }
+    };
+    if let Ok(v) = HeaderValue::from_str(&clear) {
+        r.headers_mut().append(header::SET_COOKIE, v);
+    }
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
 }
 
 /// `GET /logout`: a button that signs out (a plain page: it needs no script).
@@ -432,6 +551,9 @@ pub enum TokenError {
     /// Its content is not a usable token.
     #[error("--auth-token-file {0}: the token must be one line of at least 32 characters without spaces (for example: openssl rand -hex 32)")]
     Weak(String),
+    /// The identity provider's flags cannot be used.
+    #[error("{0}")]
+    Oidc(String),
 }
 
 /// Reads the token file: one line, at least 32 characters.

@@ -35,18 +35,79 @@ pub struct AuthArgs {
     /// on another site cannot read an open dashboard through DNS rebinding); `*` allows any.
     #[arg(long, env = "GPUDASH_ALLOWED_HOST", value_delimiter = ',')]
     pub allowed_host: Vec<String>,
+    /// Sign people in through this OpenID Connect provider (its issuer URL, as its discovery
+    /// document names it; https, or http on loopback). Needs --oidc-client-id,
+    /// --oidc-client-secret-file and --oidc-redirect-url.
+    #[arg(long, env = "GPUDASH_OIDC_ISSUER")]
+    pub oidc_issuer: Option<String>,
+    /// The client id gpudash is registered under at the provider.
+    #[arg(long, env = "GPUDASH_OIDC_CLIENT_ID")]
+    pub oidc_client_id: Option<String>,
+    /// A file holding the client secret (one line).
+    #[arg(long, env = "GPUDASH_OIDC_CLIENT_SECRET_FILE")]
+    pub oidc_client_secret_file: Option<PathBuf>,
+    /// gpudash's callback as browsers reach it, registered with the provider:
+    /// `https://gpudash.example.com/login/oidc/callback` (with the base path, if any).
+    #[arg(long, env = "GPUDASH_OIDC_REDIRECT_URL")]
+    pub oidc_redirect_url: Option<String>,
+    /// Let in only these verified addresses (`ops@example.com`) or domains (`@example.com`);
+    /// none: anyone the provider signs in.
+    #[arg(long, env = "GPUDASH_OIDC_ALLOWED_EMAIL", value_delimiter = ',')]
+    pub oidc_allowed_email: Vec<String>,
 }
 
 impl AuthArgs {
     /// The access policy these flags give, under `base`.
     pub fn access(&self, base: &str) -> Result<crate::auth::Access, crate::auth::TokenError> {
-        crate::auth::Access::from_flags(
+        let mut access = crate::auth::Access::from_flags(
             self.auth_token_file.as_deref(),
             self.trusted_proxy_header.as_deref(),
             &self.trusted_proxy,
             base,
             &self.allowed_host,
-        )
+        )?;
+        access.oidc = self.oidc()?.map(std::sync::Arc::new);
+        Ok(access)
+    }
+
+    /// The identity provider these flags name, checked: all four flags or none, an issuer and a
+    /// redirect over https (http only on loopback), a secret that can be read.
+    fn oidc(&self) -> Result<Option<crate::oidc::Oidc>, crate::auth::TokenError> {
+        use crate::auth::TokenError::Oidc as Bad;
+        let (issuer, id, secret, redirect) =
+            match (&self.oidc_issuer, &self.oidc_client_id, &self.oidc_client_secret_file, &self.oidc_redirect_url) {
+                (None, None, None, None) => return Ok(None),
+                (Some(i), Some(c), Some(s), Some(r)) => (i.trim(), c.trim(), s, r.trim()),
+                _ => return Err(Bad(
+                    "--oidc-issuer, --oidc-client-id, --oidc-client-secret-file and --oidc-redirect-url go together"
+                        .into(),
+                )),
+            };
+        for (flag, url) in [("--oidc-issuer", issuer), ("--oidc-redirect-url", redirect)] {
+            let local = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+                .iter()
+                .any(|p| url.strip_prefix(p).is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '/'])));
+            if !url.starts_with("https://") && !local {
+                return Err(Bad(format!("{flag} {url:?}: must be https:// (http only on loopback)")));
+            }
+        }
+        if !redirect.ends_with("/login/oidc/callback") {
+            return Err(Bad(format!("--oidc-redirect-url {redirect:?}: must end in /login/oidc/callback")));
+        }
+        let secret = std::fs::read_to_string(secret)
+            .map_err(|e| Bad(format!("--oidc-client-secret-file {}: {e}", secret.display())))?;
+        let secret = secret.trim();
+        if secret.is_empty() || id.is_empty() {
+            return Err(Bad("--oidc-client-id and the client secret must not be empty".into()));
+        }
+        let cfg = crate::oidc::Config {
+            issuer: issuer.to_string(),
+            client_id: id.to_string(),
+            client_secret: secret.into(),
+            redirect_url: redirect.to_string(),
+            allowed: self.oidc_allowed_email.iter().map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect(),
+        };
+        crate::oidc::Oidc::new(cfg).map(Some).map_err(|e| Bad(e.to_string()))
     }
 }
 

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod charts;
 pub mod cli;
 pub mod error;
+pub mod oidc;
 pub mod origin;
 pub mod query;
 pub mod series;

@@ -139,6 +139,10 @@ catalog! {
         login_submit: "Sign in", "サインイン";
         login_wrong: "Wrong token.", "トークンが違います。";
         login_again: "Try again", "もう一度";
+        login_oidc: "Sign in with your organisation's account", "組織のアカウントでサインイン";
+        login_or_token: "Or with an access token:", "またはアクセストークンで：";
+        login_failed: "Sign-in did not succeed:", "サインインできませんでした：";
+        login_done: "Signed in — opening gpudash…", "サインインしました — gpudash を開いています…";
         logout_title: "gpudash · sign out", "gpudash · サインアウト";
         logout_submit: "Sign out", "サインアウト";
         // Quotas page.

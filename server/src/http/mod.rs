@@ -151,6 +151,8 @@ pub fn router(st: AppState, frame_ancestors: &[String]) -> Router {
         .route("/metrics", get(api::metrics))
         .route("/api/v1/cluster", get(api::cluster))
         .route("/login", get(crate::auth::login_form).post(crate::auth::login_submit).with_state(access.clone()))
+        .route("/login/oidc", get(crate::auth::oidc_start).with_state(access.clone()))
+        .route("/login/oidc/callback", get(crate::auth::oidc_callback).with_state(access.clone()))
         .route("/logout", get(crate::auth::logout_form).post(crate::auth::logout).with_state(access.clone()))
         .nest_service("/pkg", bundle(pkg))
         // `public/` (copied into the site root by `cargo xtask site`): favicon, robots.txt.
