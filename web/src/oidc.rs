@@ -31,8 +31,8 @@ const KEEP: Duration = Duration::from_secs(3600);
 /// The most a provider's answer may weigh.
 const MAX_ANSWER: usize = 1 << 20;
 
-/// How gpudash is registered with the provider.
-#[derive(Debug, Clone)]
+/// How gpudash is registered with the provider (its `Debug` leaves the secret out).
+#[derive(Clone)]
 pub struct Config {
     /// The issuer, exactly as the provider's discovery document names it.
     pub issuer: String,
@@ -46,6 +46,18 @@ pub struct Config {
     /// Addresses (`ops@example.com`) or domains (`@example.com`) let in; empty: anyone the
     /// provider signs in.
     pub allowed: Vec<String>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"…")
+            .field("redirect_url", &self.redirect_url)
+            .field("allowed", &self.allowed)
+            .finish()
+    }
 }
 
 /// Why a sign-in through the provider did not give a session.
@@ -179,8 +191,7 @@ impl Oidc {
 
     async fn meta(&self) -> Result<Meta, OidcError> {
         let mut kept = self.meta.lock().await;
-        if let Some((m, at)) = kept.as_ref().filter(|(_, at)| at.elapsed() < KEEP) {
-            let _ = at;
+        if let Some((m, _)) = kept.as_ref().filter(|(_, at)| at.elapsed() < KEEP) {
             return Ok(m.clone());
         }
         let url = format!("{}/.well-known/openid-configuration", self.cfg.issuer.trim_end_matches('/'));
@@ -536,6 +547,21 @@ mod tests {
             assert!(e.is_err_and(|e| e.to_string().contains("accepts RS256")), "{alg}");
         }
         assert!(verify("a.b", &keys, "x", "gpudash", "n", NOW).is_err());
+    }
+
+    /// The client secret never reaches a log through `Debug` (the access policy is `Debug`).
+    #[test]
+    fn the_secret_is_left_out_of_debug() {
+        let o = Oidc::new(Config {
+            issuer: "https://id.example.com/".into(),
+            client_id: "gpudash".into(),
+            client_secret: "very-secret-value".into(),
+            redirect_url: "https://g.example.com/login/oidc/callback".into(),
+            allowed: Vec::new(),
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let shown = format!("{o:?}");
+        assert!(shown.contains("gpudash") && !shown.contains("very-secret-value"), "{shown}");
     }
 
     /// `--oidc-allowed-email`: addresses and domains, verified addresses only.
