@@ -7,6 +7,7 @@
 mod advice;
 mod cel;
 pub mod dra;
+mod hami_said;
 pub(crate) mod predicates;
 mod quota;
 #[cfg(test)]
@@ -33,7 +34,7 @@ use crate::quantity::{Bytes, Quantity};
 
 /// Every sentence the what-if check's update answer says, from its catalogue.
 pub(crate) fn sentences() -> impl Iterator<Item = &'static gpudash_model::i18n::Sentence> {
-    update_said::ALL.iter()
+    update_said::ALL.iter().chain(hami_said::ALL)
 }
 
 const TAINT: &str = "node(s) had untolerated taint(s)";
@@ -462,18 +463,10 @@ fn hami_shortage(
         }
     }
     match (best, largest) {
-        (_, Some((max, node))) if want > max => suggestions.push(gpudash_model::say!(
-            "{want} MiB of one GPU (nvidia.com/gpumem) is more than the largest card has ({max} MiB, on {node}): HAMi \
-             could never place it — ask for at most {max} MiB a vGPU, or split the model over more vGPUs",
-            "1 つの GPU に {want} MiB（nvidia.com/gpumem）は最大のカード（{node} の {max} MiB）より大きく、HAMi \
-             は決して配置できません — vGPU あたり {max} MiB 以下にするか、モデルをより多くの vGPU に分けてください"
-        )),
-        (Some((free, total, i, node)), _) => suggestions.push(gpudash_model::say!(
-            "no card has {want} MiB free for a vGPU: the most free is GPU {i} of {node}, {free} of {total} MiB — free \
-             a share there (scale down a pod holding it), ask for less nvidia.com/gpumem, or add a card",
-            "vGPU に {want} MiB 空いているカードはありません。最も空いているのは {node} の GPU {i}（{total} MiB 中 {free} MiB）\
-             — そこの共有を空ける（持っている Pod をスケールダウン）、nvidia.com/gpumem を減らす、またはカードを追加してください"
-        )),
+        (_, Some((max, node))) if want > max => suggestions.push(hami_said::more_than_largest_card(&want, &max, &node)),
+        (Some((free, total, i, node)), _) => {
+            suggestions.push(hami_said::no_card_has_free(&want, &i, &node, &free, &total));
+        }
         _ => {}
     }
 }
