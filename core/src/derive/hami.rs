@@ -166,18 +166,23 @@ pub fn asks(pod: &Pod) -> Vec<Ask> {
         .collect()
 }
 
-/// The memory of each card (MiB) held by the grants of `held`'s pods: the card's total less
-/// that is what HAMi's scheduler counts as free (`getNodesUsage`).
-pub fn used_mib<'a>(cards: &[Card], held: impl Iterator<Item = &'a Pod>) -> Vec<u64> {
-    let mut used = vec![0u64; cards.len()];
-    for p in held {
-        for g in grants(p) {
-            if let Some(i) = cards.iter().position(|c| c.uuid == g.uuid) {
-                used[i] = used[i].saturating_add(g.mem_mib);
-            }
+/// What is left of each card for new vGPUs, as HAMi's scheduler counts it (`getNodesUsage`):
+/// its memory (MiB) less the grants on it, and its split less the vGPUs granted; nothing on an
+/// unhealthy card. In the order of `cards`.
+pub fn room(cards: &[Card], grants: impl IntoIterator<Item = Grant>) -> Vec<(u64, u64)> {
+    let mut used = vec![(0u64, 0u64); cards.len()];
+    for g in grants {
+        if let Some(i) = cards.iter().position(|c| c.uuid == g.uuid) {
+            used[i] = (used[i].0.saturating_add(g.mem_mib), used[i].1 + 1);
         }
     }
-    used
+    cards
+        .iter()
+        .zip(used)
+        .map(
+            |(c, (mib, n))| if c.healthy { (c.mem_mib.saturating_sub(mib), c.split.saturating_sub(n)) } else { (0, 0) },
+        )
+        .collect()
 }
 
 /// The share of one card a grant is, in thousandths: its cores where HAMi limits them, else its

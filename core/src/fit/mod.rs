@@ -56,8 +56,8 @@ struct NodeUse {
     requested: pods::Amounts,
     pods: i128,
     limits: u64,
-    /// The memory (MiB) and the vGPUs HAMi gave its pods, by card UUID.
-    hami_mib: BTreeMap<String, (u64, u64)>,
+    /// The cards HAMi gave its pods.
+    hami: Vec<hami::Grant>,
 }
 
 fn usage(inputs: &Inputs) -> BTreeMap<String, NodeUse> {
@@ -71,11 +71,7 @@ fn usage(inputs: &Inputs) -> BTreeMap<String, NodeUse> {
         for (k, v) in pods::effective_requests(p) {
             *u.requested.entry(k).or_default() += v;
         }
-        for g in hami::grants(p) {
-            let (mib, n) = u.hami_mib.entry(g.uuid).or_default();
-            *mib = mib.saturating_add(g.mem_mib);
-            *n += 1;
-        }
+        u.hami.extend(hami::grants(p));
         u.pods += 1;
         u.limits = u.limits.saturating_add(pods::memory_limit(p).0);
     }
@@ -404,17 +400,7 @@ fn hami_room(ask: &Ask<'_>, n: &Node, u: &NodeUse) -> Option<u32> {
     }
     let cards = hami::cards(n)?;
     // Per card: MiB free and vGPUs free (an unhealthy card has neither).
-    let mut room: Vec<(u64, u64)> = cards
-        .iter()
-        .map(|c| {
-            let (mib, used) = u.hami_mib.get(&c.uuid).copied().unwrap_or((0, 0));
-            if c.healthy {
-                (c.mem_mib.saturating_sub(mib), c.split.saturating_sub(used))
-            } else {
-                (0, 0)
-            }
-        })
-        .collect();
+    let mut room = hami::room(&cards, u.hami.iter().cloned());
     let mut replicas = 0u32;
     // Replica by replica, each container's vGPUs on the cards with the most memory free. Each
     // replica takes a vGPU of some card, so the cards' split bounds the loop.
@@ -452,8 +438,8 @@ fn hami_shortage(
     for n in &inputs.nodes {
         let (Some(cards), Some(name)) = (hami::cards(n), n.metadata.name.as_deref()) else { continue };
         let u = use_by.get(name).unwrap_or(&empty);
-        for c in cards.iter().filter(|c| c.healthy) {
-            let free = c.mem_mib.saturating_sub(u.hami_mib.get(&c.uuid).map_or(0, |x| x.0));
+        let left = hami::room(&cards, u.hami.iter().cloned());
+        for (c, (free, _)) in cards.iter().zip(left).filter(|(c, _)| c.healthy) {
             if best.is_none_or(|b| free > b.0) {
                 best = Some((free, c.mem_mib, c.index, name));
             }

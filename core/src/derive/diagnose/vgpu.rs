@@ -30,13 +30,13 @@ pub(super) fn memory_shares(cx: &Ctx<'_>, pending: &mut [PendingPod], out: &mut 
         .filter(|(_, v)| v.ready)
         .filter_map(|(n, v)| {
             let cards = hami::cards(n)?;
-            let held = cx.index.on(&v.name).map(|np| np.held.iter().map(|(p, _)| p.as_ref()));
-            let used = held.map_or_else(|| vec![0; cards.len()], |h| hami::used_mib(&cards, h));
+            let held = cx.index.on(&v.name).map(|np| np.held.as_slice()).unwrap_or_default();
+            let left = hami::room(&cards, held.iter().flat_map(|(p, _)| hami::grants(p)));
             let rooms = cards
                 .into_iter()
-                .zip(used)
+                .zip(left)
                 .filter(|(c, _)| c.healthy)
-                .map(|(card, used)| Room { node: v.name.as_str(), free_mib: card.mem_mib.saturating_sub(used), card })
+                .map(|(card, (free_mib, _))| Room { node: v.name.as_str(), free_mib, card })
                 .collect();
             Some((*n, rooms))
         })
